@@ -1,0 +1,25 @@
+/* error.c: messages for the XQ_E... codes and the detailed-reason buffer. */
+#include "support/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *xq_strerror(int err) {
+  switch (err) {
+    case XQ_OK: return "success";
+#define XQ_ERR_CASE(name, msg) case XQ_##name: return msg;
+    XQ_ERRNO_MAP(XQ_ERR_CASE)
+#undef XQ_ERR_CASE
+    default: return "unknown error";
+  }
+}
+
+int xq_err_set(xq_errbuf_t *eb, int code, const char *fmt, ...) {
+  if (eb) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(eb->msg, sizeof eb->msg, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}

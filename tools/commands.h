@@ -1,0 +1,15 @@
+/*
+ * commands.h: the subcommands of the xqz multi-tool. Each lives in its own cmd_<name>.c,
+ * takes the arguments after its name (argv[0] is the subcommand name) and returns the
+ * process exit status: 0 success, 1 failure, 2 bad usage.
+ */
+#ifndef XQZ_COMMANDS_H
+#define XQZ_COMMANDS_H
+
+int xqz_cmd_perft(int argc, char **argv);
+int xqz_cmd_bench(int argc, char **argv);
+int xqz_cmd_net(int argc, char **argv);
+int xqz_bench_movegen(int argc, char **argv);
+int xqz_bench_nn(int argc, char **argv);
+
+#endif

@@ -1,0 +1,39 @@
+/* main.c: the xqz multi-tool's entry point; dispatches to one cmd_*.c per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *help;
+} xqz_command_t;
+
+static const xqz_command_t commands[] = {
+    {"perft", xqz_cmd_perft, "count legal move paths: perft FEN|startpos DEPTH [--divide]"},
+    {"bench", xqz_cmd_bench, "benchmarks: bench movegen | bench nn"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz COMMAND [ARGS]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+  fprintf(f, "\nRun 'xqz COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "xqz: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}
