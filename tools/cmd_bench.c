@@ -1,0 +1,12 @@
+/* cmd_bench.c: `xqz bench WHAT`: dispatches to the benchmark of each subsystem. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+int xqz_cmd_bench(int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "movegen")) return xqz_bench_movegen(argc - 1, argv + 1);
+  fprintf(stderr, "usage: xqz bench movegen [--depth N]\n"
+                  "       xqz bench nn [--threads N] [--json]\n");
+  return 2;
+}
