@@ -1,37 +1,381 @@
 /*
- * conv3x3.c: the fast 3x3 convolutions of the residual tower (see conv3x3.h).
- * Step 1: forwards to the im2col reference; prepared weights are a copy of the raw ones.
+ * conv3x3.c: the fast 3x3 convolutions of the residual tower (contract in conv3x3.h),
+ * by Winograd F(4x4, 3x3) with batched cblas_sgemm over the transformed tiles.
+ *
+ * The 10x9 board is covered by 3x3 output tiles of 4x4 (12x12, cropped to 10x9); each
+ * tile reads a 6x6 input patch and becomes 36 transformed points. Per point p the
+ * convolution is one GEMM over every tile of a chunk of images:
+ *   M_p (T, coutp) = V_p (T, cin) . U_p (cin, coutp),   T = images * 9 tiles
+ * which costs 36*9 = 324 multiply-adds per (ci, co, image) against 90*9 = 810 for direct
+ * convolution (2.5x fewer). Inside a call the data is channels-last (NHWC), channels
+ * padded to a multiple of 8, so every transform is an 8-wide vector loop over channels:
+ *   x NCHW -> P (chunk, 14, 14, cinp) zero-padded -> V (36, T, cinp) -> GEMMs ->
+ *   M (36, T, coutp) -> output transform -> Y (90, coutp) per image -> fused bias +
+ *   residual + ReLU while transposing back to NCHW.
+ * Images are processed in chunks so the transformed tiles stay in L2/L3.
+ *
+ * backward_data is the same forward kernel: the gradient of a padded 3x3 conv wrt its
+ * input is a padded 3x3 conv of dy with the weights transposed (cin <-> cout) and
+ * rotated 180 degrees, transformed per call into scratch.
+ * backward_weights uses the Winograd adjoint: dU_p (cin, coutp) = V_p^T . dM_p with
+ * dM = A dY A^T of the output-gradient tiles, then dw = G^T dU G.
+ * See docs/network-performance.md for the measurements behind these choices.
  */
 #include "nn/conv3x3.h"
 
+#include <assert.h>
+#include <cblas.h>
 #include <string.h>
 
 #include "nn/conv3x3_im2col.h"
 
-size_t nn_conv3x3_prepared_floats(int cin, int cout) { return (size_t)cin * cout * 9; }
+#define H NN_BOARD_H
+#define W NN_BOARD_W
+#define HW NN_BOARD_HW
+enum {
+  WG_TILES = 9,   /* 3x3 tiles of 4x4 outputs per image */
+  WG_PTS = 36,    /* 6x6 transformed points per tile */
+  WG_PAD = 14,    /* padded input plane is 14x14: rows/cols -1..12 */
+  WG_VEC = 8,     /* channel block: one AVX2 register of floats */
+  WG_CHUNK = 16,  /* images per chunk: keeps V and M (36*144*C floats) near cache */
+};
 
-void nn_conv3x3_prepare(float *wp, const float *w, int cin, int cout) {
-  memcpy(wp, w, sizeof(float) * nn_conv3x3_prepared_floats(cin, cout));
+static int round8(int c) { return (c + WG_VEC - 1) / WG_VEC * WG_VEC; }
+
+/* ---- transforms (Lavin & Gray, F(4x4, 3x3) with points 0, +-1, +-2, inf) ---- */
+
+/* U = G g G^T for one 3x3 filter g (row-major), result u (6x6). */
+static void wg_filter(float u[36], const float g[9]) {
+  static const float G[6][3] = {
+      {1.0f / 4, 0, 0},
+      {-1.0f / 6, -1.0f / 6, -1.0f / 6},
+      {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+      {1.0f / 24, 1.0f / 12, 1.0f / 6},
+      {1.0f / 24, -1.0f / 12, 1.0f / 6},
+      {0, 0, 1},
+  };
+  float t[6][3];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 3; j++) t[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) u[i * 6 + j] = t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2];
 }
 
+/* g (3x3) += G^T du G for one 6x6 gradient du: the adjoint of wg_filter. */
+static void wg_filter_adjoint(float g[9], const double du[36]) {
+  static const double G[6][3] = {
+      {1.0 / 4, 0, 0},
+      {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+      {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+      {1.0 / 24, 1.0 / 12, 1.0 / 6},
+      {1.0 / 24, -1.0 / 12, 1.0 / 6},
+      {0, 0, 1},
+  };
+  double t[3][6];
+  for (int a = 0; a < 3; a++)
+    for (int j = 0; j < 6; j++) {
+      double s = 0;
+      for (int i = 0; i < 6; i++) s += G[i][a] * du[i * 6 + j];
+      t[a][j] = s;
+    }
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      double s = 0;
+      for (int j = 0; j < 6; j++) s += t[a][j] * G[j][b];
+      g[a * 3 + b] += (float)s;
+    }
+}
+
+/* One 1-D input transform B^T d on 6 vectors of WG_VEC channels. */
+#define WG_BT(o, d, k)                                                                   \
+  do {                                                                                   \
+    o[0][k] = 4 * d[0][k] - 5 * d[2][k] + d[4][k];                                       \
+    o[1][k] = -4 * (d[1][k] + d[2][k]) + d[3][k] + d[4][k];                               \
+    o[2][k] = 4 * (d[1][k] - d[2][k]) - d[3][k] + d[4][k];                                \
+    o[3][k] = -2 * (d[1][k] - d[3][k]) - d[2][k] + d[4][k];                               \
+    o[4][k] = 2 * (d[1][k] - d[3][k]) - d[2][k] + d[4][k];                                \
+    o[5][k] = 4 * d[1][k] - 5 * d[3][k] + d[5][k];                                       \
+  } while (0)
+
+/*
+ * V tile: v[p * vstride + k] = (B^T d B)[p][k] for the 6x6 patch at src (row stride
+ * rs floats, column stride cs floats), channels k = 0..WG_VEC-1.
+ */
+static void wg_input_tile(float *restrict v, size_t vstride, const float *restrict src,
+                          size_t rs, size_t cs) {
+  float t[6][6][WG_VEC]; /* (row i of B^T d, column j, channel) */
+  for (int j = 0; j < 6; j++) {
+    float d[6][WG_VEC], o[6][WG_VEC];
+    for (int i = 0; i < 6; i++)
+      for (int k = 0; k < WG_VEC; k++) d[i][k] = src[i * rs + j * cs + k];
+    for (int k = 0; k < WG_VEC; k++) WG_BT(o, d, k);
+    for (int i = 0; i < 6; i++)
+      for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
+  }
+  for (int i = 0; i < 6; i++) {
+    float o[6][WG_VEC];
+    for (int k = 0; k < WG_VEC; k++) WG_BT(o, t[i], k);
+    for (int j = 0; j < 6; j++)
+      for (int k = 0; k < WG_VEC; k++) v[(size_t)(i * 6 + j) * vstride + k] = o[j][k];
+  }
+}
+
+/* One 1-D output transform A^T m: 6 vectors in, 4 out. */
+#define WG_AT(o, m, k)                                                                   \
+  do {                                                                                   \
+    float s12 = m[1][k] + m[2][k], d12 = m[1][k] - m[2][k];                                \
+    float s34 = m[3][k] + m[4][k], d34 = m[3][k] - m[4][k];                                \
+    o[0][k] = m[0][k] + s12 + s34;                                                       \
+    o[1][k] = d12 + 2 * d34;                                                             \
+    o[2][k] = s12 + 4 * s34;                                                             \
+    o[3][k] = d12 + 8 * d34 + m[5][k];                                                   \
+  } while (0)
+
+/* y[(i*ys) + k], i over the 4x4 outputs = A^T m A of the 36 points at m (stride ms). */
+static void wg_output_tile(float out[4][4][WG_VEC], const float *restrict m, size_t ms) {
+  float t[4][6][WG_VEC];
+  for (int j = 0; j < 6; j++) {
+    float d[6][WG_VEC], o[4][WG_VEC];
+    for (int i = 0; i < 6; i++)
+      for (int k = 0; k < WG_VEC; k++) d[i][k] = m[(size_t)(i * 6 + j) * ms + k];
+    for (int k = 0; k < WG_VEC; k++) WG_AT(o, d, k);
+    for (int i = 0; i < 4; i++)
+      for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
+  }
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < WG_VEC; k++) WG_AT(out[i], t[i], k);
+}
+
+/* One 1-D adjoint of the output transform, A g: 4 vectors in, 6 out. */
+#define WG_A(o, g, k)                                                                    \
+  do {                                                                                   \
+    o[0][k] = g[0][k];                                                                   \
+    o[1][k] = g[0][k] + g[1][k] + g[2][k] + g[3][k];                                     \
+    o[2][k] = g[0][k] - g[1][k] + g[2][k] - g[3][k];                                     \
+    o[3][k] = g[0][k] + 2 * g[1][k] + 4 * g[2][k] + 8 * g[3][k];                         \
+    o[4][k] = g[0][k] - 2 * g[1][k] + 4 * g[2][k] - 8 * g[3][k];                         \
+    o[5][k] = g[3][k];                                                                   \
+  } while (0)
+
+/* dm[p * ms + k] = (A g A^T)[p] for a 4x4 gradient tile g (rows at stride rs, cols cs). */
+static void wg_grad_tile(float *restrict dm, size_t ms, const float *restrict src, size_t rs,
+                         size_t cs) {
+  float t[6][4][WG_VEC];
+  for (int j = 0; j < 4; j++) {
+    float g[4][WG_VEC], o[6][WG_VEC];
+    for (int i = 0; i < 4; i++)
+      for (int k = 0; k < WG_VEC; k++) g[i][k] = src[i * rs + j * cs + k];
+    for (int k = 0; k < WG_VEC; k++) WG_A(o, g, k);
+    for (int i = 0; i < 6; i++)
+      for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
+  }
+  for (int i = 0; i < 6; i++) {
+    float o[6][WG_VEC];
+    for (int k = 0; k < WG_VEC; k++) WG_A(o, t[i], k);
+    for (int j = 0; j < 6; j++)
+      for (int k = 0; k < WG_VEC; k++) dm[(size_t)(i * 6 + j) * ms + k] = o[j][k];
+  }
+}
+
+/* ---- weights ---- */
+
+/*
+ * U (36, ci_e, co_ep) from w. Not flipped: ci_e = cin, co_e = cout, filter w[co][ci].
+ * Flipped (for backward_data): ci_e = cout, co_e = cin, filter rot180(w[ci_e][co_e]).
+ * Padding columns co_e..co_ep-1 are zero.
+ */
+static void wg_weights(float *U, const float *w, int cin, int cout, bool flipped) {
+  const int ci_e = flipped ? cout : cin, co_e = flipped ? cin : cout, co_ep = round8(co_e);
+  const size_t pstride = (size_t)ci_e * co_ep;
+  memset(U, 0, sizeof(float) * WG_PTS * pstride);
+  for (int a = 0; a < ci_e; a++)
+    for (int b = 0; b < co_e; b++) {
+      float g[9], u[36];
+      const float *src = flipped ? w + ((size_t)a * cin + b) * 9 : w + ((size_t)b * cin + a) * 9;
+      for (int k = 0; k < 9; k++) g[k] = flipped ? src[8 - k] : src[k];
+      wg_filter(u, g);
+      for (int p = 0; p < WG_PTS; p++) U[p * pstride + (size_t)a * co_ep + b] = u[p];
+    }
+}
+
+size_t nn_conv3x3_prepared_floats(int cin, int cout) {
+  return (size_t)WG_PTS * cin * round8(cout);
+}
+
+void nn_conv3x3_prepare(float *wp, const float *w, int cin, int cout) {
+  assert(wp && w && cin > 0 && cout > 0);
+  wg_weights(wp, w, cin, cout, false);
+}
+
+/* ---- scratch ---- */
+
+/* Floats of the forward kernel's scratch for a chunk of nc images. */
+static size_t wg_forward_scratch(int nc, int cin, int cout) {
+  const size_t cinp = round8(cin), coutp = round8(cout), t = (size_t)nc * WG_TILES;
+  return (size_t)nc * WG_PAD * WG_PAD * cinp /* P */ + WG_PTS * t * cinp /* V */ +
+         WG_PTS * t * coutp /* M */ + (size_t)HW * coutp /* Y */;
+}
+
+static int chunk_of(int n) { return n < WG_CHUNK ? (n > 0 ? n : 1) : WG_CHUNK; }
+
 size_t nn_conv3x3_scratch_floats(int n, int cin, int cout) {
-  size_t a = nn_conv3x3_im2col_scratch_floats(n, cin, cout);
-  size_t b = nn_conv3x3_im2col_scratch_floats(n, cout, cin);
-  return a > b ? a : b;
+  const int nc = chunk_of(n);
+  size_t fwd = wg_forward_scratch(nc, cin, cout);
+  size_t bwd_data = nn_conv3x3_prepared_floats(cout, cin) + wg_forward_scratch(nc, cout, cin);
+  /* backward_weights: dU (36, cin, coutp) + V (36, T, cinp) + dM (36, T, coutp) + P. */
+  const size_t cinp = round8(cin), coutp = round8(cout), t = (size_t)nc * WG_TILES;
+  size_t bwd_w = (size_t)WG_PTS * cin * coutp + WG_PTS * t * (cinp + coutp) +
+                 (size_t)nc * WG_PAD * WG_PAD * (cinp > coutp ? cinp : coutp);
+  size_t m = fwd > bwd_data ? fwd : bwd_data;
+  return m > bwd_w ? m : bwd_w;
+}
+
+/* ---- layout helpers ---- */
+
+/*
+ * P (nc, 14, 14, cp) <- x (nc, c, 10, 9): channels last, a one-cell zero border on top
+ * and left and enough zeros right and below for 3x3 tiles of 6x6 patches.
+ */
+static void wg_pad_nhwc(float *P, const float *x, int nc, int c) {
+  const int cp = round8(c);
+  memset(P, 0, sizeof(float) * (size_t)nc * WG_PAD * WG_PAD * cp);
+  for (int i = 0; i < nc; i++) {
+    float *Pi = P + (size_t)i * WG_PAD * WG_PAD * cp; /* (14, 14, cp) */
+    for (int ch = 0; ch < c; ch++) {
+      const float *xc = x + ((size_t)i * c + ch) * HW; /* (10, 9) */
+      for (int r = 0; r < H; r++)
+        for (int q = 0; q < W; q++) Pi[((r + 1) * WG_PAD + q + 1) * cp + ch] = xc[r * W + q];
+    }
+  }
+}
+
+/* V (36, nc*9, cp) <- transformed 6x6 patches of P (nc, 14, 14, cp). */
+static void wg_input_transform(float *V, const float *P, int nc, int cp) {
+  const size_t t_all = (size_t)nc * WG_TILES, vstride = t_all * cp;
+  for (int i = 0; i < nc; i++)
+    for (int ty = 0; ty < 3; ty++)
+      for (int tx = 0; tx < 3; tx++) {
+        const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
+        const float *base = P + (((size_t)i * WG_PAD + ty * 4) * WG_PAD + tx * 4) * cp;
+        for (int cb = 0; cb < cp; cb += WG_VEC)
+          wg_input_tile(V + t * cp + cb, vstride, base + cb, (size_t)WG_PAD * cp, cp);
+      }
+}
+
+/*
+ * The forward kernel on prepared U (36, cin, coutp); x NCHW, y NCHW. Processes the
+ * batch in chunks; scratch holds wg_forward_scratch(chunk).
+ */
+static void wg_forward(float *y, float *scratch, const float *x, const float *U,
+                       const float *bias, const float *residual, bool relu, int n, int cin,
+                       int cout) {
+  const int cinp = round8(cin), coutp = round8(cout), nc_max = chunk_of(n);
+  for (int n0 = 0; n0 < n; n0 += nc_max) {
+    const int nc = n - n0 < nc_max ? n - n0 : nc_max;
+    const size_t T = (size_t)nc * WG_TILES;
+    float *P = scratch;                                        /* (nc, 14, 14, cinp) */
+    float *V = P + (size_t)nc * WG_PAD * WG_PAD * cinp;        /* (36, T, cinp) */
+    float *M = V + WG_PTS * T * cinp;                          /* (36, T, coutp) */
+    float *Y = M + WG_PTS * T * coutp;                         /* (90, coutp) */
+    wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin);
+    wg_input_transform(V, P, nc, cinp);
+    for (int p = 0; p < WG_PTS; p++)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f,
+                  V + p * T * cinp, cinp, U + (size_t)p * cin * coutp, coutp, 0.0f,
+                  M + p * T * coutp, coutp);
+    for (int i = 0; i < nc; i++) {
+      /* Output transform of the image's 9 tiles into Y (90, coutp), cropped to 10x9. */
+      for (int ty = 0; ty < 3; ty++)
+        for (int tx = 0; tx < 3; tx++) {
+          const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
+          const int rows = ty * 4 + 4 <= H ? 4 : H - ty * 4;
+          const int cols = tx * 4 + 4 <= W ? 4 : W - tx * 4;
+          for (int cb = 0; cb < coutp; cb += WG_VEC) {
+            float o[4][4][WG_VEC];
+            wg_output_tile(o, M + t * coutp + cb, T * coutp);
+            for (int r = 0; r < rows; r++)
+              for (int q = 0; q < cols; q++) {
+                float *dst = Y + (size_t)((ty * 4 + r) * W + tx * 4 + q) * coutp + cb;
+                for (int k = 0; k < WG_VEC; k++) dst[k] = o[r][q][k];
+              }
+          }
+        }
+      /* Back to NCHW with the fused epilogue. y may alias residual: read before write. */
+      float *yi = y + (size_t)(n0 + i) * cout * HW;
+      const float *ri = residual ? residual + (size_t)(n0 + i) * cout * HW : NULL;
+      for (int co = 0; co < cout; co++) {
+        const float b = bias ? bias[co] : 0.0f;
+        float *yc = yi + (size_t)co * HW;                   /* (90) */
+        const float *rc = ri ? ri + (size_t)co * HW : NULL; /* (90) */
+        for (int pos = 0; pos < HW; pos++) {
+          float v = Y[(size_t)pos * coutp + co] + b;
+          if (rc) v += rc[pos];
+          if (relu) v = v > 0.0f ? v : 0.0f;
+          yc[pos] = v;
+        }
+      }
+    }
+  }
 }
 
 void nn_conv3x3_forward(float *y, float *scratch, const float *x, const float *wp,
                         const float *bias, const float *residual, bool relu, int n, int cin,
                         int cout) {
-  nn_conv3x3_im2col_forward(y, scratch, x, wp, bias, residual, relu, n, cin, cout);
+  assert(y && scratch && x && wp && n >= 0 && cin > 0 && cout > 0);
+  assert(y != x);
+  wg_forward(y, scratch, x, wp, bias, residual, relu, n, cin, cout);
 }
 
 void nn_conv3x3_backward_data(float *dx, float *scratch, const float *dy, const float *w,
                               int n, int cin, int cout) {
-  nn_conv3x3_im2col_backward_data(dx, scratch, dy, w, n, cin, cout);
+  assert(dx && scratch && dy && w && n >= 0 && cin > 0 && cout > 0);
+  float *U = scratch; /* (36, cout, round8(cin)): transposed, rotated filters */
+  wg_weights(U, w, cin, cout, true);
+  wg_forward(dx, U + nn_conv3x3_prepared_floats(cout, cin), dy, U, NULL, NULL, false, n,
+             cout, cin);
 }
 
 void nn_conv3x3_backward_weights(float *dw, float *scratch, const float *dy, const float *x,
                                  int n, int cin, int cout) {
-  nn_conv3x3_im2col_backward_weights(dw, scratch, dy, x, n, cin, cout);
+  assert(dw && scratch && dy && x && n >= 0 && cin > 0 && cout > 0);
+  const int cinp = round8(cin), coutp = round8(cout), nc_max = chunk_of(n);
+  float *dU = scratch; /* (36, cin, coutp): summed over the batch */
+  float *rest = dU + (size_t)WG_PTS * cin * coutp;
+  for (int n0 = 0; n0 < n; n0 += nc_max) {
+    const int nc = n - n0 < nc_max ? n - n0 : nc_max;
+    const size_t T = (size_t)nc * WG_TILES;
+    float *V = rest;                    /* (36, T, cinp) */
+    float *dM = V + WG_PTS * T * cinp;  /* (36, T, coutp) */
+    float *P = dM + WG_PTS * T * coutp; /* (nc, 14, 14, max(cinp, coutp)) */
+    wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin);
+    wg_input_transform(V, P, nc, cinp);
+    /*
+     * dy in the same padded layout, shifted so the 4x4 tile (ty, tx) starts at
+     * P[1 + 4ty][1 + 4tx]; the zeros beyond the board are the gradients of the cropped
+     * outputs.
+     */
+    wg_pad_nhwc(P, dy + (size_t)n0 * cout * HW, nc, cout);
+    for (int i = 0; i < nc; i++)
+      for (int ty = 0; ty < 3; ty++)
+        for (int tx = 0; tx < 3; tx++) {
+          const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
+          const float *base =
+              P + (((size_t)i * WG_PAD + 1 + ty * 4) * WG_PAD + 1 + tx * 4) * coutp;
+          for (int cb = 0; cb < coutp; cb += WG_VEC)
+            wg_grad_tile(dM + t * coutp + cb, T * coutp, base + cb, (size_t)WG_PAD * coutp,
+                         coutp);
+        }
+    for (int p = 0; p < WG_PTS; p++)
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cin, coutp, (int)T, 1.0f,
+                  V + p * T * cinp, cinp, dM + p * T * coutp, coutp, n0 ? 1.0f : 0.0f,
+                  dU + (size_t)p * cin * coutp, coutp);
+  }
+  if (n == 0) return;
+  /* dw[co][ci] += G^T dU[.][ci][co] G. */
+  for (int ci = 0; ci < cin; ci++)
+    for (int co = 0; co < cout; co++) {
+      double du[36];
+      for (int p = 0; p < WG_PTS; p++) du[p] = dU[((size_t)p * cin + ci) * coutp + co];
+      wg_filter_adjoint(dw + ((size_t)co * cin + ci) * 9, du);
+    }
 }

@@ -31,6 +31,7 @@ typedef struct {
 static const shape_t shapes[] = {
     {1, 1, 1}, {2, 3, 5}, {3, 18, 16}, {2, 16, 18}, {5, 18, 64},
     {4, 64, 64}, {1, 64, 32}, {2, 128, 128}, {7, 32, 64},
+    {37, 8, 16}, {20, 18, 12}, /* more than one chunk of images */
 };
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
