@@ -1,0 +1,75 @@
+/*
+ * nn_backward.c: backpropagation through the heads and the residual tower, mirroring
+ * nn_forward. Three tower-sized buffers suffice: dA (gradient of the current layer's
+ * output), dB (of the block's inner activation) and dskip (the gradient the skip
+ * connection carries to the block's input).
+ */
+#include "nn/nn_backward.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "nn/conv3x3.h"
+#include "nn/nn_layers.h"
+
+/* Backward through "y = relu(bn(z))" of a head: dy (gradient of y, overwritten) -> the
+ * head's 1x1 conv -> accumulated into dt (gradient of the tower output). */
+static void head_back(float *dt, float *dy, nn_convbn_t *cp, nn_convbn_t *cg, const float *y,
+                      const float *z, const float *mean, const float *var, const float *t,
+                      int n) {
+  size_t len = (size_t)n * cp->cout * NN_HW;
+  nn_relu_backward(dy, dy, y, len);
+  nn_bn_backward(dy, cg->gamma, cg->beta, dy, z, mean, var, cp->gamma, n, cp->cout, NN_HW);
+  nn_conv1x1_backward(dt, cg->w, dy, t, cp->w, n, cp->cin, cp->cout, NN_HW);
+}
+
+/* Backward through one tower layer l: d (gradient of the BN output, before ReLU it is
+ * already applied by the caller) -> BN -> conv weights; data gradient into dx if non-NULL. */
+static void conv_back(nn_plan_t *p, nn_model_t *m, int l, float *d, float *dx,
+                      const float *x, int n) {
+  nn_convbn_t *cp = &m->p.tower[l], *cg = &m->g.tower[l];
+  nn_bn_backward(d, cg->gamma, cg->beta, d, p->z[l], p->bn_mean[l], p->bn_var[l], cp->gamma, n,
+                 cp->cout, NN_HW);
+  nn_conv3x3_backward_weights(cg->w, p->scratch, d, x, n, cp->cin, cp->cout);
+  if (dx) nn_conv3x3_backward_data(dx, p->scratch, d, cp->w, n, cp->cin, cp->cout);
+}
+
+void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
+  assert(p->training && n >= 1 && n <= p->max_n);
+  const nn_arch_t *a = &m->arch;
+  int C = a->channels, L = m->nconvs;
+  int pin = a->policy_channels * NN_HW, vin = a->value_channels * NN_HW;
+  size_t tower = (size_t)n * C * NN_HW;
+  const float *t = p->y[L - 1];
+
+  /* value head: tanh -> fc2 -> relu -> fc1 -> relu/BN/1x1 conv */
+  nn_tanh_backward(p->dvalue, p->dvalue, p->value, (size_t)n);
+  memset(p->dvh, 0, (size_t)n * a->value_hidden * sizeof(float));
+  nn_fc_backward(p->dvh, m->g.val_fc2_w, m->g.val_fc2_b, p->dvalue, p->vh, m->p.val_fc2_w, n,
+                 a->value_hidden, 1);
+  nn_relu_backward(p->dvh, p->dvh, p->vh, (size_t)n * a->value_hidden);
+  memset(p->dvy, 0, (size_t)n * vin * sizeof(float));
+  nn_fc_backward(p->dvy, m->g.val_fc1_w, m->g.val_fc1_b, p->dvh, p->vy, m->p.val_fc1_w, n, vin,
+                 a->value_hidden);
+  memset(p->dA, 0, tower * sizeof(float));
+  head_back(p->dA, p->dvy, &m->p.val, &m->g.val, p->vy, p->vz, p->vmean, p->vvar, t, n);
+
+  /* policy head: fc -> relu/BN/1x1 conv */
+  memset(p->dpy, 0, (size_t)n * pin * sizeof(float));
+  nn_fc_backward(p->dpy, m->g.pol_fc_w, m->g.pol_fc_b, p->dlogits, p->py, m->p.pol_fc_w, n,
+                 pin, NN_POLICY_SIZE);
+  head_back(p->dA, p->dpy, &m->p.pol, &m->g.pol, p->py, p->pz, p->pmean, p->pvar, t, n);
+
+  /* tower, last block first; dA holds the gradient of the block's output */
+  for (int b = a->blocks - 1; b >= 0; b--) {
+    int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
+    nn_relu_backward(p->dA, p->dA, p->y[l2], tower);
+    memcpy(p->dskip, p->dA, tower * sizeof(float));
+    conv_back(p, m, l2, p->dA, p->dB, p->y[l1], n);
+    nn_relu_backward(p->dB, p->dB, p->y[l1], tower);
+    conv_back(p, m, l1, p->dB, p->dA, p->y[l1 - 1], n);
+    for (size_t i = 0; i < tower; i++) p->dA[i] += p->dskip[i];
+  }
+  nn_relu_backward(p->dA, p->dA, p->y[0], tower);
+  conv_back(p, m, 0, p->dA, NULL, planes, n);
+}

@@ -1,0 +1,79 @@
+/* nn_forward.c: folded inference and the training / eval-mode forward pass. */
+#include "nn/nn_forward.h"
+
+#include <assert.h>
+
+#include "nn/conv3x3.h"
+#include "nn/nn_layers.h"
+#include "nn/nn_loss.h"
+
+/* The heads from the tower output t (n, C, 90), once py and vy are computed. */
+static void heads_tail(nn_plan_t *p, const nn_model_t *m, int n) {
+  const nn_arch_t *a = &m->arch;
+  int pin = a->policy_channels * NN_HW, vin = a->value_channels * NN_HW;
+  nn_fc_forward(p->logits, p->py, m->p.pol_fc_w, m->p.pol_fc_b, false, n, pin,
+                NN_POLICY_SIZE);
+  nn_fc_forward(p->vh, p->vy, m->p.val_fc1_w, m->p.val_fc1_b, true, n, vin, a->value_hidden);
+  nn_fc_forward(p->value, p->vh, m->p.val_fc2_w, m->p.val_fc2_b, false, n, a->value_hidden, 1);
+  nn_tanh_forward(p->value, p->value, (size_t)n);
+}
+
+void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
+              const float *planes, const uint8_t *mask, int n) {
+  assert(m->fold.valid && n >= 1 && n <= p->max_n);
+  const nn_arch_t *a = &m->arch;
+  int C = a->channels;
+  /* A training plan has no act[] buffers; its first two layer caches serve instead. */
+  float *cur = p->training ? p->y[0] : p->act[0];
+  float *tmp = p->training ? p->z[0] : p->act[1];
+  nn_conv3x3_forward(cur, p->scratch, planes, m->fold.tower_wp[0], m->fold.tower_b[0], NULL,
+                     true, n, NN_INPUT_PLANES, C);
+  for (int b = 0; b < a->blocks; b++) {
+    int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
+    nn_conv3x3_forward(tmp, p->scratch, cur, m->fold.tower_wp[l1], m->fold.tower_b[l1], NULL,
+                       true, n, C, C);
+    /* The block's output overwrites its input, which is also the residual. */
+    nn_conv3x3_forward(cur, p->scratch, tmp, m->fold.tower_wp[l2], m->fold.tower_b[l2], cur,
+                       true, n, C, C);
+  }
+  nn_conv1x1_forward(p->py, cur, m->fold.pol_w, m->fold.pol_b, true, n, C,
+                     a->policy_channels, NN_HW);
+  nn_conv1x1_forward(p->vy, cur, m->fold.val_w, m->fold.val_b, true, n, C,
+                     a->value_channels, NN_HW);
+  heads_tail(p, m, n);
+  if (policy) nn_masked_softmax(policy, p->logits, mask, n);
+  if (value)
+    for (int i = 0; i < n; i++) value[i] = p->value[i];
+}
+
+/* conv output z -> BN (batch or running statistics) -> (+ skip) -> ReLU into y. */
+static void bn_apply(float *y, float *mean, float *var, const float *z, nn_convbn_t *cb,
+                     const float *skip, bool train, int n) {
+  if (train) {
+    nn_bn_train_forward(y, mean, var, z, cb->gamma, cb->beta, skip, true, n, cb->cout, NN_HW);
+    nn_bn_update_running(cb->mean, cb->var, mean, var, cb->cout, (size_t)n * NN_HW);
+  } else {
+    nn_bn_eval_forward(y, z, cb->gamma, cb->beta, cb->mean, cb->var, skip, true, n, cb->cout,
+                       NN_HW);
+  }
+}
+
+void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool train) {
+  assert(p->training && n >= 1 && n <= p->max_n);
+  const nn_arch_t *a = &m->arch;
+  int C = a->channels;
+  nn_model_prepare_train(m);
+  for (int l = 0; l < m->nconvs; l++) {
+    const float *x = l == 0 ? planes : p->y[l - 1];
+    int cin = l == 0 ? NN_INPUT_PLANES : C;
+    const float *skip = (l >= 2 && l % 2 == 0) ? p->y[l - 2] : NULL;
+    nn_conv3x3_forward(p->z[l], p->scratch, x, m->prepared[l], NULL, NULL, false, n, cin, C);
+    bn_apply(p->y[l], p->bn_mean[l], p->bn_var[l], p->z[l], &m->p.tower[l], skip, train, n);
+  }
+  const float *t = p->y[m->nconvs - 1];
+  nn_conv1x1_forward(p->pz, t, m->p.pol.w, NULL, false, n, C, a->policy_channels, NN_HW);
+  bn_apply(p->py, p->pmean, p->pvar, p->pz, &m->p.pol, NULL, train, n);
+  nn_conv1x1_forward(p->vz, t, m->p.val.w, NULL, false, n, C, a->value_channels, NN_HW);
+  bn_apply(p->vy, p->vmean, p->vvar, p->vz, &m->p.val, NULL, train, n);
+  heads_tail(p, m, n);
+}

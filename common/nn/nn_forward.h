@@ -1,0 +1,35 @@
+/*
+ * nn_forward.h: the forward passes.
+ *
+ * nn_infer is what a worker calls: BN folded into the convolutions (nn_model_fold must
+ * have been called since the parameters last changed), no caches, fused bias, residual
+ * and ReLU. nn_forward is what the trainer calls: BN with batch statistics (train = true,
+ * which also updates the running statistics) or with the running statistics (train =
+ * false, the unfolded reference the folded pass is tested against); it keeps every
+ * activation nn_backward needs. Both leave the raw logits in plan->logits and the values
+ * in plan->value.
+ */
+#ifndef NN_FORWARD_H
+#define NN_FORWARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nn/nn_model.h"
+#include "nn/nn_plan.h"
+
+/*
+ * Inference on n <= plan->max_n positions.
+ *   policy: (n, NN_POLICY_SIZE) softmax over the legal moves (0 elsewhere), or NULL;
+ *   value: (n) in [-1, 1] from the side to move's view, or NULL;
+ *   planes: (n, NN_INPUT_PLANES, 10, 9); mask: (n, NN_POLICY_SIZE) 1 = legal, or NULL.
+ * Any kind of plan works (a training plan has the inference buffers' roles covered).
+ */
+void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
+              const float *planes, const uint8_t *mask, int n);
+
+/* Training-mode (train = true) or eval-mode unfolded forward; plan must be a training
+ * plan. Re-prepares the 3x3 weights from m->params first. */
+void nn_forward(nn_plan_t *plan, nn_model_t *m, const float *planes, int n, bool train);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * nn_layers.c: batch norm, 1x1 convolution (cblas_sgemm per sample), fully connected
+ * (one cblas_sgemm for the batch), ReLU and tanh, forward and backward.
+ * Batch statistics are accumulated in double: a channel of a batch of 256 sums 23040
+ * values, and float accumulation would cost digits the gradient checks can see.
+ */
+#include "nn/nn_layers.h"
+
+#include <assert.h>
+#include <cblas.h>
+#include <math.h>
+
+#include "nn/nn_model.h"
+
+static inline float act(float v, bool relu) { return relu && v < 0.0f ? 0.0f : v; }
+
+void nn_bn_train_forward(float *y, float *mean, float *var, const float *x,
+                         const float *gamma, const float *beta, const float *skip, bool relu,
+                         int n, int c, int hw) {
+  double count = (double)n * hw;
+  for (int ch = 0; ch < c; ch++) {
+    double s = 0, s2 = 0;
+    for (int b = 0; b < n; b++) {
+      const float *xp = x + ((size_t)b * c + ch) * hw;
+      for (int i = 0; i < hw; i++) s += xp[i];
+    }
+    double mu = s / count;
+    for (int b = 0; b < n; b++) {
+      const float *xp = x + ((size_t)b * c + ch) * hw;
+      for (int i = 0; i < hw; i++) {
+        double d = xp[i] - mu;
+        s2 += d * d;
+      }
+    }
+    mean[ch] = (float)mu;
+    var[ch] = (float)(s2 / count);
+  }
+  nn_bn_eval_forward(y, x, gamma, beta, mean, var, skip, relu, n, c, hw);
+}
+
+void nn_bn_eval_forward(float *y, const float *x, const float *gamma, const float *beta,
+                        const float *mean, const float *var, const float *skip, bool relu,
+                        int n, int c, int hw) {
+  for (int b = 0; b < n; b++) {
+    for (int ch = 0; ch < c; ch++) {
+      size_t o = ((size_t)b * c + ch) * hw;
+      float s = gamma[ch] / sqrtf(var[ch] + NN_BN_EPS);
+      float t = beta[ch] - mean[ch] * s;
+      if (skip) {
+        for (int i = 0; i < hw; i++) y[o + i] = act(x[o + i] * s + t + skip[o + i], relu);
+      } else {
+        for (int i = 0; i < hw; i++) y[o + i] = act(x[o + i] * s + t, relu);
+      }
+    }
+  }
+}
+
+void nn_bn_update_running(float *run_mean, float *run_var, const float *mean,
+                          const float *var, int c, size_t count) {
+  float m = NN_BN_MOMENTUM;
+  double unbias = count > 1 ? (double)count / (double)(count - 1) : 1.0;
+  for (int ch = 0; ch < c; ch++) {
+    run_mean[ch] = (1.0f - m) * run_mean[ch] + m * mean[ch];
+    run_var[ch] = (1.0f - m) * run_var[ch] + m * (float)(var[ch] * unbias);
+  }
+}
+
+void nn_bn_backward(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
+                    const float *mean, const float *var, const float *gamma, int n, int c,
+                    int hw) {
+  double count = (double)n * hw;
+  for (int ch = 0; ch < c; ch++) {
+    float invstd = 1.0f / sqrtf(var[ch] + NN_BN_EPS);
+    float mu = mean[ch];
+    double sdy = 0, sdyx = 0; /* sum dy, sum dy * xhat */
+    for (int b = 0; b < n; b++) {
+      size_t o = ((size_t)b * c + ch) * hw;
+      for (int i = 0; i < hw; i++) {
+        sdy += dy[o + i];
+        sdyx += (double)dy[o + i] * ((x[o + i] - mu) * invstd);
+      }
+    }
+    dgamma[ch] += (float)sdyx;
+    dbeta[ch] += (float)sdy;
+    /* dx = gamma * invstd / M * (M * dy - sum dy - xhat * sum(dy * xhat)) */
+    float k = gamma[ch] * invstd;
+    float mdy = (float)(sdy / count), mdyx = (float)(sdyx / count);
+    for (int b = 0; b < n; b++) {
+      size_t o = ((size_t)b * c + ch) * hw;
+      for (int i = 0; i < hw; i++) {
+        float xhat = (x[o + i] - mu) * invstd;
+        dx[o + i] = k * (dy[o + i] - mdy - xhat * mdyx);
+      }
+    }
+  }
+}
+
+void nn_conv1x1_forward(float *y, const float *x, const float *w, const float *bias,
+                        bool relu, int n, int cin, int cout, int hw) {
+  for (int b = 0; b < n; b++) {
+    float *yb = y + (size_t)b * cout * hw;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cout, hw, cin, 1.0f, w, cin,
+                x + (size_t)b * cin * hw, hw, 0.0f, yb, hw);
+    if (bias || relu) {
+      for (int co = 0; co < cout; co++) {
+        float bv = bias ? bias[co] : 0.0f;
+        for (int i = 0; i < hw; i++) yb[co * hw + i] = act(yb[co * hw + i] + bv, relu);
+      }
+    }
+  }
+}
+
+void nn_conv1x1_backward(float *dx, float *dw, const float *dy, const float *x,
+                         const float *w, int n, int cin, int cout, int hw) {
+  for (int b = 0; b < n; b++) {
+    const float *dyb = dy + (size_t)b * cout * hw;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, cout, cin, hw, 1.0f, dyb, hw,
+                x + (size_t)b * cin * hw, hw, 1.0f, dw, cin);
+    if (dx)
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cin, hw, cout, 1.0f, w, cin, dyb,
+                  hw, 1.0f, dx + (size_t)b * cin * hw, hw);
+  }
+}
+
+void nn_fc_forward(float *y, const float *x, const float *w, const float *b, bool relu,
+                   int n, int in, int out) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in, 1.0f, x, in, w, in, 0.0f,
+              y, out);
+  if (b || relu) {
+    for (int s = 0; s < n; s++)
+      for (int o = 0; o < out; o++)
+        y[(size_t)s * out + o] = act(y[(size_t)s * out + o] + (b ? b[o] : 0.0f), relu);
+  }
+}
+
+void nn_fc_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                    const float *w, int n, int in, int out) {
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f, dy, out, x, in, 1.0f,
+              dw, in);
+  for (int s = 0; s < n; s++)
+    for (int o = 0; o < out; o++) db[o] += dy[(size_t)s * out + o];
+  if (dx)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in,
+                1.0f, dx, in);
+}
+
+void nn_relu_backward(float *dx, const float *dy, const float *y, size_t len) {
+  for (size_t i = 0; i < len; i++) dx[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+void nn_tanh_forward(float *y, const float *x, size_t len) {
+  for (size_t i = 0; i < len; i++) y[i] = tanhf(x[i]);
+}
+
+void nn_tanh_backward(float *dx, const float *dy, const float *y, size_t len) {
+  for (size_t i = 0; i < len; i++) dx[i] = dy[i] * (1.0f - y[i] * y[i]);
+}

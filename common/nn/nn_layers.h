@@ -1,0 +1,60 @@
+/*
+ * nn_layers.h: the layer kernels of the network other than the 3x3 convolution
+ * (conv3x3.h): batch norm, 1x1 convolution, fully connected, ReLU and tanh, each with its
+ * backward twin. Arguments follow one order: outputs, caches, inputs (const), sizes.
+ * Activations are NCHW float32; hw is the spatial size (90 on the board).
+ *
+ * Backward kernels *accumulate* parameter gradients (dw, dgamma, dbeta, db: +=) so a
+ * whole-net backward pass needs only one zeroing of the gradient array. Input gradients
+ * are overwritten (dx =) unless a comment says otherwise.
+ */
+#ifndef NN_LAYERS_H
+#define NN_LAYERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Batch norm in training mode, fused with an optional skip and ReLU:
+ *   y = act(gamma * (x - mean) / sqrt(var + eps) + beta + skip)
+ * mean, var: (c) written, the batch statistics over (n, hw) (var biased, as used for
+ * normalising). y: (n, c, hw) may alias x or skip; x: (n, c, hw); skip: (n, c, hw) or NULL.
+ */
+void nn_bn_train_forward(float *y, float *mean, float *var, const float *x,
+                         const float *gamma, const float *beta, const float *skip, bool relu,
+                         int n, int c, int hw);
+/* Batch norm with given statistics (eval mode: running mean and var), same fusion. */
+void nn_bn_eval_forward(float *y, const float *x, const float *gamma, const float *beta,
+                        const float *mean, const float *var, const float *skip, bool relu,
+                        int n, int c, int hw);
+/* Running statistics update, PyTorch style (momentum NN_BN_MOMENTUM, unbiased variance
+ * var * count / (count - 1) folded into run_var). count = n * hw. */
+void nn_bn_update_running(float *run_mean, float *run_var, const float *mean,
+                          const float *var, int c, size_t count);
+/* dx (n, c, hw) = dL/dx of the training-mode BN (may alias dy); dgamma, dbeta (c) +=.
+ * dy: gradient of the BN output (before skip and ReLU); x: the BN input. */
+void nn_bn_backward(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
+                    const float *mean, const float *var, const float *gamma, int n, int c,
+                    int hw);
+
+/* y (n, cout, hw) = act(w (cout, cin) . x (n, cin, hw) + bias[cout]); bias may be NULL. */
+void nn_conv1x1_forward(float *y, const float *x, const float *w, const float *bias,
+                        bool relu, int n, int cin, int cout, int hw);
+/* dx (n, cin, hw) += w^T . dy (dx may be NULL); dw (cout, cin) += dy . x^T. */
+void nn_conv1x1_backward(float *dx, float *dw, const float *dy, const float *x,
+                         const float *w, int n, int cin, int cout, int hw);
+
+/* y (n, out) = act(x (n, in) . w^T + b); w: (out, in); b: (out) or NULL. */
+void nn_fc_forward(float *y, const float *x, const float *w, const float *b, bool relu,
+                   int n, int in, int out);
+/* dx (n, in) += dy . w (dx may be NULL); dw (out, in) += dy^T . x; db (out) += sum dy. */
+void nn_fc_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                    const float *w, int n, int in, int out);
+
+/* dx = dy where y > 0, else 0 (y is the ReLU output); dx may alias dy. */
+void nn_relu_backward(float *dx, const float *dy, const float *y, size_t len);
+/* y = tanh(x); dx = dy * (1 - y^2) from the output y. Both may work in place. */
+void nn_tanh_forward(float *y, const float *x, size_t len);
+void nn_tanh_backward(float *dx, const float *dy, const float *y, size_t len);
+
+#endif

@@ -1,0 +1,87 @@
+/* nn_loss.c: masked softmax, cross-entropy + MSE head losses and the L2 term. */
+#include "nn/nn_loss.h"
+
+#include <math.h>
+#include <string.h>
+
+void nn_masked_softmax(float *probs, const float *logits, const uint8_t *mask, int n) {
+  for (int s = 0; s < n; s++) {
+    const float *l = logits + (size_t)s * NN_POLICY_SIZE;
+    float *p = probs + (size_t)s * NN_POLICY_SIZE;
+    const uint8_t *mk = mask ? mask + (size_t)s * NN_POLICY_SIZE : NULL;
+    float mx = -INFINITY;
+    for (int k = 0; k < NN_POLICY_SIZE; k++)
+      if ((!mk || mk[k]) && l[k] > mx) mx = l[k];
+    if (mx == -INFINITY) { /* no legal move */
+      memset(p, 0, NN_POLICY_SIZE * sizeof(float));
+      continue;
+    }
+    double sum = 0;
+    for (int k = 0; k < NN_POLICY_SIZE; k++) {
+      float e = (!mk || mk[k]) ? expf(l[k] - mx) : 0.0f;
+      p[k] = e;
+      sum += e;
+    }
+    float inv = (float)(1.0 / sum);
+    for (int k = 0; k < NN_POLICY_SIZE; k++) p[k] *= inv;
+  }
+}
+
+void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const float *value,
+                   const nn_batch_t *b, const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+  int n = b->n;
+  double ce = 0, mse = 0;
+  float wp = cfg->policy_weight / (float)n, wv = cfg->value_weight / (float)n;
+  nn_masked_softmax(dlogits, logits, b->mask, n);
+  for (int s = 0; s < n; s++) {
+    float *d = dlogits + (size_t)s * NN_POLICY_SIZE;
+    const float *l = logits + (size_t)s * NN_POLICY_SIZE;
+    const uint8_t *mk = b->mask ? b->mask + (size_t)s * NN_POLICY_SIZE : NULL;
+    /* log p_k = l_k - logsumexp over legal moves; recomputed in double for the loss. */
+    float mx = -INFINITY;
+    for (int k = 0; k < NN_POLICY_SIZE; k++)
+      if ((!mk || mk[k]) && l[k] > mx) mx = l[k];
+    double lse = 0;
+    for (int k = 0; k < NN_POLICY_SIZE; k++)
+      if (!mk || mk[k]) lse += exp((double)l[k] - mx);
+    lse = log(lse) + mx;
+    double pisum = 0;
+    for (int32_t e = b->pi_offset[s]; e < b->pi_offset[s + 1]; e++) {
+      int k = b->pi[e].index;
+      if (k < 0 || k >= NN_POLICY_SIZE || (mk && !mk[k])) continue;
+      pisum += b->pi[e].prob;
+      ce -= b->pi[e].prob * ((double)l[k] - lse);
+    }
+    /* dL/dl_k = wp * (p_k * sum(pi) - pi_k) */
+    for (int k = 0; k < NN_POLICY_SIZE; k++) d[k] *= (float)(wp * pisum);
+    for (int32_t e = b->pi_offset[s]; e < b->pi_offset[s + 1]; e++) {
+      int k = b->pi[e].index;
+      if (k < 0 || k >= NN_POLICY_SIZE || (mk && !mk[k])) continue;
+      d[k] -= wp * b->pi[e].prob;
+    }
+    double dv = (double)value[s] - b->z[s];
+    mse += dv * dv;
+    dvalue[s] = (float)(2.0 * wv * dv);
+  }
+  out->policy = ce / n;
+  out->value = mse / n;
+  out->l2 = 0;
+  out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value;
+}
+
+void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+  double s = 0;
+  float c2 = 2.0f * cfg->l2;
+  for (int t = 0; t < m->ntensors; t++) {
+    const nn_param_info_t *ti = &m->table[t];
+    if (!ti->decay) continue;
+    const float *w = m->params + ti->offset;
+    float *g = m->grads + ti->offset;
+    for (size_t i = 0; i < ti->size; i++) {
+      s += (double)w[i] * w[i];
+      g[i] += c2 * w[i];
+    }
+  }
+  out->l2 = cfg->l2 * s;
+  out->total += out->l2;
+}

@@ -1,0 +1,61 @@
+/*
+ * nn_loss.h: the training batch and the loss.
+ *
+ *   L = (1/n) sum_i [ wp * CE(pi_i, softmax_legal(logits_i)) + wv * (v_i - z_i)^2 ]
+ *       + c * sum over decayed weights of w^2
+ *
+ * CE(pi, p) = -sum_k pi_k log p_k over the sparse target pi (search visit distribution);
+ * the softmax runs over the legal moves only (mask). Target entries on masked moves are
+ * ignored (they cannot come from a valid search; ignoring keeps the loss finite). pi
+ * need not sum exactly to 1: the gradient p * sum(pi) - pi is exact for any pi.
+ */
+#ifndef NN_LOSS_H
+#define NN_LOSS_H
+
+#include <stdint.h>
+
+#include "nn/nn_model.h"
+
+/* One entry of a sparse policy target. */
+typedef struct {
+  int32_t index; /* policy index from the side to move's view, 0..NN_POLICY_SIZE-1 */
+  float prob;    /* target probability */
+} nn_pi_entry_t;
+
+/* A training batch; all arrays are caller-owned. */
+typedef struct {
+  int n;
+  const float *planes;      /* (n, NN_INPUT_PLANES, 10, 9) from nn_encode */
+  const uint8_t *mask;      /* (n, NN_POLICY_SIZE) 1 = legal; NULL = all legal */
+  const int32_t *pi_offset; /* (n + 1) sample i's targets are pi[pi_offset[i] .. [i+1]) */
+  const nn_pi_entry_t *pi;  /* (pi_offset[n]) */
+  const float *z;           /* (n) game result from the side to move's view, in [-1, 1] */
+} nn_batch_t;
+
+typedef struct {
+  float policy_weight; /* wp, usually 1 */
+  float value_weight;  /* wv, usually 1 */
+  float l2;            /* c, e.g. 1e-4 */
+} nn_loss_cfg_t;
+
+typedef struct {
+  double total;  /* everything below, weighted */
+  double policy; /* mean cross-entropy (unweighted) */
+  double value;  /* mean squared error (unweighted) */
+  double l2;     /* c * sum w^2 */
+} nn_loss_t;
+
+/* probs (n, NN_POLICY_SIZE) = softmax of logits over legal moves, 0 on illegal ones.
+ * A sample with no legal move gets all zeros. probs may alias logits. */
+void nn_masked_softmax(float *probs, const float *logits, const uint8_t *mask, int n);
+
+/* Head losses and their gradients: dlogits (n, NN_POLICY_SIZE) = dL/dlogits (0 on
+ * masked moves), dvalue (n) = dL/dv (v: the tanh output). Fills out->policy, value and
+ * total (without L2). */
+void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const float *value,
+                   const nn_batch_t *b, const nn_loss_cfg_t *cfg, nn_loss_t *out);
+
+/* Adds the L2 term to out (l2 and total) and its gradient 2 c w into m->grads. */
+void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out);
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * nn_model.c: architecture presets, the parameter table and its carving into named
+ * tensors, initialisation, and BN folding for inference.
+ */
+#include "nn/nn_model.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/conv3x3.h"
+#include "support/rng.h"
+
+nn_arch_t nn_arch_make(int blocks, int channels) {
+  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels};
+  return a;
+}
+
+int nn_arch_preset(const char *name, nn_arch_t *out) {
+  if (!strcmp(name, "tiny")) *out = nn_arch_make(2, 16);
+  else if (!strcmp(name, "default")) *out = nn_arch_make(6, 64);
+  else if (!strcmp(name, "large")) *out = nn_arch_make(10, 128);
+  else return XQ_EINVAL;
+  return 0;
+}
+
+int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
+  if (a->blocks < 0 || a->blocks > NN_MAX_BLOCKS)
+    return xq_err_set(eb, XQ_ERANGE, "blocks %d out of range 0..%d", a->blocks, NN_MAX_BLOCKS);
+  if (a->channels < 1 || a->channels > NN_MAX_CHANNELS)
+    return xq_err_set(eb, XQ_ERANGE, "channels %d out of range 1..%d", a->channels,
+                      NN_MAX_CHANNELS);
+  if (a->policy_channels != 2)
+    return xq_err_set(eb, XQ_ERANGE, "policy head channels %d, expected 2", a->policy_channels);
+  if (a->value_channels != 1)
+    return xq_err_set(eb, XQ_ERANGE, "value head channels %d, expected 1", a->value_channels);
+  if (a->value_hidden < 1 || a->value_hidden > NN_MAX_HIDDEN)
+    return xq_err_set(eb, XQ_ERANGE, "value hidden %d out of range 1..%d", a->value_hidden,
+                      NN_MAX_HIDDEN);
+  return 0;
+}
+
+double nn_arch_flops(const nn_arch_t *a) {
+  double c = a->channels, hw = NN_HW;
+  double f = hw * 9 * NN_INPUT_PLANES * c + 2.0 * a->blocks * hw * 9 * c * c;
+  f += hw * c * (a->policy_channels + a->value_channels);
+  f += (double)a->policy_channels * hw * NN_POLICY_SIZE;
+  f += (double)a->value_channels * hw * a->value_hidden + a->value_hidden;
+  return 2.0 * f; /* multiply and add */
+}
+
+/* Carving context: walks the table in file order, assigning offsets and pointers. */
+typedef struct {
+  nn_model_t *m;
+  size_t off, soff;
+} carve_t;
+
+static float *add(carve_t *c, const char *name, int ndim, const int *shape, bool decay) {
+  nn_model_t *m = c->m;
+  assert(m->ntensors < NN_MAX_TENSORS);
+  nn_param_info_t *t = &m->table[m->ntensors++];
+  snprintf(t->name, sizeof t->name, "%s", name);
+  t->ndim = ndim;
+  t->size = 1;
+  for (int i = 0; i < 4; i++) t->shape[i] = i < ndim ? shape[i] : 1;
+  for (int i = 0; i < ndim; i++) t->size *= (size_t)shape[i];
+  t->decay = decay;
+  t->offset = c->off;
+  c->off += t->size;
+  return (float *)(uintptr_t)t->offset; /* an offset; turned into pointers by carve() */
+}
+
+/* Records a conv + BN; stores offsets (as pointers) into cb, fixed up by carve(). */
+static void add_convbn(carve_t *c, nn_convbn_t *cb, const char *prefix, int cin, int cout,
+                       int k) {
+  char name[24];
+  int wshape[4] = {cout, cin, k, k}, cshape[1] = {cout};
+  snprintf(name, sizeof name, "%s.w", prefix);
+  cb->w = add(c, name, 4, wshape, true);
+  snprintf(name, sizeof name, "%s.bn.g", prefix);
+  cb->gamma = add(c, name, 1, cshape, false);
+  snprintf(name, sizeof name, "%s.bn.b", prefix);
+  cb->beta = add(c, name, 1, cshape, false);
+  cb->mean = (float *)(uintptr_t)c->soff;
+  cb->var = (float *)(uintptr_t)(c->soff + (size_t)cout);
+  c->soff += 2 * (size_t)cout;
+  cb->cin = cin;
+  cb->cout = cout;
+  cb->k = k;
+}
+
+static void build_table(nn_model_t *m, nn_tensors_t *t) {
+  const nn_arch_t *a = &m->arch;
+  carve_t c = {m, 0, 0};
+  char prefix[24];
+  memset(t, 0, sizeof *t);
+  m->ntensors = 0;
+  m->nconvs = 1 + 2 * a->blocks;
+  add_convbn(&c, &t->tower[0], "stem", NN_INPUT_PLANES, a->channels, 3);
+  for (int b = 0; b < a->blocks; b++) {
+    snprintf(prefix, sizeof prefix, "block%d.conv1", b);
+    add_convbn(&c, &t->tower[1 + 2 * b], prefix, a->channels, a->channels, 3);
+    snprintf(prefix, sizeof prefix, "block%d.conv2", b);
+    add_convbn(&c, &t->tower[2 + 2 * b], prefix, a->channels, a->channels, 3);
+  }
+  int pin = a->policy_channels * NN_HW, vin = a->value_channels * NN_HW;
+  add_convbn(&c, &t->pol, "policy.conv", a->channels, a->policy_channels, 1);
+  t->pol_fc_w = add(&c, "policy.fc.w", 2, (int[]){NN_POLICY_SIZE, pin}, true);
+  t->pol_fc_b = add(&c, "policy.fc.b", 1, (int[]){NN_POLICY_SIZE}, false);
+  add_convbn(&c, &t->val, "value.conv", a->channels, a->value_channels, 1);
+  t->val_fc1_w = add(&c, "value.fc1.w", 2, (int[]){a->value_hidden, vin}, true);
+  t->val_fc1_b = add(&c, "value.fc1.b", 1, (int[]){a->value_hidden}, false);
+  t->val_fc2_w = add(&c, "value.fc2.w", 2, (int[]){1, a->value_hidden}, true);
+  t->val_fc2_b = add(&c, "value.fc2.b", 1, (int[]){1}, false);
+  m->nparams = c.off;
+  m->nstats = c.soff;
+}
+
+#define FIX(p, base) ((p) = (base) + (size_t)(uintptr_t)(p))
+
+static void fix_convbn(nn_convbn_t *cb, float *base, float *stats) {
+  FIX(cb->w, base);
+  FIX(cb->gamma, base);
+  FIX(cb->beta, base);
+  if (stats) {
+    FIX(cb->mean, stats);
+    FIX(cb->var, stats);
+  } else {
+    cb->mean = cb->var = NULL;
+  }
+}
+
+/* Turns the offsets recorded in t into pointers into base (and stats, may be NULL). */
+static void carve(nn_tensors_t *t, int nconvs, float *base, float *stats) {
+  for (int i = 0; i < nconvs; i++) fix_convbn(&t->tower[i], base, stats);
+  fix_convbn(&t->pol, base, stats);
+  fix_convbn(&t->val, base, stats);
+  FIX(t->pol_fc_w, base);
+  FIX(t->pol_fc_b, base);
+  FIX(t->val_fc1_w, base);
+  FIX(t->val_fc1_b, base);
+  FIX(t->val_fc2_w, base);
+  FIX(t->val_fc2_b, base);
+}
+
+int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
+  *out = NULL;
+  int rc = nn_arch_validate(arch, eb);
+  if (rc) return rc;
+  nn_model_t *m = calloc(1, sizeof *m);
+  if (!m) return xq_err_set(eb, XQ_ENOMEM, "cannot allocate the model");
+  m->arch = *arch;
+  nn_tensors_t offsets;
+  build_table(m, &offsets);
+  const nn_arch_t *a = arch;
+  size_t nprep = 0, nfold = 0;
+  for (int i = 0; i < m->nconvs; i++) {
+    int cin = i == 0 ? NN_INPUT_PLANES : a->channels;
+    nprep += nn_conv3x3_prepared_floats(cin, a->channels);
+    nfold += (size_t)a->channels;
+  }
+  nfold += nprep + (size_t)(a->policy_channels + a->value_channels) * (a->channels + 1);
+  m->params = calloc(m->nparams, sizeof(float));
+  m->grads = calloc(m->nparams, sizeof(float));
+  m->stats = calloc(m->nstats, sizeof(float));
+  m->prepared_mem = calloc(nprep, sizeof(float));
+  m->fold_mem = calloc(nfold, sizeof(float));
+  size_t cmax = (size_t)(a->channels > NN_INPUT_PLANES ? a->channels : NN_INPUT_PLANES);
+  m->fold_tmp = calloc(cmax * (size_t)a->channels * 9, sizeof(float));
+  if (!m->params || !m->grads || !m->stats || !m->prepared_mem || !m->fold_mem ||
+      !m->fold_tmp) {
+    size_t np = m->nparams;
+    nn_model_free(&m);
+    return xq_err_set(eb, XQ_ENOMEM, "cannot allocate %zu parameters", np);
+  }
+  m->p = offsets;
+  m->g = offsets;
+  carve(&m->p, m->nconvs, m->params, m->stats);
+  carve(&m->g, m->nconvs, m->grads, NULL);
+  float *pp = m->prepared_mem, *fp = m->fold_mem;
+  for (int i = 0; i < m->nconvs; i++) {
+    int cin = i == 0 ? NN_INPUT_PLANES : a->channels;
+    size_t sz = nn_conv3x3_prepared_floats(cin, a->channels);
+    m->prepared[i] = pp;
+    pp += sz;
+    m->fold.tower_wp[i] = fp;
+    fp += sz;
+    m->fold.tower_b[i] = fp;
+    fp += a->channels;
+  }
+  m->fold.pol_w = fp;
+  fp += (size_t)a->policy_channels * a->channels;
+  m->fold.pol_b = fp;
+  fp += a->policy_channels;
+  m->fold.val_w = fp;
+  fp += (size_t)a->value_channels * a->channels;
+  m->fold.val_b = fp;
+  fp += a->value_channels;
+  assert((size_t)(fp - m->fold_mem) == nfold);
+  nn_model_init(m, 0);
+  *out = m;
+  return 0;
+}
+
+void nn_model_free(nn_model_t **pm) {
+  if (!pm || !*pm) return;
+  nn_model_t *m = *pm;
+  free(m->params);
+  free(m->grads);
+  free(m->stats);
+  free(m->prepared_mem);
+  free(m->fold_mem);
+  free(m->fold_tmp);
+  free(m);
+  *pm = NULL;
+}
+
+static void init_convbn(nn_convbn_t *cb, xq_rng_t *r) {
+  int fan_in = cb->cin * cb->k * cb->k;
+  double sd = sqrt(2.0 / fan_in);
+  size_t n = (size_t)cb->cout * fan_in;
+  for (size_t i = 0; i < n; i++) cb->w[i] = (float)(sd * xq_rng_normal(r));
+  for (int c = 0; c < cb->cout; c++) {
+    cb->gamma[c] = 1.0f;
+    cb->beta[c] = 0.0f;
+    cb->mean[c] = 0.0f;
+    cb->var[c] = 1.0f;
+  }
+}
+
+static void init_fc(float *w, float *b, int out, int in, double gain, xq_rng_t *r) {
+  double sd = sqrt(gain / in);
+  for (size_t i = 0; i < (size_t)out * in; i++) w[i] = (float)(sd * xq_rng_normal(r));
+  memset(b, 0, (size_t)out * sizeof(float));
+}
+
+void nn_model_init(nn_model_t *m, uint64_t seed) {
+  xq_rng_t r;
+  xq_rng_seed(&r, seed);
+  const nn_arch_t *a = &m->arch;
+  for (int i = 0; i < m->nconvs; i++) init_convbn(&m->p.tower[i], &r);
+  init_convbn(&m->p.pol, &r);
+  init_fc(m->p.pol_fc_w, m->p.pol_fc_b, NN_POLICY_SIZE, a->policy_channels * NN_HW, 2.0, &r);
+  init_convbn(&m->p.val, &r);
+  init_fc(m->p.val_fc1_w, m->p.val_fc1_b, a->value_hidden, a->value_channels * NN_HW, 2.0, &r);
+  init_fc(m->p.val_fc2_w, m->p.val_fc2_b, 1, a->value_hidden, 1.0, &r);
+  m->fold.valid = false;
+}
+
+void nn_model_zero_grad(nn_model_t *m) { memset(m->grads, 0, m->nparams * sizeof(float)); }
+
+/* Folds BN into a conv: wf (cout, cin*k*k) and bf (cout). */
+static void fold_convbn(float *wf, float *bf, const nn_convbn_t *cb) {
+  size_t fan = (size_t)cb->cin * cb->k * cb->k;
+  for (int c = 0; c < cb->cout; c++) {
+    float s = cb->gamma[c] / sqrtf(cb->var[c] + NN_BN_EPS);
+    for (size_t i = 0; i < fan; i++) wf[c * fan + i] = cb->w[c * fan + i] * s;
+    bf[c] = cb->beta[c] - cb->mean[c] * s;
+  }
+}
+
+void nn_model_fold(nn_model_t *m) {
+  float *tmp = m->fold_tmp;
+  for (int i = 0; i < m->nconvs; i++) {
+    const nn_convbn_t *cb = &m->p.tower[i];
+    fold_convbn(tmp, m->fold.tower_b[i], cb);
+    nn_conv3x3_prepare(m->fold.tower_wp[i], tmp, cb->cin, cb->cout);
+  }
+  fold_convbn(m->fold.pol_w, m->fold.pol_b, &m->p.pol);
+  fold_convbn(m->fold.val_w, m->fold.val_b, &m->p.val);
+  m->fold.valid = true;
+}
+
+void nn_model_prepare_train(nn_model_t *m) {
+  for (int i = 0; i < m->nconvs; i++) {
+    const nn_convbn_t *cb = &m->p.tower[i];
+    nn_conv3x3_prepare(m->prepared[i], cb->w, cb->cin, cb->cout);
+  }
+}
+
+double nn_model_l2(const nn_model_t *m) {
+  double s = 0;
+  for (int t = 0; t < m->ntensors; t++) {
+    const nn_param_info_t *ti = &m->table[t];
+    if (!ti->decay) continue;
+    const float *w = m->params + ti->offset;
+    for (size_t i = 0; i < ti->size; i++) s += (double)w[i] * w[i];
+  }
+  return s;
+}

@@ -1,0 +1,139 @@
+/*
+ * nn_model.h: the network's architecture and its parameters.
+ *
+ * Architecture (docs/network.md): 3x3 conv stem (no bias) + BN + ReLU; `blocks` residual
+ * blocks (conv-BN-ReLU-conv-BN, + skip, ReLU); policy head 1x1 conv -> 2 channels, BN,
+ * ReLU, FC 180 -> 2086 (with bias); value head 1x1 conv -> 1 channel, BN, ReLU,
+ * FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh.
+ *
+ * Parameters live in one flat float array carved into named tensors by a table (name,
+ * shape, offset, whether L2 applies), in the order the weights file stores them. The
+ * gradient array has the same layout, so the optimiser is one flat loop. Batch-norm
+ * running means and variances live in a second flat array (`stats`), also carved by
+ * the table order. A model also owns its BN-folded inference weights (nn_model_fold).
+ *
+ * Ownership: nn_model_new allocates everything; nn_model_free(&m) releases it.
+ */
+#ifndef NN_MODEL_H
+#define NN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "support/error.h"
+
+#define NN_INPUT_PLANES 18
+#define NN_INPUT_VERSION 1
+#define NN_POLICY_SIZE 2086 /* == XQ_POLICY_SIZE */
+#define NN_HW 90
+#define NN_MAX_BLOCKS 40
+#define NN_MAX_CHANNELS 512
+#define NN_MAX_HIDDEN 1024
+#define NN_MAX_CONVS (1 + 2 * NN_MAX_BLOCKS)
+#define NN_MAX_TENSORS (3 * NN_MAX_CONVS + 16)
+#define NN_BN_EPS 1e-5f
+#define NN_BN_MOMENTUM 0.1f
+
+typedef struct {
+  int blocks;          /* residual blocks B (0..NN_MAX_BLOCKS) */
+  int channels;        /* tower channels C */
+  int policy_channels; /* 1x1 conv channels of the policy head (2) */
+  int value_channels;  /* 1x1 conv channels of the value head (1) */
+  int value_hidden;    /* hidden units of the value head */
+} nn_arch_t;
+
+/* The standard architecture for B blocks of C channels: heads 2 and 1 channels, value
+ * hidden 2*C (so tiny 2x16 -> 32, default 6x64 -> 128, large 10x128 -> 256). */
+nn_arch_t nn_arch_make(int blocks, int channels);
+/* Presets "tiny", "default", "large". Returns 0 or XQ_EINVAL. */
+int nn_arch_preset(const char *name, nn_arch_t *out);
+/* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
+int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);
+/* Forward multiply-adds per position (for benchmarks). */
+double nn_arch_flops(const nn_arch_t *a);
+
+/* One row of the parameter table. */
+typedef struct {
+  char name[24];    /* e.g. "tower.3.conv.w" */
+  int ndim;
+  int shape[4];
+  size_t offset;    /* in floats from the start of the params array */
+  size_t size;      /* product of shape */
+  bool decay;       /* L2 applies (conv and FC weights; not BN or biases) */
+} nn_param_info_t;
+
+/* A convolution followed by batch norm: parameter pointers and running statistics. */
+typedef struct {
+  float *w;     /* (cout, cin, k, k), k = 3 in the tower, 1 in the heads */
+  float *gamma; /* (cout) */
+  float *beta;  /* (cout) */
+  float *mean;  /* (cout) running mean (stats array; NULL in gradient views) */
+  float *var;   /* (cout) running variance (unbiased, like PyTorch) */
+  int cin, cout, k;
+} nn_convbn_t;
+
+/* Named views into a flat array (parameters or gradients). */
+typedef struct {
+  nn_convbn_t tower[NN_MAX_CONVS]; /* [0] stem; block b: [1 + 2b], [2 + 2b] */
+  nn_convbn_t pol;                 /* policy 1x1 conv: w (2, C, 1, 1) */
+  float *pol_fc_w;                 /* (2086, 180) */
+  float *pol_fc_b;                 /* (2086) */
+  nn_convbn_t val;                 /* value 1x1 conv: w (1, C, 1, 1) */
+  float *val_fc1_w;                /* (hidden, 90) */
+  float *val_fc1_b;                /* (hidden) */
+  float *val_fc2_w;                /* (1, hidden) */
+  float *val_fc2_b;                /* (1) */
+} nn_tensors_t;
+
+/* BN folded into the preceding conv: w' = w * g / sqrt(var + eps),
+ * b' = beta - mean * g / sqrt(var + eps). */
+typedef struct {
+  float *tower_wp[NN_MAX_CONVS]; /* prepared 3x3 weights (nn_conv3x3_prepare layout) */
+  float *tower_b[NN_MAX_CONVS];  /* (C) */
+  float *pol_w;                  /* (2, C) */
+  float *pol_b;                  /* (2) */
+  float *val_w;                  /* (1, C) */
+  float *val_b;                  /* (1) */
+  bool valid;                    /* set by nn_model_fold, cleared by nothing else */
+} nn_folded_t;
+
+typedef struct {
+  nn_arch_t arch;
+  int nconvs;     /* 1 + 2 * blocks */
+  int ntensors;
+  nn_param_info_t table[NN_MAX_TENSORS];
+  size_t nparams; /* floats in params and grads */
+  size_t nstats;  /* floats in stats (running mean and var of every BN) */
+  float *params;  /* (nparams) */
+  float *grads;   /* (nparams) */
+  float *stats;   /* (nstats) */
+  nn_tensors_t p; /* views into params (and stats) */
+  nn_tensors_t g; /* views into grads */
+  /* Training-mode 3x3 weights in the prepared layout (re-prepared each forward). */
+  float *prepared[NN_MAX_CONVS];
+  float *prepared_mem;
+  nn_folded_t fold;
+  float *fold_mem;
+  float *fold_tmp; /* (max cout * cin * 9) scratch for folding */
+} nn_model_t;
+
+/* Allocates a model (parameters zero, running var 1). Returns 0 or a negative code. */
+int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb);
+/* NULL-safe; sets *m to NULL. */
+void nn_model_free(nn_model_t **m);
+/* He-normal conv and FC weights (std sqrt(2 / fan_in)), FC biases 0, BN gamma 1 and
+ * beta 0, running mean 0 and var 1. The value head's last layer uses std
+ * sqrt(1 / fan_in). Deterministic in seed. */
+void nn_model_init(nn_model_t *m, uint64_t seed);
+/* Zeroes the gradient array. */
+void nn_model_zero_grad(nn_model_t *m);
+/* Computes the folded inference weights from params and running stats. Call after
+ * loading and after training steps before inference. */
+void nn_model_fold(nn_model_t *m);
+/* Prepares the unfolded 3x3 weights for the training forward pass. */
+void nn_model_prepare_train(nn_model_t *m);
+/* Sum of squares of all decayed weights (the L2 term before its coefficient). */
+double nn_model_l2(const nn_model_t *m);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * nn_plan.h: activation memory for one network shape and a maximum batch size, planned
+ * once and reused for every call (no allocation per layer or per batch).
+ *
+ * An inference plan holds two tower buffers (the residual block writes its output over
+ * its input, see conv3x3.h) and the heads. A training plan keeps every layer's conv
+ * output (before BN) and its activation (after BN, skip and ReLU) for the backward pass,
+ * plus the batch statistics and the gradient buffers.
+ *
+ * Ownership: nn_plan_new allocates, nn_plan_free(&p) releases. A plan is used by one
+ * thread at a time; it may be used with any model of the same architecture.
+ */
+#ifndef NN_PLAN_H
+#define NN_PLAN_H
+
+#include <stdbool.h>
+
+#include "nn/nn_model.h"
+
+typedef struct {
+  nn_arch_t arch;
+  int max_n;
+  bool training;
+  float *scratch; /* conv3x3 scratch for max_n */
+  /* inference tower */
+  float *act[2]; /* (n, C, 90) */
+  /* training tower caches, per 3x3 conv l (0 stem; block b: 1+2b, 2+2b) */
+  float *z[NN_MAX_CONVS];       /* (n, C, 90) conv output, before BN */
+  float *y[NN_MAX_CONVS];       /* (n, C, 90) after BN (+ skip), ReLU */
+  float *bn_mean[NN_MAX_CONVS]; /* (C) batch mean */
+  float *bn_var[NN_MAX_CONVS];  /* (C) batch variance (biased) */
+  /* heads */
+  float *pz;            /* (n, 2, 90) policy 1x1 conv output before BN (training) */
+  float *py;            /* (n, 2, 90) after BN, ReLU */
+  float *pmean, *pvar;  /* (2) */
+  float *logits;        /* (n, 2086) raw policy logits (not masked) */
+  float *vz;            /* (n, 1, 90) value 1x1 conv output before BN (training) */
+  float *vy;            /* (n, 1, 90) after BN, ReLU */
+  float *vmean, *vvar;  /* (1) */
+  float *vh;            /* (n, hidden) after FC1 and ReLU */
+  float *value;         /* (n) tanh output */
+  /* gradients (training) */
+  float *dlogits; /* (n, 2086) */
+  float *dvalue;  /* (n) */
+  float *dvh;     /* (n, hidden) */
+  float *dpy;     /* (n, 2, 90) */
+  float *dvy;     /* (n, 1, 90) */
+  float *dA, *dB, *dskip; /* (n, C, 90) */
+  float *mem;
+  size_t mem_floats;
+} nn_plan_t;
+
+/* Plans memory for batches of up to max_n positions. Returns 0 or a negative code. */
+int nn_plan_new(nn_plan_t **out, const nn_arch_t *arch, int max_n, bool training,
+                xq_errbuf_t *eb);
+/* NULL-safe; sets *p to NULL. */
+void nn_plan_free(nn_plan_t **p);
+
+#endif
