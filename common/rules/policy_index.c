@@ -24,8 +24,12 @@ static bool ever_possible(int from, int to) {
   if (from == to) return false;
   if (xq_sq_file(from) == xq_sq_file(to) || xq_sq_rank(from) == xq_sq_rank(to)) return true;
   if (in_list(xq_horse_[from], 2, to)) return true;
-  for (int c = 0; c < 2; c++)
-    if (in_list(xq_eleph_[c][from], 2, to) || in_list(xq_advisor_[c][from], 1, to)) return true;
+  for (int c = 0; c < 2; c++) {
+    if (xq_can_stand_[xq_pc_make(c, XQ_ELEPHANT)][from] && in_list(xq_eleph_[c][from], 2, to))
+      return true;
+    if (xq_can_stand_[xq_pc_make(c, XQ_ADVISOR)][from] && in_list(xq_advisor_[c][from], 1, to))
+      return true;
+  }
   return false;
 }
 
