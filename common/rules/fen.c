@@ -163,8 +163,9 @@ int xq_fen_parse(xq_pos_t *pos, const char *fen, xq_errbuf_t *eb) {
       goto fail;
     }
     p = skip_spaces(p);
-    if (*p && (parse_counter(&p, 100000, &fullmove) || fullmove < 1)) {
-      rc = xq_err_set(eb, XQ_EFEN, "bad fullmove number (expected a number 1..100000)");
+    /* pos->fullmove is 16 bits: a larger number would silently wrap. */
+    if (*p && (parse_counter(&p, UINT16_MAX, &fullmove) || fullmove < 1)) {
+      rc = xq_err_set(eb, XQ_EFEN, "bad fullmove number (expected a number 1..65535)");
       goto fail;
     }
     p = skip_spaces(p);
