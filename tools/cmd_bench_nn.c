@@ -1,0 +1,230 @@
+/*
+ * cmd_bench_nn.c: `xqz bench nn`: how close the network code runs to this machine's
+ * limit. Measures the machine's own single-call cblas_sgemm peak, then the 3x3 conv
+ * kernels (Winograd and the im2col reference) layer by layer, then whole-net inference
+ * and training rates, each with achieved GFLOP/s (direct-convolution FLOPs, so Winograd
+ * can exceed 100% of the sgemm peak) and its share of the peak.
+ * Benchmarks print figures; they are not tests. --json prints one JSON object.
+ */
+#include <cblas.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_nn_net.h"
+#include "commands.h"
+#include "nn/conv3x3.h"
+#include "nn/conv3x3_im2col.h"
+
+typedef struct {
+  int threads;
+  bool quick, json, no_net;
+  double min_time; /* seconds per measurement */
+} bench_opts_t;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static float *alloc_rand(size_t count, unsigned *seed) {
+  float *p = malloc(sizeof(float) * (count ? count : 1));
+  if (!p) {
+    fprintf(stderr, "xqz bench nn: out of memory (%zu floats)\n", count);
+    exit(1);
+  }
+  for (size_t i = 0; i < count; i++) {
+    *seed = *seed * 1103515245u + 12345u;
+    p[i] = (float)((*seed >> 8) & 0xFFFF) / 32768.0f - 1.0f;
+  }
+  return p;
+}
+
+/*
+ * Seconds per call of fn(ctx): one warm-up call, then three timed rounds each lasting
+ * at least min_time; the fastest round wins (noise on a shared machine only slows).
+ */
+typedef void (*bench_fn)(void *ctx);
+double bench_nn_time(bench_fn fn, void *ctx, double min_time) {
+  fn(ctx);
+  double best = 1e30;
+  for (int round = 0; round < 3; round++) {
+    int calls = 0;
+    double t0 = now_s(), t;
+    do {
+      fn(ctx);
+      calls++;
+      t = now_s() - t0;
+    } while (t < min_time);
+    if (t / calls < best) best = t / calls;
+  }
+  return best;
+}
+
+/* ---- sgemm peak ---- */
+
+typedef struct {
+  int m, n, k;
+  float *a, *b, *c;
+} sgemm_ctx_t;
+
+static void run_sgemm(void *p) {
+  sgemm_ctx_t *s = p;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s->m, s->n, s->k, 1.0f, s->a, s->k,
+              s->b, s->n, 0.0f, s->c, s->n);
+}
+
+static double sgemm_peak(const bench_opts_t *o) {
+  unsigned seed = 1;
+  sgemm_ctx_t s = {1024, 1024, 1024, NULL, NULL, NULL};
+  s.a = alloc_rand((size_t)s.m * s.k, &seed);
+  s.b = alloc_rand((size_t)s.k * s.n, &seed);
+  s.c = alloc_rand((size_t)s.m * s.n, &seed);
+  double t = bench_nn_time(run_sgemm, &s, o->min_time);
+  free(s.a), free(s.b), free(s.c);
+  return 2.0 * s.m * s.n * s.k / t * 1e-9;
+}
+
+/* ---- conv layers ---- */
+
+typedef struct {
+  int n, cin, cout;
+  float *x, *y, *w, *wp, *bias, *res, *dw, *scratch, *scratch_ref;
+} conv_ctx_t;
+
+static void run_fwd(void *p) {
+  conv_ctx_t *c = p;
+  nn_conv3x3_forward(c->y, c->scratch, c->x, c->wp, c->bias, c->res, true, c->n, c->cin,
+                     c->cout);
+}
+static void run_fwd_ref(void *p) {
+  conv_ctx_t *c = p;
+  nn_conv3x3_im2col_forward(c->y, c->scratch_ref, c->x, c->w, c->bias, c->res, true, c->n,
+                            c->cin, c->cout);
+}
+static void run_bwd_data(void *p) {
+  conv_ctx_t *c = p;
+  nn_conv3x3_backward_data(c->x, c->scratch, c->y, c->w, c->n, c->cin, c->cout);
+}
+static void run_bwd_data_ref(void *p) {
+  conv_ctx_t *c = p;
+  nn_conv3x3_im2col_backward_data(c->x, c->scratch_ref, c->y, c->w, c->n, c->cin, c->cout);
+}
+static void run_bwd_w(void *p) {
+  conv_ctx_t *c = p;
+  nn_conv3x3_backward_weights(c->dw, c->scratch, c->y, c->x, c->n, c->cin, c->cout);
+}
+static void run_bwd_w_ref(void *p) {
+  conv_ctx_t *c = p;
+  nn_conv3x3_im2col_backward_weights(c->dw, c->scratch_ref, c->y, c->x, c->n, c->cin,
+                                     c->cout);
+}
+
+static void bench_convs(const bench_opts_t *o, double peak, bool *first_json) {
+  static const int chans[] = {64, 128};
+  static const int batches[] = {32, 256};
+  static const struct {
+    const char *name;
+    bench_fn fast, ref;
+  } kinds[] = {{"forward", run_fwd, run_fwd_ref},
+               {"backward_data", run_bwd_data, run_bwd_data_ref},
+               {"backward_weights", run_bwd_w, run_bwd_w_ref}};
+  if (!o->json) {
+    printf("\n3x3 conv layers (GFLOP/s counted as direct convolution; %% of sgemm peak)\n");
+    printf("%-18s %5s %5s %12s %7s %12s %7s %7s\n", "kernel", "C", "batch", "winograd",
+           "%peak", "im2col", "%peak", "speedup");
+  } else {
+    printf("%s\"conv\":{", *first_json ? "" : ",");
+    *first_json = false;
+  }
+  bool first = true;
+  for (size_t ci = 0; ci < sizeof chans / sizeof chans[0]; ci++)
+    for (size_t bi = 0; bi < sizeof batches / sizeof batches[0]; bi++) {
+      const int c = chans[ci], n = batches[bi];
+      if (o->quick && n > 32) continue;
+      unsigned seed = 7;
+      conv_ctx_t ctx = {.n = n, .cin = c, .cout = c};
+      const size_t act = (size_t)n * c * NN_BOARD_HW;
+      ctx.x = alloc_rand(act, &seed);
+      ctx.y = alloc_rand(act, &seed);
+      ctx.res = alloc_rand(act, &seed);
+      ctx.w = alloc_rand((size_t)c * c * 9, &seed);
+      ctx.dw = alloc_rand((size_t)c * c * 9, &seed);
+      ctx.bias = alloc_rand((size_t)c, &seed);
+      ctx.wp = alloc_rand(nn_conv3x3_prepared_floats(c, c), &seed);
+      ctx.scratch = alloc_rand(nn_conv3x3_scratch_floats(n, c, c), &seed);
+      ctx.scratch_ref = alloc_rand(nn_conv3x3_im2col_scratch_floats(n, c, c), &seed);
+      nn_conv3x3_prepare(ctx.wp, ctx.w, c, c);
+      const double flops = 2.0 * n * c * c * 9 * NN_BOARD_HW;
+      for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        double tf = bench_nn_time(kinds[k].fast, &ctx, o->min_time);
+        double tr = bench_nn_time(kinds[k].ref, &ctx, o->min_time);
+        double gf = flops / tf * 1e-9, gr = flops / tr * 1e-9;
+        if (o->json) {
+          printf("%s\"%s/%dx%d/%d\":{\"winograd_gflops\":%.1f,\"im2col_gflops\":%.1f}",
+                 first ? "" : ",", kinds[k].name, c, c, n, gf, gr);
+          first = false;
+        } else {
+          printf("%-18s %5d %5d %8.1f GF/s %6.0f%% %8.1f GF/s %6.0f%% %6.2fx\n",
+                 kinds[k].name, c, n, gf, 100 * gf / peak, gr, 100 * gr / peak, tr / tf);
+          fflush(stdout);
+        }
+      }
+      free(ctx.x), free(ctx.y), free(ctx.res), free(ctx.w), free(ctx.dw), free(ctx.bias);
+      free(ctx.wp), free(ctx.scratch), free(ctx.scratch_ref);
+    }
+  if (o->json) printf("}");
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz bench nn [--threads N] [--quick] [--json] [--no-net]\n"
+             "  --threads N  OpenBLAS threads (default 1: one per search thread)\n"
+             "  --quick      shorter measurements, fewer batch sizes\n"
+             "  --json       print the figures as one JSON object\n"
+             "  --no-net     only the sgemm peak and the conv layers\n");
+}
+
+int xqz_bench_nn(int argc, char **argv) {
+  bench_opts_t o = {.threads = 1, .min_time = 0.4};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+      char *end;
+      long t = strtol(argv[++i], &end, 10);
+      if (*end || t < 1 || t > 256) {
+        fprintf(stderr, "xqz bench nn: --threads wants 1..256, got '%s'\n", argv[i]);
+        return 2;
+      }
+      o.threads = (int)t;
+    } else if (!strcmp(argv[i], "--quick")) {
+      o.quick = true;
+      o.min_time = 0.12;
+    } else if (!strcmp(argv[i], "--json")) {
+      o.json = true;
+    } else if (!strcmp(argv[i], "--no-net")) {
+      o.no_net = true;
+    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "xqz bench nn: unknown argument '%s'\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  openblas_set_num_threads(o.threads);
+  bool first_json = true;
+  if (o.json) printf("{\"threads\":%d", o.threads), first_json = false;
+  else printf("xqz bench nn: %d OpenBLAS thread%s%s\n", o.threads, o.threads > 1 ? "s" : "",
+              o.quick ? " (quick)" : "");
+  double peak = sgemm_peak(&o);
+  if (o.json) printf(",\"sgemm_peak_gflops\":%.1f", peak);
+  else printf("sgemm peak (1024^3, single call): %.1f GFLOP/s\n", peak), fflush(stdout);
+  int rc = 0;
+  if (!o.no_net) rc = bench_nn_nets(o.threads, o.quick, o.json, o.min_time, peak);
+  bench_convs(&o, peak, &first_json);
+  if (o.json) printf("}\n");
+  return rc;
+}
