@@ -1,13 +1,220 @@
 /*
- * bench_nn_net.c: whole-network rates for `xqz bench nn` (see bench_nn_net.h).
- * Placeholder until the model's forward/backward API lands.
+ * bench_nn_net.c: whole-network rates for `xqz bench nn` (see bench_nn_net.h):
+ * inference positions/s (nn_infer, BN folded) at several batch sizes and training
+ * samples/s (nn_train_step: forward with batch-statistics BN, loss, backward, SGD) at
+ * batch 256, for the default 6x64 and large 10x128 nets.
+ *
+ * Time spent inside cblas_sgemm is measured by interposing the symbol: the xqz binary
+ * defines cblas_sgemm, which times the call and forwards to OpenBLAS's own definition
+ * found with dlsym(RTLD_NEXT). Counting is off except while a net is being timed, and
+ * the extra cost is two clock reads per GEMM call.
  */
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include "bench_nn_net.h"
 
+#include <cblas.h>
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nn/nn_forward.h"
+#include "nn/nn_loss.h"
+#include "nn/nn_model.h"
+#include "nn/nn_optim.h"
+#include "nn/nn_plan.h"
+
+/* ---- GEMM time accounting ---- */
+
+typedef void (*sgemm_fn_t)(OPENBLAS_CONST enum CBLAS_ORDER, OPENBLAS_CONST enum CBLAS_TRANSPOSE,
+                           OPENBLAS_CONST enum CBLAS_TRANSPOSE, OPENBLAS_CONST blasint,
+                           OPENBLAS_CONST blasint, OPENBLAS_CONST blasint, OPENBLAS_CONST float,
+                           OPENBLAS_CONST float *, OPENBLAS_CONST blasint,
+                           OPENBLAS_CONST float *, OPENBLAS_CONST blasint, OPENBLAS_CONST float,
+                           float *, OPENBLAS_CONST blasint);
+
+static bool gemm_counting;
+static double gemm_seconds;
+static sgemm_fn_t real_sgemm;
+
+static double clock_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_TRANSPOSE ta,
+                 OPENBLAS_CONST enum CBLAS_TRANSPOSE tb, OPENBLAS_CONST blasint m,
+                 OPENBLAS_CONST blasint n, OPENBLAS_CONST blasint k, OPENBLAS_CONST float alpha,
+                 OPENBLAS_CONST float *a, OPENBLAS_CONST blasint lda, OPENBLAS_CONST float *b,
+                 OPENBLAS_CONST blasint ldb, OPENBLAS_CONST float beta, float *c,
+                 OPENBLAS_CONST blasint ldc) {
+  if (!real_sgemm) {
+    void *sym = dlsym(RTLD_NEXT, "cblas_sgemm");
+    if (!sym) {
+      fprintf(stderr, "xqz: cannot find OpenBLAS's cblas_sgemm: %s\n", dlerror());
+      abort();
+    }
+    memcpy(&real_sgemm, &sym, sizeof real_sgemm);
+  }
+  if (!gemm_counting) {
+    real_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  double t0 = clock_s();
+  real_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  gemm_seconds += clock_s() - t0;
+}
+
+/* ---- inference ---- */
+
+typedef struct {
+  nn_model_t *m;
+  nn_plan_t *plan;  /* training plan */
+  nn_plan_t *iplan; /* inference plan */
+  float *planes; /* (max_n, 18, 90) */
+  float *policy; /* (max_n, 2086) */
+  float *value;  /* (max_n) */
+  int n;
+  /* training */
+  nn_sgd_t opt;
+  nn_batch_t batch;
+  nn_loss_cfg_t cfg;
+} net_ctx_t;
+
+static void run_infer(void *p) {
+  net_ctx_t *c = p;
+  nn_infer(c->policy, c->value, c->iplan, c->m, c->planes, NULL, c->n);
+}
+
+static void run_train(void *p) {
+  net_ctx_t *c = p;
+  nn_loss_t loss;
+  nn_train_step(c->m, c->plan, &c->opt, &c->batch, &c->cfg, &loss);
+}
+
+/* Times fn and the share of that time inside sgemm (per call). */
+static double time_split(void (*fn)(void *), void *ctx, double min_time, double *gemm_share) {
+  double t = bench_nn_time(fn, ctx, min_time);
+  /* A separate counted run: fewer calls, just to split the time. */
+  int calls = (int)(min_time / t) + 1;
+  gemm_seconds = 0;
+  gemm_counting = true;
+  double t0 = clock_s();
+  for (int i = 0; i < calls; i++) fn(ctx);
+  double total = clock_s() - t0;
+  gemm_counting = false;
+  *gemm_share = total > 0 ? gemm_seconds / total : 0;
+  return t;
+}
+
+static void fill_planes(float *planes, size_t count, uint64_t *s) {
+  for (size_t i = 0; i < count; i++) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    planes[i] = (*s >> 60) == 0 ? 1.0f : 0.0f; /* sparse 0/1 like piece planes */
+  }
+}
 
 int bench_nn_nets(int threads, bool quick, bool json, double min_time, double peak_gflops) {
-  (void)threads, (void)quick, (void)min_time, (void)peak_gflops;
-  if (!json) printf("(whole-net rates: model forward/backward not available yet)\n");
+  (void)threads;
+  static const char *presets[] = {"default", "large"};
+  static const int infer_batches[] = {1, 8, 32, 64, 256};
+  const int train_n = 256, max_n = 256;
+  xq_errbuf_t eb = {{0}};
+  char infer_json[2048] = "", train_json[512] = "";
+  size_t ij = 0, tj = 0;
+  if (!json) {
+    printf("\nwhole net (GFLOP/s of direct-convolution FLOPs; %% of sgemm peak; share of time in sgemm)\n");
+    printf("%-8s %-6s %5s %12s %9s %6s %6s\n", "net", "mode", "batch", "rate/s", "GFLOP/s",
+           "%peak", "%gemm");
+  }
+  for (size_t a = 0; a < sizeof presets / sizeof presets[0]; a++) {
+    net_ctx_t c = {0};
+    nn_arch_t arch;
+    nn_arch_preset(presets[a], &arch);
+    char label[32];
+    snprintf(label, sizeof label, "%dx%d", arch.blocks, arch.channels);
+    const double flops = nn_arch_flops(&arch); /* per position, forward */
+    if (nn_model_new(&c.m, &arch, &eb) || nn_plan_new(&c.plan, &arch, max_n, true, &eb) ||
+        nn_plan_new(&c.iplan, &arch, max_n, false, &eb)) {
+      fprintf(stderr, "xqz bench nn: cannot build the %s net: %s\n", label, eb.msg);
+      nn_plan_free(&c.plan);
+      nn_model_free(&c.m);
+      return 1;
+    }
+    nn_model_init(c.m, 1);
+    nn_model_fold(c.m);
+    uint64_t seed = 42;
+    c.planes = malloc(sizeof(float) * (size_t)max_n * NN_INPUT_PLANES * NN_HW);
+    c.policy = malloc(sizeof(float) * (size_t)max_n * NN_POLICY_SIZE);
+    c.value = malloc(sizeof(float) * (size_t)max_n);
+    int32_t *pi_off = malloc(sizeof(int32_t) * (size_t)(train_n + 1));
+    nn_pi_entry_t *pi = malloc(sizeof(nn_pi_entry_t) * (size_t)train_n * 8);
+    float *z = malloc(sizeof(float) * (size_t)train_n);
+    if (!c.planes || !c.policy || !c.value || !pi_off || !pi || !z) {
+      fprintf(stderr, "xqz bench nn: out of memory\n");
+      return 1;
+    }
+    fill_planes(c.planes, (size_t)max_n * NN_INPUT_PLANES * NN_HW, &seed);
+
+    ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "%s\"%s\":{",
+                           a ? "," : "", label);
+    for (size_t b = 0; b < sizeof infer_batches / sizeof infer_batches[0]; b++) {
+      c.n = infer_batches[b];
+      if (quick && (c.n == 8 || c.n == 64)) continue;
+      double share;
+      double t = time_split(run_infer, &c, min_time, &share);
+      double rate = c.n / t, gf = rate * flops * 1e-9;
+      ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "%s\"%d\":%.1f",
+                             b ? "," : "", c.n, rate);
+      if (!json) {
+        printf("%-8s %-6s %5d %12.1f %9.1f %5.0f%% %5.0f%%\n", label, "infer", c.n, rate, gf,
+               100 * gf / peak_gflops, 100 * share);
+        fflush(stdout);
+      }
+    }
+    ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "}");
+
+    /* Training: random sparse targets, SGD with momentum, a small learning rate. */
+    for (int i = 0; i < train_n; i++) {
+      pi_off[i] = i * 8;
+      for (int k = 0; k < 8; k++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        pi[i * 8 + k].index = (int32_t)((seed >> 33) % NN_POLICY_SIZE);
+        pi[i * 8 + k].prob = 0.125f;
+      }
+      z[i] = (float)(i % 3) - 1.0f;
+    }
+    pi_off[train_n] = train_n * 8;
+    c.batch = (nn_batch_t){.n = train_n, .planes = c.planes, .mask = NULL,
+                           .pi_offset = pi_off, .pi = pi, .z = z};
+    c.cfg = (nn_loss_cfg_t){.policy_weight = 1, .value_weight = 1, .l2 = 1e-4f};
+    if (nn_sgd_init(&c.opt, c.m, &eb)) {
+      fprintf(stderr, "xqz bench nn: %s\n", eb.msg);
+      return 1;
+    }
+    c.opt.momentum = 0.9f;
+    c.opt.schedule.n = 1;
+    c.opt.schedule.e[0].from = 0;
+    c.opt.schedule.e[0].lr = 1e-4f;
+    double share;
+    double t = time_split(run_train, &c, quick ? min_time : 2 * min_time, &share);
+    double rate = train_n / t, gf = rate * 3 * flops * 1e-9; /* forward + 2x backward */
+    tj += (size_t)snprintf(train_json + tj, sizeof train_json - tj, "%s\"%s\":{\"%d\":%.1f}",
+                           a ? "," : "", label, train_n, rate);
+    if (!json) {
+      printf("%-8s %-6s %5d %12.1f %9.1f %5.0f%% %5.0f%%\n", label, "train", train_n, rate, gf,
+             100 * gf / peak_gflops, 100 * share);
+      fflush(stdout);
+    }
+    nn_sgd_close(&c.opt);
+    free(c.planes), free(c.policy), free(c.value), free(pi_off), free(pi), free(z);
+    nn_plan_free(&c.plan);
+    nn_plan_free(&c.iplan);
+    nn_model_free(&c.m);
+  }
+  if (json) printf(",\"infer\":{%s},\"train\":{%s}", infer_json, train_json);
   return 0;
 }
