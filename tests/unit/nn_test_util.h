@@ -1,0 +1,157 @@
+/*
+ * nn_test_util.h: shared helpers of the network tests (random tensors, a random training
+ * batch, a finite-difference gradient check). Header-only, included after cmocka.h.
+ */
+#ifndef XQZ_NN_TEST_UTIL_H
+#define XQZ_NN_TEST_UTIL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/nn_loss.h"
+#include "nn/nn_model.h"
+#include "support/rng.h"
+
+static inline void tu_fill(float *x, size_t n, xq_rng_t *r, float scale) {
+  for (size_t i = 0; i < n; i++) x[i] = (float)(scale * xq_rng_normal(r));
+}
+
+/* Fills values away from 0 (|x| >= 0.2) so a ReLU kink is never crossed by a probe. */
+static inline void tu_fill_away(float *x, size_t n, xq_rng_t *r) {
+  for (size_t i = 0; i < n; i++) {
+    float v = (float)xq_rng_normal(r);
+    x[i] = v >= 0 ? v + 0.2f : v - 0.2f;
+  }
+}
+
+static inline double tu_dot(const float *a, const float *b, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];
+  return s;
+}
+
+/* An owned random batch: planes like real ones (0/1 piece planes, scalars), a random
+ * mask with `legal` legal moves per sample, a sparse pi over some of them, random z. */
+typedef struct {
+  nn_batch_t b;
+  float *planes;
+  uint8_t *mask;
+  int32_t *off;
+  nn_pi_entry_t *pi;
+  float *z;
+} tu_batch_t;
+
+static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, xq_rng_t *r) {
+  t->planes = calloc((size_t)n * NN_INPUT_PLANES * NN_HW, sizeof(float));
+  t->mask = calloc((size_t)n * NN_POLICY_SIZE, 1);
+  t->off = calloc((size_t)n + 1, sizeof(int32_t));
+  t->pi = calloc((size_t)n * targets, sizeof(nn_pi_entry_t));
+  t->z = calloc((size_t)n, sizeof(float));
+  for (int s = 0; s < n; s++) {
+    float *p = t->planes + (size_t)s * NN_INPUT_PLANES * NN_HW;
+    for (int sq = 0; sq < NN_HW; sq++) {
+      uint64_t k = xq_rng_below(r, 4);
+      if (k == 0) p[xq_rng_below(r, 14) * NN_HW + sq] = 1.0f;
+    }
+    float stm = (float)(s & 1), r60 = (float)xq_rng_uniform(r), rep = (float)(s % 3 == 0);
+    for (int sq = 0; sq < NN_HW; sq++) {
+      p[14 * NN_HW + sq] = stm;
+      p[15 * NN_HW + sq] = r60;
+      p[16 * NN_HW + sq] = rep;
+      p[17 * NN_HW + sq] = 1.0f;
+    }
+    uint8_t *mk = t->mask + (size_t)s * NN_POLICY_SIZE;
+    int idx[256], cnt = 0;
+    while (cnt < legal) {
+      int k = (int)xq_rng_below(r, NN_POLICY_SIZE);
+      if (mk[k]) continue;
+      mk[k] = 1;
+      idx[cnt++] = k;
+    }
+    t->off[s + 1] = t->off[s] + targets;
+    double sum = 0;
+    for (int e = 0; e < targets; e++) sum += (t->pi[s * targets + e].prob = (float)(xq_rng_uniform(r) + 0.1));
+    for (int e = 0; e < targets; e++) {
+      t->pi[s * targets + e].index = idx[e];
+      t->pi[s * targets + e].prob = (float)(t->pi[s * targets + e].prob / sum);
+    }
+    t->z[s] = (float)((int)xq_rng_below(r, 3) - 1);
+  }
+  t->b = (nn_batch_t){n, t->planes, t->mask, t->off, t->pi, t->z};
+}
+
+static inline void tu_batch_free(tu_batch_t *t) {
+  free(t->planes);
+  free(t->mask);
+  free(t->off);
+  free(t->pi);
+  free(t->z);
+}
+
+/*
+ * Compares analytic gradient `an` (len) of a scalar function with central differences
+ * over up to `probes` indices of x (evenly spread). f(ctx) evaluates the function at the
+ * current x. Fails the test when the relative error of the probed vectors,
+ * |an - num| / (|an| + |num|), exceeds tol, unless |an - num|_inf <= abs_floor.
+ *
+ * Kinks: through ReLUs a probe may cross a kink, and then no step size gives the
+ * derivative. A probe whose central differences at h and h/2 disagree by more than 10%
+ * (the function is not smooth there) is skipped; at most a quarter of the probes may
+ * be skipped, so a systematically wrong gradient cannot hide behind this rule (a wrong
+ * formula makes the two estimates agree with each other, not with the analytic value).
+ */
+typedef double (*tu_fn_t)(void *ctx);
+
+static inline double tu_central(float *x, float h, tu_fn_t f, void *ctx) {
+  float save = *x;
+  *x = save + h;
+  double fp = f(ctx);
+  *x = save - h;
+  double fm = f(ctx);
+  *x = save;
+  /* the step actually taken, as float rounding sees it */
+  return (fp - fm) / ((double)(save + h) - (double)(save - h));
+}
+
+static inline void tu_gradcheck(const char *what, float *x, const float *an, size_t len,
+                                tu_fn_t f, void *ctx, float h, size_t probes, double tol,
+                                double abs_floor) {
+  double dd = 0, na = 0, nn = 0, maxdiff = 0;
+  size_t step = len > probes ? len / probes : 1, worst = 0, used = 0, skipped = 0;
+  bool kinks = getenv("XQZ_TEST_NO_KINK_SKIP") == NULL;
+  for (size_t i = 0; i < len; i += step) {
+    double num = tu_central(&x[i], h, f, ctx), a = an[i];
+    if (kinks) {
+      double num2 = tu_central(&x[i], h / 2, f, ctx);
+      if (fabs(num - num2) > 0.1 * fabs(num2) + abs_floor) {
+        skipped++;
+        continue;
+      }
+    }
+    used++;
+    dd += (a - num) * (a - num);
+    na += a * a;
+    nn += num * num;
+    if (fabs(a - num) > maxdiff) {
+      maxdiff = fabs(a - num);
+      worst = i;
+    }
+  }
+  double rel = sqrt(dd) / (sqrt(na) + sqrt(nn) + 1e-30);
+  if (getenv("XQZ_TEST_VERBOSE"))
+    printf("  %-22s rel %.3g max|diff| %.3g |an| %.3g probes %zu skipped %zu\n", what, rel,
+           maxdiff, sqrt(na), used, skipped);
+  if (skipped * 4 > used + skipped)
+    fail_msg("%s: %zu of %zu probes are not smooth; the check proves nothing", what, skipped,
+             used + skipped);
+  if (rel > tol && maxdiff > abs_floor)
+    fail_msg("%s: gradient mismatch, relative error %.3g (tol %.3g), max |diff| %.3g at %zu "
+             "(analytic %.6g)", what, rel, tol, maxdiff, worst, (double)an[worst]);
+  if (na == 0 && nn == 0 && len > 0)
+    fail_msg("%s: gradient is identically zero on the probes; the check proves nothing", what);
+}
+
+#endif
