@@ -54,6 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc) {
     CHECK(rc == XQ_EFEN);
     CHECK(eb.msg[0] != 0);
+    static const uint8_t empty[XQ_SQUARES];
+    CHECK(memcmp(pos.board, empty, sizeof empty) == 0 && pos.key == 0); /* left cleared */
     free(fen);
     return 0;
   }

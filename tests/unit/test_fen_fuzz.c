@@ -269,6 +269,10 @@ static int fuzz_one_fen(const char *input, size_t len) {
     if (rc != XQ_EFEN) fail_msg("xq_fen_parse returned %d, not XQ_EFEN, for '%s'", rc, fen);
     if (!eb.msg[0]) fail_msg("rejected FEN without a message: '%s'", fen);
     assert_true(strlen(eb.msg) < sizeof eb.msg);
+    /* fen.h promises a cleared position after an error. */
+    static const uint8_t empty[XQ_SQUARES];
+    if (memcmp(pos.board, empty, sizeof empty) || pos.key != 0 || pos.ply != 0)
+      fail_msg("rejected FEN '%s' left a non-empty position behind", fen);
     /* A NULL error buffer must be accepted too. */
     assert_int_equal(xq_fen_parse(&pos, fen, NULL), XQ_EFEN);
     free(fen);
