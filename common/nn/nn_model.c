@@ -199,7 +199,11 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
   m->fold.val_b = fp;
   fp += a->value_channels;
   assert((size_t)(fp - m->fold_mem) == nfold);
-  nn_model_init(m, 0);
+  /* Parameters start at zero; running variances at 1 so an uninitialised net is finite. */
+  for (int l = 0; l < m->nconvs + 2; l++) {
+    nn_convbn_t *cb = l < m->nconvs ? &m->p.tower[l] : l == m->nconvs ? &m->p.pol : &m->p.val;
+    for (int c = 0; c < cb->cout; c++) cb->var[c] = 1.0f;
+  }
   *out = m;
   return 0;
 }

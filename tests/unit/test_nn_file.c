@@ -1,0 +1,288 @@
+/*
+ * test_nn_file.c: the .xqzn weights file and the .xqzc checkpoint: round trips, one test
+ * per validation error, a fuzz loop of mutated and truncated images that must all be
+ * rejected without a crash, and a checkpoint that resumes training bit for bit.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "nn/nn_checkpoint.h"
+#include "nn/nn_file.h"
+#include "nn/nn_forward.h"
+#include "nn/nn_optim.h"
+#include "support/atomic_file.h"
+#include "support/crc32.h"
+#include "nn_test_util.h"
+
+static char tmpdir[256];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(tmpdir, sizeof tmpdir, "%s/nn_file_test_XXXXXX", XQZ_BINARY_DIR);
+  return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static nn_model_t *tiny(uint64_t seed) {
+  nn_arch_t a = nn_arch_make(1, 8);
+  nn_model_t *m;
+  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
+  nn_model_init(m, seed);
+  for (size_t i = 0; i < m->nstats; i++) m->stats[i] = 0.5f + (float)i / 1000.0f;
+  return m;
+}
+
+static nn_file_meta_t meta_of(uint64_t id) {
+  nn_file_meta_t meta = {0};
+  meta.net_id = id;
+  meta.parent_id = 77;
+  meta.step = 1234;
+  meta.created = 1700000000;
+  return meta;
+}
+
+static void test_crc32(void **state) {
+  (void)state;
+  assert_int_equal(xq_crc32(0, "123456789", 9), 0xCBF43926u); /* the standard check value */
+  assert_int_equal(xq_crc32(xq_crc32(0, "1234", 4), "56789", 5), 0xCBF43926u);
+}
+
+static void test_round_trip(void **state) {
+  (void)state;
+  char path[300];
+  snprintf(path, sizeof path, "%s/a.xqzn", tmpdir);
+  nn_model_t *m = tiny(1), *l = NULL;
+  nn_file_meta_t meta = meta_of(0x1122334455667788ull), got;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
+  int rc = nn_file_load(path, &l, &got, &eb);
+  if (rc) fail_msg("load: %s", eb.msg);
+  assert_int_equal(got.net_id, 0x1122334455667788ull);
+  assert_int_equal(got.parent_id, 77);
+  assert_int_equal(got.step, 1234);
+  assert_int_equal(got.created, 1700000000);
+  assert_int_equal(got.input_version, NN_INPUT_VERSION);
+  assert_int_equal(got.arch.blocks, 1);
+  assert_int_equal(got.arch.channels, 8);
+  assert_int_equal(got.arch.value_hidden, 16);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  assert_memory_equal(m->stats, l->stats, m->nstats * 4);
+  /* load_into: same architecture works, a different one is refused by name */
+  assert_int_equal(nn_file_load_into(path, l, NULL, &eb), 0);
+  nn_arch_t other = nn_arch_make(2, 8);
+  nn_model_t *o;
+  assert_int_equal(nn_model_new(&o, &other, NULL), 0);
+  assert_int_equal(nn_file_load_into(path, o, NULL, &eb), XQ_EMISMATCH);
+  assert_non_null(strstr(eb.msg, "blocks"));
+  assert_int_equal(nn_file_info(path, &got, 1, &eb), 0);
+  /* no temp file is left behind */
+  char tmp[320];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  assert_int_not_equal(access(tmp, F_OK), 0);
+  nn_model_free(&m);
+  nn_model_free(&l);
+  nn_model_free(&o);
+}
+
+/* Decodes buf and expects error code `want` with `needle` in the message. */
+static void expect_reject(const unsigned char *buf, size_t len, int want, const char *needle) {
+  nn_model_t *m = (nn_model_t *)1;
+  xq_errbuf_t eb = {{0}};
+  int rc = nn_file_decode(&m, NULL, buf, len, &eb);
+  if (rc != want || !strstr(eb.msg, needle))
+    fail_msg("expected %d '%s', got %d '%s'", want, needle, rc, eb.msg);
+  assert_null(m);
+}
+
+static void refresh_header_crc(unsigned char *b) {
+  uint32_t c = xq_crc32(0, b, 100);
+  for (int i = 0; i < 4; i++) b[100 + i] = (unsigned char)(c >> (8 * i));
+}
+
+static void test_each_error(void **state) {
+  (void)state;
+  nn_model_t *m = tiny(2);
+  nn_file_meta_t meta = meta_of(5);
+  unsigned char *buf, *b;
+  size_t len;
+  assert_int_equal(nn_file_encode(&buf, &len, m, &meta, NULL), 0);
+  b = malloc(len);
+#define RESET() memcpy(b, buf, len)
+  RESET();
+  expect_reject(b, 0, XQ_ETRUNC, "truncated");
+  expect_reject(b, 100, XQ_ETRUNC, "truncated header");
+  expect_reject(b, len - 1, XQ_ETRUNC, "truncated payload");
+  b[0] = 'Y';
+  expect_reject(b, len, XQ_EFORMAT, "bad magic");
+  RESET();
+  b[8] = 2;
+  expect_reject(b, len, XQ_EVERSION, "format version 2");
+  RESET();
+  b[50] ^= 1; /* net id, header CRC not updated */
+  expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
+  RESET();
+  b[NN_FILE_HEADER_SIZE + 17] ^= 0x40;
+  expect_reject(b, len, XQ_ECHECKSUM, "payload checksum");
+  RESET();
+  b[24] = 3; /* blocks 1 -> 3: the payload no longer fits the architecture */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "payload size");
+  RESET();
+  b[24] = 200;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_ERANGE, "blocks 200");
+  RESET();
+  b[16] = 9; /* input-plane version */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "input-plane version");
+  RESET();
+  b[32] = 3; /* policy channels */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_ERANGE, "policy head channels");
+  unsigned char *big = calloc(1, len + 4);
+  memcpy(big, buf, len);
+  expect_reject(big, len + 4, XQ_EFORMAT, "trailing");
+  free(big);
+  xq_errbuf_t eb = {{0}};
+  nn_model_t *l;
+  char path[300];
+  snprintf(path, sizeof path, "%s/missing.xqzn", tmpdir);
+  assert_int_equal(nn_file_load(path, &l, NULL, &eb), XQ_EIO);
+  assert_non_null(strstr(eb.msg, "missing.xqzn"));
+  free(b);
+  free(buf);
+  nn_model_free(&m);
+}
+
+static void test_fuzz_loader(void **state) {
+  (void)state;
+  nn_model_t *m = tiny(3);
+  nn_file_meta_t meta = meta_of(6);
+  unsigned char *buf;
+  size_t len;
+  assert_int_equal(nn_file_encode(&buf, &len, m, &meta, NULL), 0);
+  unsigned char *b = malloc(len + 64);
+  xq_rng_t r;
+  xq_rng_seed(&r, 99);
+  int rejected = 0, trials = 3000;
+  for (int t = 0; t < trials; t++) {
+    memcpy(b, buf, len);
+    size_t n = len;
+    int kind = (int)xq_rng_below(&r, 4);
+    if (kind == 0) {
+      n = (size_t)xq_rng_below(&r, len); /* truncation */
+    } else if (kind == 1) { /* flip a few bits anywhere, often in the header */
+      int flips = 1 + (int)xq_rng_below(&r, 4);
+      for (int i = 0; i < flips; i++) {
+        size_t at = xq_rng_below(&r, 4) ? xq_rng_below(&r, NN_FILE_HEADER_SIZE) : xq_rng_below(&r, len);
+        b[at] ^= (unsigned char)(1u << xq_rng_below(&r, 8));
+      }
+    } else if (kind == 2) { /* header field replaced by random bytes, header CRC fixed up */
+      size_t at = xq_rng_below(&r, 100);
+      b[at] = (unsigned char)xq_rng_next(&r);
+      refresh_header_crc(b);
+      if (at >= 48 && at < 80) continue; /* ids, step, time: any value is valid */
+    } else { /* garbage appended */
+      n = len + 1 + xq_rng_below(&r, 63);
+      for (size_t i = len; i < n; i++) b[i] = (unsigned char)xq_rng_next(&r);
+    }
+    nn_model_t *l = NULL;
+    xq_errbuf_t eb = {{0}};
+    int rc = nn_file_decode(&l, NULL, b, n, &eb);
+    if (rc == 0) {
+      /* A mutation the format cannot see must not have changed the contents. */
+      if (memcmp(b, buf, len) != 0 || n != len) fail_msg("mutation %d accepted (kind %d)", t, kind);
+      nn_model_free(&l);
+    } else {
+      assert_null(l);
+      assert_true(rc < 0 && eb.msg[0] != 0);
+      rejected++;
+    }
+  }
+  assert_true(rejected > trials / 2);
+  free(b);
+  free(buf);
+  nn_model_free(&m);
+}
+
+static void test_checkpoint_resume(void **state) {
+  (void)state;
+  char path[300];
+  snprintf(path, sizeof path, "%s/c.xqzc", tmpdir);
+  xq_rng_t r;
+  xq_rng_seed(&r, 5);
+  tu_batch_t b1, b2;
+  tu_batch_make(&b1, 4, 20, 3, &r);
+  tu_batch_make(&b2, 4, 20, 3, &r);
+  nn_loss_cfg_t cfg = {1, 1, 1e-4f};
+  nn_model_t *a = tiny(4), *c = NULL;
+  nn_plan_t *p;
+  assert_int_equal(nn_plan_new(&p, &a->arch, 4, true, NULL), 0);
+  nn_sgd_t oa = {.momentum = 0.9f, .nesterov = true}, oc = {0};
+  assert_int_equal(nn_lr_parse(&oa.schedule, "0:0.01,2:0.005", NULL), 0);
+  assert_int_equal(nn_sgd_init(&oa, a, NULL), 0);
+  nn_loss_t loss;
+  nn_train_step(a, p, &oa, &b1.b, &cfg, &loss);
+  nn_train_step(a, p, &oa, &b2.b, &cfg, &loss);
+  nn_file_meta_t meta = meta_of(8);
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_checkpoint_save(path, a, &meta, &oa, &eb), 0);
+  nn_file_meta_t got;
+  int rc = nn_checkpoint_load(path, &c, &got, &oc, &eb);
+  if (rc) fail_msg("checkpoint load: %s", eb.msg);
+  assert_int_equal(oc.step, 2);
+  assert_int_equal(got.step, 2);
+  assert_true(oc.nesterov);
+  assert_true(oc.momentum == 0.9f);
+  oc.schedule = oa.schedule;
+  /* Two more steps on both: identical bits. */
+  for (int i = 0; i < 2; i++) {
+    nn_train_step(a, p, &oa, i ? &b1.b : &b2.b, &cfg, &loss);
+    nn_train_step(c, p, &oc, i ? &b1.b : &b2.b, &cfg, &loss);
+  }
+  assert_memory_equal(a->params, c->params, a->nparams * 4);
+  assert_memory_equal(a->stats, c->stats, a->nstats * 4);
+  assert_memory_equal(oa.velocity, oc.velocity, a->nparams * 4);
+  /* A corrupted checkpoint is rejected with a reason. */
+  unsigned char *img;
+  size_t len;
+  assert_int_equal(xq_read_file(path, 1 << 30, &img, &len, NULL), 0);
+  img[len - 3] ^= 1;
+  const void *parts[1] = {img};
+  assert_int_equal(xq_atomic_write(path, parts, &len, 1, NULL), 0);
+  nn_model_t *d;
+  nn_sgd_t od = {0};
+  assert_int_equal(nn_checkpoint_load(path, &d, NULL, &od, &eb), XQ_ECHECKSUM);
+  assert_null(d);
+  assert_int_equal(nn_checkpoint_load(path, &d, NULL, &od, &eb), XQ_ECHECKSUM);
+  free(img);
+  nn_sgd_close(&oa);
+  nn_sgd_close(&oc);
+  tu_batch_free(&b1);
+  tu_batch_free(&b2);
+  nn_plan_free(&p);
+  nn_model_free(&a);
+  nn_model_free(&c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_crc32),
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_each_error),
+      cmocka_unit_test(test_fuzz_loader),
+      cmocka_unit_test(test_checkpoint_resume),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
