@@ -13,6 +13,7 @@ typedef struct {
 static const xqz_command_t commands[] = {
     {"perft", xqz_cmd_perft, "count legal move paths: perft FEN|startpos DEPTH [--divide]"},
     {"bench", xqz_cmd_bench, "benchmarks: bench movegen | bench nn"},
+    {"net", xqz_cmd_net, "networks: net init --size S|--blocks B --channels C --out F | net info F"},
 };
 
 static void usage(FILE *f) {
