@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+"""Regenerates tests/fixtures/nn_tiny_ref.bin, the PyTorch reference for the network.
+
+Builds the xqzero architecture in PyTorch (float64), loads the weights of the tiny net
+that `xqz net init --size tiny --seed 1 --id 1` writes, feeds fixed random input planes,
+legal masks and sparse targets, and records: the training-mode policy logits and values,
+the loss terms, the gradient of every parameter after one backward pass (the large
+policy FC weight every STRIDE-th element, to keep the fixture small), the BN running
+statistics after that forward pass, and the eval-mode logits and values with the
+updated statistics. tests/unit/test_nn_fixture.c compares xqzero's numbers with these.
+
+Usage (Debian's torch lives under /usr/bin/python3):
+    /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz
+
+Fixture format: magic b"XQZFIX1\\0", then records until EOF, each: u32 name length,
+name (ASCII), u32 count, count little-endian float32 values.
+"""
+import argparse
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+POLICY = 2086
+HW = 90
+PLANES = 18
+STRIDE = 13 # policy.fc.w gradient subsampling
+N = 4       # batch size
+LEGAL = 30  # legal moves per sample
+TARGETS = 5 # pi entries per sample
+WP, WV, C_L2 = 1.0, 1.0, 1e-4
+
+
+def read_xqzn(path):
+    b = open(path, "rb").read()
+    assert b[:8] == b"XQZN\r\n\x1a\n", "bad magic"
+    (version, hsize, in_ver, in_planes, blocks, ch, pch, vch, hidden, psize) = \
+        struct.unpack_from("<10I", b, 8)
+    nparams, nstats = struct.unpack_from("<2Q", b, 80)
+    (pcrc,) = struct.unpack_from("<I", b, 96)
+    payload = b[hsize:]
+    assert zlib.crc32(payload) == pcrc, "payload checksum"
+    floats = np.frombuffer(payload, dtype="<f4")
+    assert floats.size == nparams + nstats
+    arch = dict(blocks=blocks, channels=ch, pch=pch, vch=vch, hidden=hidden)
+    return arch, floats[:nparams].copy(), floats[nparams:].copy(), pcrc
+
+
+class ConvBN(nn.Module):
+    def __init__(self, cin, cout, k):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, k, padding=k // 2, bias=False)
+        self.bn = nn.BatchNorm2d(cout, eps=1e-5, momentum=0.1)
+
+
+class Net(nn.Module):
+    def __init__(self, a):
+        super().__init__()
+        c = a["channels"]
+        self.tower = nn.ModuleList([ConvBN(PLANES, c, 3)])
+        for _ in range(a["blocks"]):
+            self.tower.append(ConvBN(c, c, 3))
+            self.tower.append(ConvBN(c, c, 3))
+        self.pol = ConvBN(c, a["pch"], 1)
+        self.pol_fc = nn.Linear(a["pch"] * HW, POLICY)
+        self.val = ConvBN(c, a["vch"], 1)
+        self.val_fc1 = nn.Linear(a["vch"] * HW, a["hidden"])
+        self.val_fc2 = nn.Linear(a["hidden"], 1)
+        self.blocks = a["blocks"]
+
+    def table(self):
+        """(name, parameter, decayed) in xqzero's file order."""
+        rows = []
+        def cb(name, m):
+            rows.extend([(name + ".w", m.conv.weight, True), (name + ".bn.g", m.bn.weight, False),
+                         (name + ".bn.b", m.bn.bias, False)])
+        cb("stem", self.tower[0])
+        for b in range(self.blocks):
+            cb("block%d.conv1" % b, self.tower[1 + 2 * b])
+            cb("block%d.conv2" % b, self.tower[2 + 2 * b])
+        cb("policy.conv", self.pol)
+        rows += [("policy.fc.w", self.pol_fc.weight, True), ("policy.fc.b", self.pol_fc.bias, False)]
+        cb("value.conv", self.val)
+        rows += [("value.fc1.w", self.val_fc1.weight, True), ("value.fc1.b", self.val_fc1.bias, False),
+                 ("value.fc2.w", self.val_fc2.weight, True), ("value.fc2.b", self.val_fc2.bias, False)]
+        return rows
+
+    def bns(self):
+        return [m.bn for m in self.tower] + [self.pol.bn, self.val.bn]
+
+    def forward(self, x):
+        def cbr(m, x, skip=None):
+            y = m.bn(m.conv(x))
+            if skip is not None:
+                y = y + skip
+            return F.relu(y)
+        t = cbr(self.tower[0], x)
+        for b in range(self.blocks):
+            h = cbr(self.tower[1 + 2 * b], t)
+            t = cbr(self.tower[2 + 2 * b], h, skip=t)
+        p = cbr(self.pol, t).flatten(1)
+        logits = self.pol_fc(p)
+        v = cbr(self.val, t).flatten(1)
+        v = torch.tanh(self.val_fc2(F.relu(self.val_fc1(v)))).squeeze(1)
+        return logits, v
+
+
+def load(net, params, stats):
+    off = 0
+    with torch.no_grad():
+        for _, p, _ in net.table():
+            p.copy_(torch.from_numpy(params[off:off + p.numel()].astype(np.float64)).view_as(p))
+            off += p.numel()
+        assert off == params.size
+        off = 0
+        for bn in net.bns():
+            c = bn.num_features
+            bn.running_mean.copy_(torch.from_numpy(stats[off:off + c].astype(np.float64)))
+            bn.running_var.copy_(torch.from_numpy(stats[off + c:off + 2 * c].astype(np.float64)))
+            off += 2 * c
+        assert off == stats.size
+
+
+def make_inputs(rng):
+    planes = np.zeros((N, PLANES, HW), np.float32)
+    mask = np.zeros((N, POLICY), np.uint8)
+    pi_idx = np.zeros((N, TARGETS), np.int32)
+    pi_p = np.zeros((N, TARGETS), np.float32)
+    z = np.zeros(N, np.float32)
+    for s in range(N):
+        for sq in range(HW):
+            if rng.randint(4) == 0:
+                planes[s, rng.randint(14), sq] = 1
+        planes[s, 14] = s & 1
+        planes[s, 15] = np.float32(rng.rand())
+        planes[s, 16] = 1.0 if s % 3 == 0 else 0.0
+        planes[s, 17] = 1
+        legal = rng.choice(POLICY, LEGAL, replace=False)
+        mask[s, legal] = 1
+        pi_idx[s] = legal[:TARGETS]
+        p = rng.rand(TARGETS) + 0.1
+        pi_p[s] = (p / p.sum()).astype(np.float32)
+        z[s] = rng.randint(3) - 1
+    return planes, mask, pi_idx, pi_p, z
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--xqz", default="build/tools/xqz", help="path to the xqz binary")
+    ap.add_argument("--out", default="tests/fixtures/nn_tiny_ref.bin")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "tiny.xqzn")
+        subprocess.run([args.xqz, "net", "init", "--size", "tiny", "--seed", "1", "--id", "1",
+                        "--out", path], check=True, stdout=subprocess.DEVNULL)
+        arch, params, stats, pcrc = read_xqzn(path)
+    net = Net(arch).double()
+    load(net, params, stats)
+    planes, mask, pi_idx, pi_p, z = make_inputs(np.random.RandomState(2024))
+
+    x = torch.from_numpy(planes.astype(np.float64)).view(N, PLANES, 10, 9)
+    net.train()
+    logits, v = net(x)
+    m = torch.from_numpy(mask.astype(bool))
+    logp = F.log_softmax(logits.masked_fill(~m, float("-inf")), dim=1)
+    tgt = torch.zeros(N, POLICY, dtype=torch.float64)
+    for s in range(N):
+        tgt[s, torch.from_numpy(pi_idx[s].astype(np.int64))] = torch.from_numpy(pi_p[s].astype(np.float64))
+    ce = -(tgt * logp.masked_fill(~m, 0.0)).sum(1).mean()
+    mse = ((v - torch.from_numpy(z.astype(np.float64))) ** 2).mean()
+    l2 = C_L2 * sum((p ** 2).sum() for _, p, dec in net.table() if dec)
+    loss = WP * ce + WV * mse + l2
+    loss.backward()
+
+    rec = []
+    def put(name, arr):
+        rec.append((name, np.asarray(arr, dtype=np.float64).astype("<f4").ravel()))
+    put("config", [N, LEGAL, TARGETS, WP, WV, C_L2, STRIDE, pcrc & 0xFFFF, pcrc >> 16])
+    put("planes", planes)
+    put("mask", mask)
+    put("pi_index", pi_idx)
+    put("pi_prob", pi_p)
+    put("z", z)
+    put("logits", logits.detach().numpy())
+    put("value", v.detach().numpy())
+    put("loss", [loss.item(), ce.item(), mse.item(), l2.item()])
+    for name, p, _ in net.table():
+        g = p.grad.detach().numpy().ravel()
+        put("grad." + name, g[::STRIDE] if name == "policy.fc.w" else g)
+    run = []
+    for bn in net.bns():
+        run += [bn.running_mean.numpy(), bn.running_var.numpy()]
+    put("running_stats", np.concatenate(run))
+    net.eval()
+    with torch.no_grad():
+        le, ve = net(x)
+    put("eval_logits", le.numpy())
+    put("eval_value", ve.numpy())
+
+    with open(args.out, "wb") as f:
+        f.write(b"XQZFIX1\0")
+        for name, a in rec:
+            nb = name.encode()
+            f.write(struct.pack("<I", len(nb)) + nb + struct.pack("<I", a.size) + a.tobytes())
+    print("wrote %s (%d bytes): loss %.6f (ce %.6f, mse %.6f, l2 %.6f)" %
+          (args.out, os.path.getsize(args.out), loss.item(), ce.item(), mse.item(), l2.item()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

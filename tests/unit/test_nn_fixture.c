@@ -1,0 +1,160 @@
+/*
+ * test_nn_fixture.c: xqzero's network against PyTorch. tests/fixtures/nn_tiny_ref.bin is
+ * written by scripts/gen_nn_fixture.py (PyTorch in float64, same weights as
+ * `xqz net init --size tiny --seed 1 --id 1`): training-mode logits and values, the loss
+ * terms, every parameter gradient, BN running statistics after the step, and eval-mode
+ * outputs. Our float32 numbers must match within 1e-4 relative, with an absolute floor
+ * of 1e-4 of the tensor's largest magnitude (float32 rounding of near-zero entries).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "nn/nn_forward.h"
+#include "nn/nn_optim.h"
+#include "nn_test_util.h"
+#include "support/atomic_file.h"
+#include "support/crc32.h"
+
+typedef struct {
+  char name[48];
+  uint32_t n;
+  const float *v;
+} rec_t;
+
+static rec_t recs[128];
+static int nrecs;
+static unsigned char *img;
+
+static const rec_t *get(const char *name) {
+  for (int i = 0; i < nrecs; i++)
+    if (!strcmp(recs[i].name, name)) return &recs[i];
+  fail_msg("fixture has no record '%s'", name);
+  return NULL;
+}
+
+static int load_fixture(void **state) {
+  (void)state;
+  size_t len;
+  xq_errbuf_t eb = {{0}};
+  if (xq_read_file(XQZ_SOURCE_DIR "/tests/fixtures/nn_tiny_ref.bin", 1 << 24, &img, &len, &eb)) {
+    fprintf(stderr, "%s\n", eb.msg);
+    return -1;
+  }
+  if (len < 8 || memcmp(img, "XQZFIX1", 8)) return -1;
+  size_t off = 8;
+  while (off < len && nrecs < 128) {
+    uint32_t nl, n;
+    if (off + 4 > len) return -1;
+    memcpy(&nl, img + off, 4);
+    off += 4;
+    if (nl >= sizeof recs[0].name || off + nl + 4 > len) return -1;
+    memcpy(recs[nrecs].name, img + off, nl);
+    recs[nrecs].name[nl] = 0;
+    off += nl;
+    memcpy(&n, img + off, 4);
+    off += 4;
+    if (n > (len - off) / 4) return -1;
+    recs[nrecs].n = n;
+    /* Names make records unaligned: copy the values into an aligned buffer. */
+    float *v = malloc((size_t)n * 4 + 4);
+    if (!v) return -1;
+    memcpy(v, img + off, (size_t)n * 4);
+    recs[nrecs].v = v;
+    off += (size_t)n * 4;
+    nrecs++;
+  }
+  return 0;
+}
+
+static int free_fixture(void **state) {
+  (void)state;
+  for (int i = 0; i < nrecs; i++) free((void *)recs[i].v);
+  free(img);
+  return 0;
+}
+
+/* Compares ours[i * stride] with ref[i]; fails naming the tensor and the worst entry. */
+static void compare(const char *what, const float *ours, size_t stride, const rec_t *ref) {
+  double amax = 0;
+  for (uint32_t i = 0; i < ref->n; i++) amax = fmax(amax, fabs(ref->v[i]));
+  double floor = 1e-4 * amax + 1e-7, worst = 0;
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < ref->n; i++) {
+    double d = fabs((double)ours[i * stride] - ref->v[i]);
+    double excess = d / (1e-4 * fabs(ref->v[i]) + floor);
+    if (excess > worst) worst = excess, at = i;
+  }
+  if (worst > 1.0)
+    fail_msg("%s: entry %u is %.8g, PyTorch says %.8g (beyond 1e-4 rel + %.3g abs)", what, at,
+             (double)ours[at * stride], (double)ref->v[at], floor);
+}
+
+static void test_against_pytorch(void **state) {
+  (void)state;
+  const rec_t *cfg = get("config");
+  int n = (int)cfg->v[0], targets = (int)cfg->v[2], stride = (int)cfg->v[6];
+  uint32_t want_crc = (uint32_t)cfg->v[7] | (uint32_t)cfg->v[8] << 16;
+  nn_arch_t a;
+  nn_model_t *m;
+  assert_int_equal(nn_arch_preset("tiny", &a), 0);
+  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
+  nn_model_init(m, 1); /* what `xqz net init --size tiny --seed 1` writes */
+  uint32_t crc = xq_crc32(0, m->params, m->nparams * 4);
+  crc = xq_crc32(crc, m->stats, m->nstats * 4);
+  if (crc != want_crc)
+    fail_msg("nn_model_init(seed 1) no longer gives the fixture's weights (crc %08x, fixture "
+             "%08x): regenerate with scripts/gen_nn_fixture.py (docs/network.md)", crc, want_crc);
+  /* inputs */
+  const rec_t *pl = get("planes"), *mk = get("mask"), *pi = get("pi_index"), *pp = get("pi_prob");
+  assert_int_equal(pl->n, (uint32_t)n * NN_INPUT_PLANES * NN_HW);
+  uint8_t *mask = malloc((size_t)n * NN_POLICY_SIZE);
+  for (size_t i = 0; i < (size_t)n * NN_POLICY_SIZE; i++) mask[i] = mk->v[i] != 0.0f;
+  nn_pi_entry_t *ent = malloc((size_t)n * targets * sizeof *ent);
+  int32_t *off = malloc(((size_t)n + 1) * sizeof *off);
+  for (int s = 0; s <= n; s++) off[s] = s * targets;
+  for (int i = 0; i < n * targets; i++) ent[i] = (nn_pi_entry_t){(int32_t)pi->v[i], pp->v[i]};
+  nn_batch_t b = {n, pl->v, mask, off, ent, get("z")->v};
+  nn_loss_cfg_t lc = {cfg->v[3], cfg->v[4], cfg->v[5]};
+  nn_plan_t *p;
+  assert_int_equal(nn_plan_new(&p, &a, n, true, NULL), 0);
+  nn_loss_t loss;
+  nn_compute_gradients(m, p, &b, &lc, &loss);
+  /* nn_backward consumed dlogits; the logits and values are still in the plan. */
+  compare("logits", p->logits, 1, get("logits"));
+  compare("value", p->value, 1, get("value"));
+  float lv[4] = {(float)loss.total, (float)loss.policy, (float)loss.value, (float)loss.l2};
+  compare("loss (total, policy, value, l2)", lv, 1, get("loss"));
+  for (int t = 0; t < m->ntensors; t++) {
+    const nn_param_info_t *ti = &m->table[t];
+    char name[64];
+    snprintf(name, sizeof name, "grad.%s", ti->name);
+    const rec_t *r = get(name);
+    size_t st = strcmp(ti->name, "policy.fc.w") ? 1 : (size_t)stride;
+    assert_int_equal(r->n, (ti->size + st - 1) / st);
+    compare(name, m->grads + ti->offset, st, r);
+  }
+  compare("running_stats", m->stats, 1, get("running_stats"));
+  /* Eval mode with the updated statistics: unfolded and folded. */
+  nn_forward(p, m, b.planes, n, false);
+  compare("eval logits (unfolded)", p->logits, 1, get("eval_logits"));
+  compare("eval value (unfolded)", p->value, 1, get("eval_value"));
+  nn_model_fold(m);
+  nn_plan_t *ip;
+  assert_int_equal(nn_plan_new(&ip, &a, n, false, NULL), 0);
+  float val[16];
+  nn_infer(NULL, val, ip, m, b.planes, mask, n);
+  compare("eval logits (folded)", ip->logits, 1, get("eval_logits"));
+  compare("eval value (folded)", val, 1, get("eval_value"));
+  nn_plan_free(&ip);
+  nn_plan_free(&p);
+  nn_model_free(&m);
+  free(mask), free(ent), free(off);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_pytorch)};
+  return cmocka_run_group_tests(tests, load_fixture, free_fixture);
+}
