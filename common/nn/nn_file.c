@@ -184,6 +184,18 @@ int nn_file_decode(nn_model_t **out, nn_file_meta_t *meta, const unsigned char *
   *out = NULL;
   int rc = nn_file_decode_header(meta, buf, len, eb);
   if (rc) return rc;
+  /* Check the sizes before allocating: a header may claim a huge architecture. */
+  size_t np, ns;
+  nn_arch_counts(&meta->arch, &np, &ns);
+  if (meta->nparams != np || meta->nstats != ns)
+    return xq_err_set(eb, XQ_EMISMATCH,
+                      "payload size: header says %llu parameters + %llu statistics, "
+                      "a %dx%d net has %zu + %zu",
+                      (unsigned long long)meta->nparams, (unsigned long long)meta->nstats,
+                      meta->arch.blocks, meta->arch.channels, np, ns);
+  if (len < NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float))
+    return xq_err_set(eb, XQ_ETRUNC, "truncated payload: %zu of %zu bytes", len,
+                      NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float));
   nn_model_t *m;
   if ((rc = nn_model_new(&m, &meta->arch, eb))) return rc;
   if ((rc = check_payload(meta, m, len, buf, eb)) || (rc = take_payload(m, buf, eb))) {

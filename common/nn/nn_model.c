@@ -42,6 +42,17 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
   return 0;
 }
 
+void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
+  size_t c = (size_t)a->channels, pc = (size_t)a->policy_channels, vc = (size_t)a->value_channels;
+  size_t h = (size_t)a->value_hidden, convs = 1 + 2 * (size_t)a->blocks;
+  size_t p = c * NN_INPUT_PLANES * 9 + 2 * c;                /* stem */
+  p += (convs - 1) * (c * c * 9 + 2 * c);                     /* tower */
+  p += pc * c + 2 * pc + (size_t)NN_POLICY_SIZE * (pc * NN_HW + 1); /* policy head */
+  p += vc * c + 2 * vc + h * (vc * NN_HW + 1) + h + 1;        /* value head */
+  *nparams = p;
+  *nstats = 2 * (convs * c + pc + vc);
+}
+
 double nn_arch_flops(const nn_arch_t *a) {
   double c = a->channels, hw = NN_HW;
   double f = hw * 9 * NN_INPUT_PLANES * c + 2.0 * a->blocks * hw * 9 * c * c;
@@ -199,6 +210,11 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
   m->fold.val_b = fp;
   fp += a->value_channels;
   assert((size_t)(fp - m->fold_mem) == nfold);
+#ifndef NDEBUG
+  size_t np, ns;
+  nn_arch_counts(arch, &np, &ns);
+  assert(np == m->nparams && ns == m->nstats);
+#endif
   /* Parameters start at zero; running variances at 1 so an uninitialised net is finite. */
   for (int l = 0; l < m->nconvs + 2; l++) {
     nn_convbn_t *cb = l < m->nconvs ? &m->p.tower[l] : l == m->nconvs ? &m->p.pol : &m->p.val;

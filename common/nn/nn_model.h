@@ -50,6 +50,9 @@ nn_arch_t nn_arch_make(int blocks, int channels);
 int nn_arch_preset(const char *name, nn_arch_t *out);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);
+/* Floats of parameters and of BN running statistics of an architecture (no allocation;
+ * loaders check a file's sizes with it before allocating anything). */
+void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats);
 /* Forward multiply-adds per position (for benchmarks). */
 double nn_arch_flops(const nn_arch_t *a);
 
