@@ -6,28 +6,13 @@
 
 #include "support/atomic_file.h"
 #include "support/crc32.h"
+#include "support/le.h"
 
 enum {
   C_MAGIC = 0, C_VERSION = 8, C_HSIZE = 12, C_STEP = 16, C_MOMENTUM = 24, C_FLAGS = 28,
   C_NETLEN = 32, C_NVEL = 40, C_BODY_CRC = 48, C_HEADER_CRC = 52, C_RESERVED = 56,
 };
 
-static void put32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static void put64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint32_t get32(const unsigned char *p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
-  return v;
-}
-static uint64_t get64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
 
 int nn_checkpoint_save(const char *path, const nn_model_t *m, const nn_file_meta_t *meta,
                        const nn_sgd_t *opt, xq_errbuf_t *eb) {
@@ -42,19 +27,19 @@ int nn_checkpoint_save(const char *path, const nn_model_t *m, const nn_file_meta
   size_t vlen = opt->n * sizeof(float);
   unsigned char h[NN_CKPT_HEADER_SIZE] = {0};
   memcpy(h + C_MAGIC, NN_CKPT_MAGIC, 8);
-  put32(h + C_VERSION, NN_CKPT_VERSION);
-  put32(h + C_HSIZE, NN_CKPT_HEADER_SIZE);
-  put64(h + C_STEP, (uint64_t)opt->step);
+  xq_put_le32(h + C_VERSION, NN_CKPT_VERSION);
+  xq_put_le32(h + C_HSIZE, NN_CKPT_HEADER_SIZE);
+  xq_put_le64(h + C_STEP, (uint64_t)opt->step);
   uint32_t mom;
   memcpy(&mom, &opt->momentum, 4);
-  put32(h + C_MOMENTUM, mom);
-  put32(h + C_FLAGS, opt->nesterov ? 1u : 0u);
-  put64(h + C_NETLEN, netlen);
-  put64(h + C_NVEL, opt->n);
+  xq_put_le32(h + C_MOMENTUM, mom);
+  xq_put_le32(h + C_FLAGS, opt->nesterov ? 1u : 0u);
+  xq_put_le64(h + C_NETLEN, netlen);
+  xq_put_le64(h + C_NVEL, opt->n);
   uint32_t crc = xq_crc32(0, net, netlen);
   crc = xq_crc32(crc, opt->velocity, vlen);
-  put32(h + C_BODY_CRC, crc);
-  put32(h + C_HEADER_CRC, xq_crc32(0, h, C_HEADER_CRC));
+  xq_put_le32(h + C_BODY_CRC, crc);
+  xq_put_le32(h + C_HEADER_CRC, xq_crc32(0, h, C_HEADER_CRC));
   const void *parts[3] = {h, net, opt->velocity};
   size_t sizes[3] = {sizeof h, netlen, vlen};
   rc = xq_atomic_write(path, parts, sizes, 3, eb);
@@ -69,18 +54,18 @@ static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt,
     return xq_err_set(eb, XQ_EFORMAT, "bad magic: not an xqzero training checkpoint (.xqzc)");
   if (len < NN_CKPT_HEADER_SIZE)
     return xq_err_set(eb, XQ_ETRUNC, "truncated header: %zu of %d bytes", len, NN_CKPT_HEADER_SIZE);
-  if (get32(b + C_VERSION) != NN_CKPT_VERSION)
+  if (xq_get_le32(b + C_VERSION) != NN_CKPT_VERSION)
     return xq_err_set(eb, XQ_EVERSION, "checkpoint version %u, this build reads version %d",
-                      get32(b + C_VERSION), NN_CKPT_VERSION);
-  if (xq_crc32(0, b, C_HEADER_CRC) != get32(b + C_HEADER_CRC))
+                      xq_get_le32(b + C_VERSION), NN_CKPT_VERSION);
+  if (xq_crc32(0, b, C_HEADER_CRC) != xq_get_le32(b + C_HEADER_CRC))
     return xq_err_set(eb, XQ_ECHECKSUM, "checkpoint header checksum mismatch");
-  if (get32(b + C_HSIZE) != NN_CKPT_HEADER_SIZE)
-    return xq_err_set(eb, XQ_EFORMAT, "checkpoint header size %u", get32(b + C_HSIZE));
-  uint32_t flags = get32(b + C_FLAGS);
+  if (xq_get_le32(b + C_HSIZE) != NN_CKPT_HEADER_SIZE)
+    return xq_err_set(eb, XQ_EFORMAT, "checkpoint header size %u", xq_get_le32(b + C_HSIZE));
+  uint32_t flags = xq_get_le32(b + C_FLAGS);
   if (flags > 1) return xq_err_set(eb, XQ_EFORMAT, "unknown checkpoint flags %#x", flags);
   for (int i = C_RESERVED; i < NN_CKPT_HEADER_SIZE; i++)
     if (b[i]) return xq_err_set(eb, XQ_EFORMAT, "reserved header byte %d is not zero", i);
-  uint64_t netlen = get64(b + C_NETLEN), nvel = get64(b + C_NVEL);
+  uint64_t netlen = xq_get_le64(b + C_NETLEN), nvel = xq_get_le64(b + C_NVEL);
   size_t rest = len - NN_CKPT_HEADER_SIZE;
   if (netlen > rest) return xq_err_set(eb, XQ_ETRUNC, "truncated: model image cut short");
   if (nvel > (rest - netlen) / sizeof(float))
@@ -89,7 +74,7 @@ static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt,
     return xq_err_set(eb, XQ_EFORMAT, "checkpoint size: %zu bytes of trailing garbage",
                       (size_t)(rest - netlen - nvel * sizeof(float)));
   uint32_t crc = xq_crc32(0, b + NN_CKPT_HEADER_SIZE, rest);
-  if (crc != get32(b + C_BODY_CRC))
+  if (crc != xq_get_le32(b + C_BODY_CRC))
     return xq_err_set(eb, XQ_ECHECKSUM, "checkpoint body checksum mismatch");
   xq_errbuf_t why = {{0}};
   nn_model_t *m;
@@ -107,10 +92,10 @@ static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt,
     return xq_err_set(eb, XQ_ENOMEM, "cannot allocate the momentum buffer");
   }
   memcpy(vel, b + NN_CKPT_HEADER_SIZE + netlen, nvel * sizeof(float));
-  uint32_t mom = get32(b + C_MOMENTUM);
+  uint32_t mom = xq_get_le32(b + C_MOMENTUM);
   memcpy(&opt->momentum, &mom, 4);
   opt->nesterov = flags & 1;
-  opt->step = (int64_t)get64(b + C_STEP);
+  opt->step = (int64_t)xq_get_le64(b + C_STEP);
   opt->n = nvel;
   opt->velocity = vel;
   *out = m;

@@ -14,28 +14,13 @@
 
 #include "support/atomic_file.h"
 #include "support/crc32.h"
+#include "support/le.h"
 #include "support/rng.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "the .xqzn float payload is little-endian; add byte swapping for this host");
 _Static_assert(sizeof(float) == 4, "float must be IEEE-754 binary32");
 
-static void put32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static void put64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint32_t get32(const unsigned char *p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
-  return v;
-}
-static uint64_t get64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
 
 enum {
   OFF_MAGIC = 0, OFF_VERSION = 8, OFF_HSIZE = 12, OFF_INPUT_VERSION = 16,
@@ -56,24 +41,24 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   memcpy(pl, m->params, m->nparams * sizeof(float));
   memcpy(pl + m->nparams * sizeof(float), m->stats, m->nstats * sizeof(float));
   memcpy(b + OFF_MAGIC, NN_FILE_MAGIC, 8);
-  put32(b + OFF_VERSION, NN_FILE_VERSION);
-  put32(b + OFF_HSIZE, NN_FILE_HEADER_SIZE);
-  put32(b + OFF_INPUT_VERSION, meta->input_version ? meta->input_version : NN_INPUT_VERSION);
-  put32(b + OFF_INPUT_PLANES, NN_INPUT_PLANES);
-  put32(b + OFF_BLOCKS, (uint32_t)m->arch.blocks);
-  put32(b + OFF_CHANNELS, (uint32_t)m->arch.channels);
-  put32(b + OFF_POLICY_CH, (uint32_t)m->arch.policy_channels);
-  put32(b + OFF_VALUE_CH, (uint32_t)m->arch.value_channels);
-  put32(b + OFF_VALUE_HIDDEN, (uint32_t)m->arch.value_hidden);
-  put32(b + OFF_POLICY_SIZE, NN_POLICY_SIZE);
-  put64(b + OFF_NET_ID, meta->net_id);
-  put64(b + OFF_PARENT_ID, meta->parent_id);
-  put64(b + OFF_STEP, (uint64_t)meta->step);
-  put64(b + OFF_CREATED, (uint64_t)meta->created);
-  put64(b + OFF_NPARAMS, m->nparams);
-  put64(b + OFF_NSTATS, m->nstats);
-  put32(b + OFF_PAYLOAD_CRC, xq_crc32(0, pl, payload));
-  put32(b + OFF_HEADER_CRC, xq_crc32(0, b, OFF_HEADER_CRC));
+  xq_put_le32(b + OFF_VERSION, NN_FILE_VERSION);
+  xq_put_le32(b + OFF_HSIZE, NN_FILE_HEADER_SIZE);
+  xq_put_le32(b + OFF_INPUT_VERSION, meta->input_version ? meta->input_version : NN_INPUT_VERSION);
+  xq_put_le32(b + OFF_INPUT_PLANES, NN_INPUT_PLANES);
+  xq_put_le32(b + OFF_BLOCKS, (uint32_t)m->arch.blocks);
+  xq_put_le32(b + OFF_CHANNELS, (uint32_t)m->arch.channels);
+  xq_put_le32(b + OFF_POLICY_CH, (uint32_t)m->arch.policy_channels);
+  xq_put_le32(b + OFF_VALUE_CH, (uint32_t)m->arch.value_channels);
+  xq_put_le32(b + OFF_VALUE_HIDDEN, (uint32_t)m->arch.value_hidden);
+  xq_put_le32(b + OFF_POLICY_SIZE, NN_POLICY_SIZE);
+  xq_put_le64(b + OFF_NET_ID, meta->net_id);
+  xq_put_le64(b + OFF_PARENT_ID, meta->parent_id);
+  xq_put_le64(b + OFF_STEP, (uint64_t)meta->step);
+  xq_put_le64(b + OFF_CREATED, (uint64_t)meta->created);
+  xq_put_le64(b + OFF_NPARAMS, m->nparams);
+  xq_put_le64(b + OFF_NSTATS, m->nstats);
+  xq_put_le32(b + OFF_PAYLOAD_CRC, xq_crc32(0, pl, payload));
+  xq_put_le32(b + OFF_HEADER_CRC, xq_crc32(0, b, OFF_HEADER_CRC));
   *buf = b;
   *len = NN_FILE_HEADER_SIZE + payload;
   return 0;
@@ -81,7 +66,7 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
 
 static int check_u32(const unsigned char *b, int off, uint32_t want, const char *what,
                      xq_errbuf_t *eb) {
-  uint32_t got = get32(b + off);
+  uint32_t got = xq_get_le32(b + off);
   if (got != want)
     return xq_err_set(eb, XQ_EMISMATCH, "%s is %u, this build expects %u", what, got, want);
   return 0;
@@ -96,27 +81,27 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
   if (len < NN_FILE_HEADER_SIZE)
     return xq_err_set(eb, XQ_ETRUNC, "truncated header: %zu of %d bytes", len,
                       NN_FILE_HEADER_SIZE);
-  uint32_t version = get32(b + OFF_VERSION);
+  uint32_t version = xq_get_le32(b + OFF_VERSION);
   if (version != NN_FILE_VERSION)
     return xq_err_set(eb, XQ_EVERSION, "format version %u, this build reads version %d",
                       version, NN_FILE_VERSION);
   uint32_t hcrc = xq_crc32(0, b, OFF_HEADER_CRC);
-  if (hcrc != get32(b + OFF_HEADER_CRC))
+  if (hcrc != xq_get_le32(b + OFF_HEADER_CRC))
     return xq_err_set(eb, XQ_ECHECKSUM, "header checksum mismatch (stored %08x, computed %08x)",
-                      get32(b + OFF_HEADER_CRC), hcrc);
+                      xq_get_le32(b + OFF_HEADER_CRC), hcrc);
   int rc;
   if ((rc = check_u32(b, OFF_HSIZE, NN_FILE_HEADER_SIZE, "header size", eb))) return rc;
   for (int i = OFF_RESERVED; i < NN_FILE_HEADER_SIZE; i++)
     if (b[i]) return xq_err_set(eb, XQ_EFORMAT, "reserved header byte %d is not zero", i);
   meta->format_version = version;
-  meta->input_version = get32(b + OFF_INPUT_VERSION);
+  meta->input_version = xq_get_le32(b + OFF_INPUT_VERSION);
   if (meta->input_version != NN_INPUT_VERSION)
     return xq_err_set(eb, XQ_EMISMATCH, "input-plane version %u, this build encodes version %d",
                       meta->input_version, NN_INPUT_VERSION);
   if ((rc = check_u32(b, OFF_INPUT_PLANES, NN_INPUT_PLANES, "input plane count", eb))) return rc;
   if ((rc = check_u32(b, OFF_POLICY_SIZE, NN_POLICY_SIZE, "policy size", eb))) return rc;
-  uint32_t f[5] = {get32(b + OFF_BLOCKS), get32(b + OFF_CHANNELS), get32(b + OFF_POLICY_CH),
-                   get32(b + OFF_VALUE_CH), get32(b + OFF_VALUE_HIDDEN)};
+  uint32_t f[5] = {xq_get_le32(b + OFF_BLOCKS), xq_get_le32(b + OFF_CHANNELS), xq_get_le32(b + OFF_POLICY_CH),
+                   xq_get_le32(b + OFF_VALUE_CH), xq_get_le32(b + OFF_VALUE_HIDDEN)};
   for (int i = 0; i < 5; i++)
     if (f[i] > 1000000)
       return xq_err_set(eb, XQ_ERANGE, "architecture field %d is %u, out of range", i, f[i]);
@@ -124,13 +109,13 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
   xq_errbuf_t why = {{0}};
   if ((rc = nn_arch_validate(&meta->arch, &why)))
     return xq_err_set(eb, rc, "unsupported architecture: %s", why.msg);
-  meta->net_id = get64(b + OFF_NET_ID);
-  meta->parent_id = get64(b + OFF_PARENT_ID);
-  meta->step = (int64_t)get64(b + OFF_STEP);
-  meta->created = (int64_t)get64(b + OFF_CREATED);
-  meta->nparams = get64(b + OFF_NPARAMS);
-  meta->nstats = get64(b + OFF_NSTATS);
-  meta->payload_crc = get32(b + OFF_PAYLOAD_CRC);
+  meta->net_id = xq_get_le64(b + OFF_NET_ID);
+  meta->parent_id = xq_get_le64(b + OFF_PARENT_ID);
+  meta->step = (int64_t)xq_get_le64(b + OFF_STEP);
+  meta->created = (int64_t)xq_get_le64(b + OFF_CREATED);
+  meta->nparams = xq_get_le64(b + OFF_NPARAMS);
+  meta->nstats = xq_get_le64(b + OFF_NSTATS);
+  meta->payload_crc = xq_get_le32(b + OFF_PAYLOAD_CRC);
   if (meta->step < 0) return xq_err_set(eb, XQ_ERANGE, "negative training step %lld", (long long)meta->step);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
+#include "../unit/ref_move_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,18 +42,6 @@ static const char *const fens[] = {
 static xq_pos_t pos[N_FENS];
 static int ready;
 
-/* Four coordinate characters (files in either case), then the end or white space. */
-static xq_move_t ref_move_parse(const char *s) {
-  size_t n = strlen(s);
-  if (n < 4 || (n > 4 && !isspace((unsigned char)s[4]))) return 0;
-  int sq[2];
-  for (int k = 0; k < 2; k++) {
-    int f = tolower((unsigned char)s[2 * k]) - 'a', r = s[2 * k + 1] - '0';
-    if (f < 0 || f > 8 || r < 0 || r > 9) return 0;
-    sq[k] = xq_sq(f, r);
-  }
-  return sq[0] == sq[1] ? 0 : xq_mv_make(sq[0], sq[1]);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!ready) {

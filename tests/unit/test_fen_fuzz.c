@@ -30,6 +30,7 @@
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
+#include "ref_move_parse.h"
 
 #define N_FEN_MUTANTS 200000
 #define N_MOVE_MUTANTS 100000
@@ -387,20 +388,6 @@ static void test_fen_counters_round_trip(void **state) {
 
 /* ---- move strings ---- */
 
-/* Reference reading of a move string, independent of notation.c: four coordinate
- * characters (files a-i in either case, ranks 0-9), then the end or white space, and two
- * different squares. Returns the move or 0. */
-static xq_move_t ref_move_parse(const char *s) {
-  size_t n = strlen(s);
-  if (n < 4 || (n > 4 && !isspace((unsigned char)s[4]))) return 0;
-  int sq[2];
-  for (int k = 0; k < 2; k++) {
-    int f = tolower((unsigned char)s[2 * k]) - 'a', r = s[2 * k + 1] - '0';
-    if (f < 0 || f > 8 || r < 0 || r > 9) return 0;
-    sq[k] = xq_sq(f, r);
-  }
-  return sq[0] == sq[1] ? 0 : xq_mv_make(sq[0], sq[1]);
-}
 
 static const char move_alphabet[] = "abcdefghijABCDEFGHIJ0123456789 \t-x+=";
 
