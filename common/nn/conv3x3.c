@@ -42,6 +42,39 @@ enum {
 
 static int round8(int c) { return (c + WG_VEC - 1) / WG_VEC * WG_VEC; }
 
+/*
+ * 8x8 float transpose in registers, written with GCC vector extensions so it compiles to
+ * unpack/shuffle instructions on AVX and to something correct anywhere else. Used by the
+ * NCHW <-> channels-last conversions, which otherwise load or store with a large stride.
+ */
+typedef float wg_v8 __attribute__((vector_size(32)));
+typedef int wg_i8 __attribute__((vector_size(32)));
+
+/* Unaligned loads and stores; vectors go by pointer (no vector-ABI dependence). */
+static void wg_load8(wg_v8 *v, const float *p) { memcpy(v, p, sizeof *v); }
+
+static void wg_store8(float *p, const wg_v8 *v) { memcpy(p, v, sizeof *v); }
+
+static void wg_transpose8(wg_v8 r[8]) {
+  const wg_i8 lo = {0, 8, 1, 9, 4, 12, 5, 13}, hi = {2, 10, 3, 11, 6, 14, 7, 15};
+  const wg_i8 lo2 = {0, 1, 8, 9, 4, 5, 12, 13}, hi2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const wg_i8 lo4 = {0, 1, 2, 3, 8, 9, 10, 11}, hi4 = {4, 5, 6, 7, 12, 13, 14, 15};
+  wg_v8 a[8], b[8];
+  for (int i = 0; i < 4; i++) {
+    a[2 * i] = __builtin_shuffle(r[2 * i], r[2 * i + 1], lo);
+    a[2 * i + 1] = __builtin_shuffle(r[2 * i], r[2 * i + 1], hi);
+  }
+  for (int i = 0; i < 2; i++) /* b[4i + j]: columns j and j + 4 of rows 4i..4i+3 */
+    for (int j = 0; j < 2; j++) {
+      b[4 * i + 2 * j] = __builtin_shuffle(a[4 * i + j], a[4 * i + j + 2], lo2);
+      b[4 * i + 2 * j + 1] = __builtin_shuffle(a[4 * i + j], a[4 * i + j + 2], hi2);
+    }
+  for (int j = 0; j < 4; j++) {
+    r[j] = __builtin_shuffle(b[j], b[j + 4], lo4);
+    r[j + 4] = __builtin_shuffle(b[j], b[j + 4], hi4);
+  }
+}
+
 /* ---- transforms (Lavin & Gray, F(4x4, 3x3) with points 0, +-1, +-2, inf) ---- */
 
 /* G (6x3) of F(4x4, 3x3). */
@@ -259,13 +292,38 @@ size_t nn_conv3x3_scratch_floats(int n, int cin, int cout) {
  */
 static void wg_pad_nhwc(float *P, const float *x, int nc, int c) {
   const int cp = round8(c);
-  memset(P, 0, sizeof(float) * (size_t)nc * WG_PAD * WG_PAD * cp);
   for (int i = 0; i < nc; i++) {
     float *Pi = P + (size_t)i * WG_PAD * WG_PAD * cp; /* (14, 14, cp) */
-    for (int ch = 0; ch < c; ch++) {
-      const float *xc = x + ((size_t)i * c + ch) * HW; /* (10, 9) */
-      for (int r = 0; r < H; r++)
-        for (int q = 0; q < W; q++) Pi[((r + 1) * WG_PAD + q + 1) * cp + ch] = xc[r * W + q];
+    const float *xi = x + (size_t)i * c * HW;         /* (c, 10, 9) */
+    /* The border: row 0, rows 11..13, and columns 0 and 10..13 of rows 1..10. */
+    memset(Pi, 0, sizeof(float) * WG_PAD * cp);
+    memset(Pi + (size_t)(H + 1) * WG_PAD * cp, 0, sizeof(float) * (WG_PAD - H - 1) * WG_PAD * cp);
+    for (int r = 1; r <= H; r++) {
+      memset(Pi + (size_t)r * WG_PAD * cp, 0, sizeof(float) * cp);
+      memset(Pi + ((size_t)r * WG_PAD + W + 1) * cp, 0, sizeof(float) * (WG_PAD - W - 1) * cp);
+    }
+    /*
+     * The interior, 8 channels at a time: rows of 8 cells from 8 channels are
+     * transposed in registers into 8 cells of 8 channels; the ninth column and a last
+     * partial block of channels go one float at a time.
+     */
+    for (int cb = 0; cb < cp; cb += WG_VEC) {
+      const int nk = c - cb < WG_VEC ? c - cb : WG_VEC;
+      for (int r = 0; r < H; r++) {
+        float *dst = Pi + ((size_t)(r + 1) * WG_PAD + 1) * cp + cb; /* cell (r, 0) */
+        const float *src = xi + (size_t)cb * HW + r * W;           /* (nk, 9) at stride 90 */
+        int q0 = 0;
+        if (nk == WG_VEC) {
+          wg_v8 v[8];
+          for (int k = 0; k < 8; k++) wg_load8(&v[k], src + (size_t)k * HW);
+          wg_transpose8(v);
+          for (int q = 0; q < 8; q++) wg_store8(dst + (size_t)q * cp, &v[q]);
+          q0 = 8;
+        }
+        for (int q = q0; q < W; q++)
+          for (int k = 0; k < WG_VEC; k++)
+            dst[(size_t)q * cp + k] = k < nk ? src[(size_t)k * HW + q] : 0.0f;
+      }
     }
   }
 }
@@ -321,18 +379,48 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
               }
           }
         }
-      /* Back to NCHW with the fused epilogue. y may alias residual: read before write. */
+      /*
+       * Back to NCHW with the fused epilogue, 8 channels x 8 cells per register
+       * transpose. y may alias residual: every value is read before it is written.
+       */
       float *yi = y + (size_t)(n0 + i) * cout * HW;
       const float *ri = residual ? residual + (size_t)(n0 + i) * cout * HW : NULL;
-      for (int co = 0; co < cout; co++) {
-        const float b = bias ? bias[co] : 0.0f;
-        float *yc = yi + (size_t)co * HW;                   /* (90) */
-        const float *rc = ri ? ri + (size_t)co * HW : NULL; /* (90) */
-        for (int pos = 0; pos < HW; pos++) {
-          float v = Y[(size_t)pos * coutp + co] + b;
-          if (rc) v += rc[pos];
-          if (relu) v = v > 0.0f ? v : 0.0f;
-          yc[pos] = v;
+      for (int cb = 0; cb < cout; cb += WG_VEC) {
+        const int nk = cout - cb < WG_VEC ? cout - cb : WG_VEC;
+        int p0 = 0;
+        if (nk == WG_VEC) {
+          wg_v8 bv[8];
+          for (int k = 0; k < 8; k++) {
+            const float b = bias ? bias[cb + k] : 0.0f;
+            bv[k] = (wg_v8){b, b, b, b, b, b, b, b};
+          }
+          const wg_v8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+          for (; p0 + 8 <= HW; p0 += 8) {
+            wg_v8 v[8];
+            for (int q = 0; q < 8; q++) wg_load8(&v[q], Y + (size_t)(p0 + q) * coutp + cb);
+            wg_transpose8(v); /* v[k] = channel cb + k, cells p0..p0+7 */
+            for (int k = 0; k < 8; k++) {
+              const size_t o = (size_t)(cb + k) * HW + p0;
+              wg_v8 t = v[k] + bv[k];
+              if (ri) {
+                wg_v8 rv;
+                wg_load8(&rv, ri + o);
+                t += rv;
+              }
+              if (relu) t = (wg_v8)((wg_i8)t & (t > zero)); /* max(t, 0) */
+              wg_store8(yi + o, &t);
+            }
+          }
+        }
+        for (int k = 0; k < nk; k++) {
+          const int co = cb + k;
+          const float b = bias ? bias[co] : 0.0f;
+          for (int pos = p0; pos < HW; pos++) {
+            float v = Y[(size_t)pos * coutp + co] + b;
+            if (ri) v += ri[(size_t)co * HW + pos];
+            if (relu) v = v > 0.0f ? v : 0.0f;
+            yi[(size_t)co * HW + pos] = v;
+          }
         }
       }
     }
