@@ -55,7 +55,7 @@ static void wg_load8(wg_v8 *v, const float *p) { memcpy(v, p, sizeof *v); }
 
 static void wg_store8(float *p, const wg_v8 *v) { memcpy(p, v, sizeof *v); }
 
-static void wg_transpose8(wg_v8 r[8]) {
+static inline __attribute__((always_inline)) void wg_transpose8(wg_v8 r[8]) {
   const wg_i8 lo = {0, 8, 1, 9, 4, 12, 5, 13}, hi = {2, 10, 3, 11, 6, 14, 7, 15};
   const wg_i8 lo2 = {0, 1, 8, 9, 4, 5, 12, 13}, hi2 = {2, 3, 10, 11, 6, 7, 14, 15};
   const wg_i8 lo4 = {0, 1, 2, 3, 8, 9, 10, 11}, hi4 = {4, 5, 6, 7, 12, 13, 14, 15};
