@@ -126,7 +126,8 @@ int bench_nn_nets(int threads, bool quick, bool json, double min_time, double pe
   char infer_json[2048] = "", train_json[512] = "";
   size_t ij = 0, tj = 0;
   if (!json) {
-    printf("\nwhole net (GFLOP/s of direct-convolution FLOPs; %% of sgemm peak; share of time in sgemm)\n");
+    printf("\nwhole net (GFLOP/s of direct-convolution FLOPs; %% of sgemm peak; "
+           "share of time in sgemm)\n");
     printf("%-8s %-6s %5s %12s %9s %6s %6s\n", "net", "mode", "batch", "rate/s", "GFLOP/s",
            "%peak", "%gemm");
   }

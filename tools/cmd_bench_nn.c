@@ -220,7 +220,9 @@ int xqz_bench_nn(int argc, char **argv) {
   else printf("xqz bench nn: %d OpenBLAS thread%s%s\n", o.threads, o.threads > 1 ? "s" : "",
               o.quick ? " (quick)" : "");
   double peak = sgemm_peak(&o);
-  if (o.json) printf(",\"sgemm_peak_gflops\":%.1f,\"openblas_core\":\"%s\"", peak, openblas_get_corename());
+  if (o.json)
+    printf(",\"sgemm_peak_gflops\":%.1f,\"openblas_core\":\"%s\"", peak,
+           openblas_get_corename());
   else printf("sgemm peak (1024^3, single call, OpenBLAS core %s): %.1f GFLOP/s\n",
               openblas_get_corename(), peak), fflush(stdout);
   int rc = 0;

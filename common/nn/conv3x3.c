@@ -27,8 +27,6 @@
 #include <cblas.h>
 #include <string.h>
 
-#include "nn/conv3x3_im2col.h"
-
 #define H NN_BOARD_H
 #define W NN_BOARD_W
 #define HW NN_BOARD_HW
@@ -37,7 +35,7 @@ enum {
   WG_PTS = 36,    /* 6x6 transformed points per tile */
   WG_PAD = 14,    /* padded input plane is 14x14: rows/cols -1..12 */
   WG_VEC = 8,     /* channel block: one AVX2 register of floats */
-  WG_CHUNK = 4,   /* images per chunk: V and M (36*36*C floats each) stay in L2; measured */
+  WG_CHUNK = 4,   /* images per chunk: V, M (36 x 36 x C floats each) stay in L2 (measured) */
 };
 
 static int round8(int c) { return (c + WG_VEC - 1) / WG_VEC * WG_VEC; }
@@ -132,7 +130,7 @@ static void wg_input_tile(float *restrict v, size_t vstride, const float *restri
     o[3][k] = d12 + 8 * d34 + m[5][k];                                                   \
   } while (0)
 
-/* y[(i*ys) + k], i over the 4x4 outputs = A^T m A of the 36 points at m (stride ms). */
+/* out[i][j][k] = (A^T m A)[i][j] for channel k, from the 36 points at m (stride ms). */
 static void wg_output_tile(float out[4][4][WG_VEC], const float *restrict m, size_t ms) {
   float t[4][6][WG_VEC];
   for (int j = 0; j < 6; j++) {
@@ -288,19 +286,24 @@ size_t nn_conv3x3_scratch_floats(int n, int cin, int cout) {
 
 /*
  * P (nc, 14, 14, cp) <- x (nc, c, 10, 9): channels last, a one-cell zero border on top
- * and left and enough zeros right and below for 3x3 tiles of 6x6 patches.
+ * and left and enough zeros right and below for 3x3 tiles of 6x6 patches. The border is
+ * written only when `border` is set: later chunks of one call reuse the zeros of the
+ * first (same P, same cp, no more images).
  */
-static void wg_pad_nhwc(float *P, const float *x, int nc, int c) {
+static void wg_pad_nhwc(float *P, const float *x, int nc, int c, bool border) {
   const int cp = round8(c);
   for (int i = 0; i < nc; i++) {
     float *Pi = P + (size_t)i * WG_PAD * WG_PAD * cp; /* (14, 14, cp) */
     const float *xi = x + (size_t)i * c * HW;         /* (c, 10, 9) */
     /* The border: row 0, rows 11..13, and columns 0 and 10..13 of rows 1..10. */
-    memset(Pi, 0, sizeof(float) * WG_PAD * cp);
-    memset(Pi + (size_t)(H + 1) * WG_PAD * cp, 0, sizeof(float) * (WG_PAD - H - 1) * WG_PAD * cp);
-    for (int r = 1; r <= H; r++) {
-      memset(Pi + (size_t)r * WG_PAD * cp, 0, sizeof(float) * cp);
-      memset(Pi + ((size_t)r * WG_PAD + W + 1) * cp, 0, sizeof(float) * (WG_PAD - W - 1) * cp);
+    if (border) {
+      memset(Pi, 0, sizeof(float) * WG_PAD * cp);
+      memset(Pi + (size_t)(H + 1) * WG_PAD * cp, 0,
+             sizeof(float) * (WG_PAD - H - 1) * WG_PAD * cp);
+      for (int r = 1; r <= H; r++) {
+        memset(Pi + (size_t)r * WG_PAD * cp, 0, sizeof(float) * cp);
+        memset(Pi + ((size_t)r * WG_PAD + W + 1) * cp, 0, sizeof(float) * (WG_PAD - W - 1) * cp);
+      }
     }
     /*
      * The interior, 8 channels at a time: rows of 8 cells from 8 channels are
@@ -356,7 +359,7 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
     float *V = P + (size_t)nc * WG_PAD * WG_PAD * cinp;        /* (36, T, cinp) */
     float *M = V + WG_PTS * T * cinp;                          /* (36, T, coutp) */
     float *Y = M + WG_PTS * T * coutp;                         /* (90, coutp) */
-    wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin);
+    wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0);
     wg_input_transform(V, P, nc, cinp);
     for (int p = 0; p < WG_PTS; p++)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f,
@@ -456,14 +459,14 @@ void nn_conv3x3_backward_weights(float *dw, float *scratch, const float *dy, con
     float *V = rest;                    /* (36, T, cinp) */
     float *dM = V + WG_PTS * T * cinp;  /* (36, T, coutp) */
     float *P = dM + WG_PTS * T * coutp; /* (nc, 14, 14, max(cinp, coutp)) */
-    wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin);
+    wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0 || cinp != coutp);
     wg_input_transform(V, P, nc, cinp);
     /*
      * dy in the same padded layout, shifted so the 4x4 tile (ty, tx) starts at
      * P[1 + 4ty][1 + 4tx]; the zeros beyond the board are the gradients of the cropped
      * outputs.
      */
-    wg_pad_nhwc(P, dy + (size_t)n0 * cout * HW, nc, cout);
+    wg_pad_nhwc(P, dy + (size_t)n0 * cout * HW, nc, cout, n0 == 0 || cinp != coutp);
     for (int i = 0; i < nc; i++)
       for (int ty = 0; ty < 3; ty++)
         for (int tx = 0; tx < 3; tx++) {
