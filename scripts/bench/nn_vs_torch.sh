@@ -11,7 +11,8 @@
 # AVX2-only Zen 3 lab machines), --isa match (the default) also limits PyTorch to AVX2
 # (ONEDNN_MAX_CPU_ISA, ATEN_CPU_CAPABILITY) and builds xqz with -march=znver3 in
 # build-bench-avx2/, so both sides run the lab machines' instruction set. --isa native lets
-# each side use everything the host has (xqz: -march=native, in build-bench-native/).
+# each side use everything the host has (xqz: -march=native, in build-bench-native/, and
+# OPENBLAS_CORETYPE unset so OpenBLAS picks its own kernels).
 # usage: scripts/bench/nn_vs_torch.sh [--threads N] [--quick] [--rounds R] [--isa match|native]
 set -euo pipefail
 
@@ -41,10 +42,12 @@ case "$isa" in match|native) ;; *) echo "nn_vs_torch.sh: --isa wants match or na
 "$root/scripts/bootstrap.sh" --bench
 
 torch_env=()
+xqz_env=(-u OPENBLAS_CORETYPE)
 cflags=()
 build="$root/build-bench-native"
-isa_note="native (xqz -march=native; PyTorch unrestricted)"
+isa_note="native (xqz -march=native, OpenBLAS's own kernel choice; PyTorch unrestricted)"
 if [ "$isa" = match ]; then
+  xqz_env=()
   case "${OPENBLAS_CORETYPE:-}" in
     [Hh]aswell|[Zz]en|HASWELL|ZEN)
       torch_env=(ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2)
@@ -64,7 +67,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 for r in $(seq 1 "$rounds"); do
   echo "round $r/$rounds: xqz bench nn --threads $threads ${quick[*]}" >&2
-  OPENBLAS_NUM_THREADS="$threads" "$build/tools/xqz" bench nn --json --threads "$threads" \
+  env "${xqz_env[@]}" OPENBLAS_NUM_THREADS="$threads" "$build/tools/xqz" bench nn --json --threads "$threads" \
     "${quick[@]}" > "$tmp/ours.$r.json"
   echo "round $r/$rounds: PyTorch (torch.set_num_threads($threads))" >&2
   env "${torch_env[@]}" OMP_NUM_THREADS="$threads" /usr/bin/python3 "$here/nn_torch.py" --threads "$threads" \
