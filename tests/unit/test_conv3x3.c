@@ -287,6 +287,27 @@ static void test_im2col_backward_weights(void **state) {
   backward_weights(PATH_IM2COL);
 }
 
+/* An empty batch touches nothing: outputs and the accumulated dw stay as they were. */
+static void test_empty_batch(void **state) {
+  (void)state;
+  const int cin = 16, cout = 8;
+  float *w = rand_floats((size_t)cout * cin * 9);
+  float *dw = rand_floats((size_t)cout * cin * 9);
+  float *dw0 = alloc_floats((size_t)cout * cin * 9);
+  float *wp = alloc_floats(nn_conv3x3_prepared_floats(cin, cout));
+  float *scratch = alloc_floats(nn_conv3x3_scratch_floats(0, cin, cout));
+  float one = 1.0f, out = 7.0f, dx = 7.0f;
+  memcpy(dw0, dw, sizeof(float) * (size_t)cout * cin * 9);
+  nn_conv3x3_prepare(wp, w, cin, cout);
+  nn_conv3x3_forward(&out, scratch, &one, wp, NULL, NULL, true, 0, cin, cout);
+  nn_conv3x3_backward_data(&dx, scratch, &one, w, 0, cin, cout);
+  nn_conv3x3_backward_weights(dw, scratch, &one, &one, 0, cin, cout);
+  assert_true(out == 7.0f);
+  assert_true(dx == 7.0f);
+  assert_memory_equal(dw, dw0, sizeof(float) * (size_t)cout * cin * 9);
+  free(w), free(dw), free(dw0), free(wp), free(scratch);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_im2col_forward),
@@ -295,6 +316,7 @@ int main(void) {
       cmocka_unit_test(test_forward),
       cmocka_unit_test(test_backward_data),
       cmocka_unit_test(test_backward_weights),
+      cmocka_unit_test(test_empty_batch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
