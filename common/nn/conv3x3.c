@@ -2,18 +2,17 @@
  * conv3x3.c: the fast 3x3 convolutions of the residual tower (contract in conv3x3.h),
  * by a non-square Winograd transform with batched cblas_sgemm over the transformed tiles.
  *
- * Rows use F(4, 3) (6 points: 0, +-1, +-2, inf), columns F(3, 3) (5 points: 0, 1, -1, 2,
- * inf): the 10x9 board is covered by 3x3 output tiles of 4 rows x 3 columns (12x9,
- * cropped to 10x9; the nine columns fit exactly); each tile reads a 6x5 input patch and
- * becomes 30 transformed points. Per point p the convolution is one GEMM over every tile
- * of a chunk of images:
- *   M_p (T, coutp) = V_p (T, cin) . U_p (cin, coutp),   T = images * 9 tiles
- * which costs 30*9 = 270 multiply-adds per (ci, co, image) against 90*9 = 810 for direct
- * convolution (3x fewer) and 324 for square F(4x4, 3x3). Inside a call the data is
- * channels-last (NHWC), channels padded to a multiple of 8, so every transform is an
- * 8-wide vector loop over channels:
- *   x NCHW -> P (chunk, 14, 11, cinp) zero-padded -> V (30, T, cinp) -> GEMMs ->
- *   M (30, T, coutp) -> output transform -> Y (90, coutp) per image -> fused bias +
+ * Rows use F(5, 3) (7 points: 0, 1, -1, 2, -2, 1/2, inf), columns F(3, 3) (5 points:
+ * 0, 1, -1, 2, inf): the 10x9 board is exactly 2x3 output tiles of 5 rows x 3 columns,
+ * with no padding waste; each tile reads a 7x5 input patch and becomes 35 transformed
+ * points. Per point p the convolution is one GEMM over every tile of a chunk of images:
+ *   M_p (T, coutp) = V_p (T, cin) . U_p (cin, coutp),   T = images * 6 tiles
+ * which costs 35*6 = 210 multiply-adds per (ci, co, image) against 90*9 = 810 for direct
+ * convolution (3.9x fewer), 270 for F(4,3) x F(3,3) and 324 for square F(4x4, 3x3).
+ * Inside a call the data is channels-last (NHWC), channels padded to a multiple of 8, so
+ * every transform is an 8-wide vector loop over channels:
+ *   x NCHW -> P (chunk, 12, 11, cinp) zero-padded -> V (35, T, cinp) -> GEMMs ->
+ *   M (35, T, coutp) -> output transform -> Y (90, coutp) per image -> fused bias +
  *   residual + ReLU while transposing back to NCHW.
  * Images are processed in chunks so the transformed tiles stay in L2.
  *
@@ -21,8 +20,8 @@
  * input is a padded 3x3 conv of dy with the weights transposed (cin <-> cout) and
  * rotated 180 degrees, transformed per call into scratch.
  * backward_weights uses the Winograd adjoint: dU_p (cin, coutp) = V_p^T . dM_p with
- * dM = A4 dY A3^T of the output-gradient tiles, then dw = G6^T dU G5.
- * See docs/network-performance.md for the measurements behind these choices.
+ * dM = A7 dY A3^T of the output-gradient tiles, then dw = G7^T dU G5.
+ * See docs/network-performance.md for the measurements and the error bounds.
  */
 #include "nn/conv3x3.h"
 
@@ -34,12 +33,12 @@
 #define W NN_BOARD_W
 #define HW NN_BOARD_HW
 enum {
-  WG_TILES = 9,   /* 3x3 tiles of 4x3 outputs (rows x columns) per image */
-  WG_PTS = 30,    /* 6x5 transformed points per tile */
-  WG_PH = 14,     /* padded input plane: 14 rows (-1..12) */
+  WG_TILES = 6,   /* 2x3 tiles of 5x3 outputs (rows x columns): exactly the board */
+  WG_PTS = 35,    /* 7x5 transformed points per tile */
+  WG_PH = 12,     /* padded input plane: 12 rows (-1..10) */
   WG_PW = 11,     /* and 11 columns (-1..9) */
   WG_VEC = 8,     /* channel block: one AVX2 register of floats */
-  WG_CHUNK = 4,   /* images per chunk: V, M (30 x 36 x C floats each) stay in L2 (measured) */
+  WG_CHUNK = 6,   /* images per chunk: V, M (35 x 36 x C floats each) stay in L2 (measured) */
 };
 
 static int round8(int c) { return (c + WG_VEC - 1) / WG_VEC * WG_VEC; }
@@ -77,15 +76,16 @@ static inline __attribute__((always_inline)) void wg_transpose8(wg_v8 r[8]) {
   }
 }
 
-/* ---- transforms (Lavin & Gray; rows F(4, 3), columns F(3, 3)) ---- */
+/* ---- transforms (Lavin & Gray; rows F(5, 3), columns F(3, 3)) ---- */
 
-/* G (6x3) of F(4, 3), points 0, +-1, +-2, inf: the row direction. */
-static const float WG_G6[6][3] = {
-    {1.0f / 4, 0, 0},
-    {-1.0f / 6, -1.0f / 6, -1.0f / 6},
-    {-1.0f / 6, 1.0f / 6, -1.0f / 6},
-    {1.0f / 24, 1.0f / 12, 1.0f / 6},
-    {1.0f / 24, -1.0f / 12, 1.0f / 6},
+/* G (7x3) of F(5, 3), points 0, 1, -1, 2, -2, 1/2, inf: the row direction. */
+static const float WG_G7[7][3] = {
+    {-1.0f / 2, 0, 0},
+    {-1.0f / 3, -1.0f / 3, -1.0f / 3},
+    {1.0f / 9, -1.0f / 9, 1.0f / 9},
+    {1.0f / 36, 1.0f / 18, 1.0f / 9},
+    {-1.0f / 60, 1.0f / 30, -1.0f / 15},
+    {32.0f / 45, 16.0f / 45, 8.0f / 45},
     {0, 0, 1},
 };
 
@@ -98,15 +98,17 @@ static const float WG_G5[5][3] = {
     {0, 0, 1},
 };
 
-/* One 1-D input transform B^T d of F(4, 3) on 6 vectors of WG_VEC channels. */
-#define WG_BT(o, d, k)                                                                   \
+/* One 1-D input transform B^T d of F(5, 3) on 7 vectors of WG_VEC channels. */
+#define WG_BT7(o, d, k)                                                                  \
   do {                                                                                   \
-    o[0][k] = 4 * d[0][k] - 5 * d[2][k] + d[4][k];                                       \
-    o[1][k] = -4 * (d[1][k] + d[2][k]) + d[3][k] + d[4][k];                               \
-    o[2][k] = 4 * (d[1][k] - d[2][k]) - d[3][k] + d[4][k];                                \
-    o[3][k] = -2 * (d[1][k] - d[3][k]) - d[2][k] + d[4][k];                               \
-    o[4][k] = 2 * (d[1][k] - d[3][k]) - d[2][k] + d[4][k];                                \
+    float h2 = 0.5f * d[2][k], h3 = 0.5f * d[3][k], h4 = 0.5f * d[4][k];                 \
+    o[0][k] = -2 * d[0][k] + 4 * d[1][k] + 5 * h2 - 5 * d[3][k] - h4 + d[5][k];          \
+    o[1][k] = 2 * (d[1][k] - d[2][k]) - 9 * h3 + h4 + d[5][k];                           \
+    o[2][k] = -2 * d[1][k] + 6 * d[2][k] - 7 * h3 - 3 * h4 + d[5][k];                    \
+    o[3][k] = d[1][k] - 3 * h2 - 2 * d[3][k] + 3 * h4 + d[5][k];                         \
+    o[4][k] = -d[1][k] + 5 * (h2 - h4) + d[5][k];                                        \
     o[5][k] = 4 * d[1][k] - 5 * d[3][k] + d[5][k];                                       \
+    o[6][k] = -2 * d[1][k] + 4 * d[2][k] + 5 * h3 - 5 * d[4][k] - 0.5f * d[5][k] + d[6][k]; \
   } while (0)
 
 /* One 1-D input transform B^T d of F(3, 3) on 5 vectors. */
@@ -120,21 +122,21 @@ static const float WG_G5[5][3] = {
   } while (0)
 
 /*
- * V tile: v[p * vstride + k] = (B6^T d B5)[p][k], p = 5 i + j, for the 6x5 patch at src
+ * V tile: v[p * vstride + k] = (B7^T d B5)[p][k], p = 5 i + j, for the 7x5 patch at src
  * (row stride rs floats, column stride cs floats), channels k = 0..WG_VEC-1.
  */
 static void wg_input_tile(float *restrict v, size_t vstride, const float *restrict src,
                           size_t rs, size_t cs) {
-  float t[6][5][WG_VEC]; /* (row i of B6^T d, column j, channel) */
+  float t[7][5][WG_VEC]; /* (row i of B7^T d, column j, channel) */
   for (int j = 0; j < 5; j++) {
-    float d[6][WG_VEC], o[6][WG_VEC];
-    for (int i = 0; i < 6; i++)
+    float d[7][WG_VEC], o[7][WG_VEC];
+    for (int i = 0; i < 7; i++)
       for (int k = 0; k < WG_VEC; k++) d[i][k] = src[i * rs + j * cs + k];
-    for (int k = 0; k < WG_VEC; k++) WG_BT(o, d, k);
-    for (int i = 0; i < 6; i++)
+    for (int k = 0; k < WG_VEC; k++) WG_BT7(o, d, k);
+    for (int i = 0; i < 7; i++)
       for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
   }
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 7; i++) {
     float o[5][WG_VEC];
     for (int k = 0; k < WG_VEC; k++) WG_BT5(o, t[i], k);
     for (int j = 0; j < 5; j++)
@@ -142,15 +144,16 @@ static void wg_input_tile(float *restrict v, size_t vstride, const float *restri
   }
 }
 
-/* One 1-D output transform A^T m of F(4, 3): 6 vectors in, 4 out. */
-#define WG_AT(o, m, k)                                                                   \
+/* One 1-D output transform A^T m of F(5, 3): 7 vectors in, 5 out. */
+#define WG_AT7(o, m, k)                                                                  \
   do {                                                                                   \
     float s12 = m[1][k] + m[2][k], d12 = m[1][k] - m[2][k];                                \
     float s34 = m[3][k] + m[4][k], d34 = m[3][k] - m[4][k];                                \
-    o[0][k] = m[0][k] + s12 + s34;                                                       \
-    o[1][k] = d12 + 2 * d34;                                                             \
-    o[2][k] = s12 + 4 * s34;                                                             \
-    o[3][k] = d12 + 8 * d34 + m[5][k];                                                   \
+    o[0][k] = m[0][k] + s12 + s34 + m[5][k];                                             \
+    o[1][k] = d12 + 2 * d34 + 0.5f * m[5][k];                                            \
+    o[2][k] = s12 + 4 * s34 + 0.25f * m[5][k];                                           \
+    o[3][k] = d12 + 8 * d34 + 0.125f * m[5][k];                                          \
+    o[4][k] = s12 + 16 * s34 + 0.0625f * m[5][k] + m[6][k];                              \
   } while (0)
 
 /* One 1-D output transform A^T m of F(3, 3): 5 vectors in, 3 out. */
@@ -162,30 +165,34 @@ static void wg_input_tile(float *restrict v, size_t vstride, const float *restri
     o[2][k] = s12 + 4 * m[3][k] + m[4][k];                                               \
   } while (0)
 
-/* out[i][j][k] = (A4^T m A3)[i][j] for channel k, from the 30 points at m (stride ms). */
-static void wg_output_tile(float out[4][3][WG_VEC], const float *restrict m, size_t ms) {
-  float t[4][5][WG_VEC];
+/* out[i][j][k] = (A7^T m A3)[i][j] for channel k, from the 35 points at m (stride ms). */
+static void wg_output_tile(float out[5][3][WG_VEC], const float *restrict m, size_t ms) {
+  float t[5][5][WG_VEC];
   for (int j = 0; j < 5; j++) {
-    float d[6][WG_VEC], o[4][WG_VEC];
-    for (int i = 0; i < 6; i++)
+    float d[7][WG_VEC], o[5][WG_VEC];
+    for (int i = 0; i < 7; i++)
       for (int k = 0; k < WG_VEC; k++) d[i][k] = m[(size_t)(i * 5 + j) * ms + k];
-    for (int k = 0; k < WG_VEC; k++) WG_AT(o, d, k);
-    for (int i = 0; i < 4; i++)
+    for (int k = 0; k < WG_VEC; k++) WG_AT7(o, d, k);
+    for (int i = 0; i < 5; i++)
       for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
   }
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     for (int k = 0; k < WG_VEC; k++) WG_AT3(out[i], t[i], k);
 }
 
-/* One 1-D adjoint of F(4, 3)'s output transform, A g: 4 vectors in, 6 out. */
-#define WG_A(o, g, k)                                                                    \
+/* One 1-D adjoint of F(5, 3)'s output transform, A g: 5 vectors in, 7 out. */
+#define WG_A7(o, g, k)                                                                   \
   do {                                                                                   \
+    float e = g[0][k] + g[2][k] + g[4][k], f = g[1][k] + g[3][k];                        \
+    float e2 = g[0][k] + 4 * g[2][k] + 16 * g[4][k], f2 = 2 * g[1][k] + 8 * g[3][k];     \
     o[0][k] = g[0][k];                                                                   \
-    o[1][k] = g[0][k] + g[1][k] + g[2][k] + g[3][k];                                     \
-    o[2][k] = g[0][k] - g[1][k] + g[2][k] - g[3][k];                                     \
-    o[3][k] = g[0][k] + 2 * g[1][k] + 4 * g[2][k] + 8 * g[3][k];                         \
-    o[4][k] = g[0][k] - 2 * g[1][k] + 4 * g[2][k] - 8 * g[3][k];                         \
-    o[5][k] = g[3][k];                                                                   \
+    o[1][k] = e + f;                                                                     \
+    o[2][k] = e - f;                                                                     \
+    o[3][k] = e2 + f2;                                                                   \
+    o[4][k] = e2 - f2;                                                                   \
+    o[5][k] = g[0][k] + 0.5f * g[1][k] + 0.25f * g[2][k] + 0.125f * g[3][k] +            \
+              0.0625f * g[4][k];                                                         \
+    o[6][k] = g[4][k];                                                                   \
   } while (0)
 
 /* One 1-D adjoint of F(3, 3)'s output transform, A3 g: 3 vectors in, 5 out. */
@@ -198,19 +205,19 @@ static void wg_output_tile(float out[4][3][WG_VEC], const float *restrict m, siz
     o[4][k] = g[2][k];                                                                   \
   } while (0)
 
-/* dm[p * ms + k] = (A4 g A3^T)[p] for a 4x3 gradient tile g (rows at stride rs, cols cs). */
+/* dm[p * ms + k] = (A7 g A3^T)[p] for a 5x3 gradient tile g (rows at stride rs, cols cs). */
 static void wg_grad_tile(float *restrict dm, size_t ms, const float *restrict src, size_t rs,
                          size_t cs) {
-  float t[6][3][WG_VEC];
+  float t[7][3][WG_VEC];
   for (int j = 0; j < 3; j++) {
-    float g[4][WG_VEC], o[6][WG_VEC];
-    for (int i = 0; i < 4; i++)
+    float g[5][WG_VEC], o[7][WG_VEC];
+    for (int i = 0; i < 5; i++)
       for (int k = 0; k < WG_VEC; k++) g[i][k] = src[i * rs + j * cs + k];
-    for (int k = 0; k < WG_VEC; k++) WG_A(o, g, k);
-    for (int i = 0; i < 6; i++)
+    for (int k = 0; k < WG_VEC; k++) WG_A7(o, g, k);
+    for (int i = 0; i < 7; i++)
       for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
   }
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 7; i++) {
     float o[5][WG_VEC];
     for (int k = 0; k < WG_VEC; k++) WG_A3(o, t[i], k);
     for (int j = 0; j < 5; j++)
@@ -221,7 +228,7 @@ static void wg_grad_tile(float *restrict dm, size_t ms, const float *restrict sr
 /* ---- weights ---- */
 
 /*
- * U (30, ci_e, co_ep) from w, U_p = (G6 g G5^T)_p. Not flipped: ci_e = cin, co_e = cout,
+ * U (35, ci_e, co_ep) from w, U_p = (G7 g G5^T)_p. Not flipped: ci_e = cin, co_e = cout,
  * g = w[co][ci]. Flipped (for backward_data): ci_e = cout, co_e = cin,
  * g = rot180(w[ci_e][co_e]). Padding columns co_e..co_ep-1 are zero. Vectorised over
  * the output channel so that U is written in contiguous rows.
@@ -233,7 +240,7 @@ static void wg_weights(float *U, const float *w, int cin, int cout, bool flipped
   for (int a = 0; a < ci_e; a++)
     for (int b0 = 0; b0 < co_ep; b0 += B) {
       const int nb = co_ep - b0 < B ? co_ep - b0 : B;
-      float g[9][B], t[6][3][B]; /* filter taps and G g, per output channel */
+      float g[9][B], t[7][3][B]; /* filter taps and G g, per output channel */
       for (int b = 0; b < nb; b++) {
         const int bb = b0 + b;
         if (bb >= co_e) {
@@ -244,12 +251,12 @@ static void wg_weights(float *U, const float *w, int cin, int cout, bool flipped
             flipped ? w + ((size_t)a * cin + bb) * 9 : w + ((size_t)bb * cin + a) * 9;
         for (int k = 0; k < 9; k++) g[k][b] = flipped ? src[8 - k] : src[k];
       }
-      for (int i = 0; i < 6; i++)
+      for (int i = 0; i < 7; i++)
         for (int j = 0; j < 3; j++)
           for (int b = 0; b < nb; b++)
             t[i][j][b] =
-                WG_G6[i][0] * g[j][b] + WG_G6[i][1] * g[3 + j][b] + WG_G6[i][2] * g[6 + j][b];
-      for (int i = 0; i < 6; i++)
+                WG_G7[i][0] * g[j][b] + WG_G7[i][1] * g[3 + j][b] + WG_G7[i][2] * g[6 + j][b];
+      for (int i = 0; i < 7; i++)
         for (int j = 0; j < 5; j++) {
           float *dst = U + (size_t)(i * 5 + j) * pstride + (size_t)a * co_ep + b0;
           for (int b = 0; b < nb; b++)
@@ -260,7 +267,7 @@ static void wg_weights(float *U, const float *w, int cin, int cout, bool flipped
 }
 
 /*
- * dw (cout, cin, 3, 3) += G6^T dU G5, the adjoint of wg_weights, for dU (30, cin, coutp).
+ * dw (cout, cin, 3, 3) += G7^T dU G5, the adjoint of wg_weights, for dU (35, cin, coutp).
  * Vectorised over the output channel.
  */
 static void wg_weights_adjoint(float *dw, const float *dU, int cin, int cout) {
@@ -270,12 +277,12 @@ static void wg_weights_adjoint(float *dw, const float *dU, int cin, int cout) {
   for (int a = 0; a < cin; a++)
     for (int b0 = 0; b0 < cout; b0 += B) {
       const int nb = cout - b0 < B ? cout - b0 : B;
-      float t[3][5][B], g[3][3][B]; /* G6^T dU, then G6^T dU G5 */
+      float t[3][5][B], g[3][3][B]; /* G7^T dU, then G7^T dU G5 */
       for (int r = 0; r < 3; r++)
         for (int j = 0; j < 5; j++) {
           for (int b = 0; b < nb; b++) t[r][j][b] = 0.0f;
-          for (int i = 0; i < 6; i++) {
-            const float c = WG_G6[i][r];
+          for (int i = 0; i < 7; i++) {
+            const float c = WG_G7[i][r];
             if (c == 0.0f) continue;
             const float *src = dU + (size_t)(i * 5 + j) * pstride + (size_t)a * coutp + b0;
             for (int b = 0; b < nb; b++) t[r][j][b] += c * src[b];
@@ -318,7 +325,7 @@ size_t nn_conv3x3_scratch_floats(int n, int cin, int cout) {
   const int nc = chunk_of(n);
   size_t fwd = wg_forward_scratch(nc, cin, cout);
   size_t bwd_data = nn_conv3x3_prepared_floats(cout, cin) + wg_forward_scratch(nc, cout, cin);
-  /* backward_weights: dU (30, cin, coutp) + V (30, T, cinp) + dM (30, T, coutp) + P. */
+  /* backward_weights: dU (35, cin, coutp) + V (35, T, cinp) + dM (35, T, coutp) + P. */
   const size_t cinp = round8(cin), coutp = round8(cout), t = (size_t)nc * WG_TILES;
   size_t bwd_w = (size_t)WG_PTS * cin * coutp + WG_PTS * t * (cinp + coutp) +
                  (size_t)nc * WG_PH * WG_PW * (cinp > coutp ? cinp : coutp);
@@ -329,17 +336,17 @@ size_t nn_conv3x3_scratch_floats(int n, int cin, int cout) {
 /* ---- layout helpers ---- */
 
 /*
- * P (nc, 14, 11, cp) <- x (nc, c, 10, 9): channels last, a one-cell zero border on top
- * and left and enough zeros right and below for 3x3 tiles of 6x5 patches. The border is
+ * P (nc, 12, 11, cp) <- x (nc, c, 10, 9): channels last, a one-cell zero border on top
+ * and one right and below, for the 2x3 tiles of 7x5 patches. The border is
  * written only when `border` is set: later chunks of one call reuse the zeros of the
  * first (same P, same cp, no more images).
  */
 static void wg_pad_nhwc(float *P, const float *x, int nc, int c, bool border) {
   const int cp = round8(c);
   for (int i = 0; i < nc; i++) {
-    float *Pi = P + (size_t)i * WG_PH * WG_PW * cp; /* (14, 11, cp) */
+    float *Pi = P + (size_t)i * WG_PH * WG_PW * cp; /* (12, 11, cp) */
     const float *xi = x + (size_t)i * c * HW;         /* (c, 10, 9) */
-    /* The border: row 0, rows 11..13, and columns 0 and 10..13 of rows 1..10. */
+    /* The border: rows 0 and 11, and columns 0 and 10 of rows 1..10. */
     if (border) {
       memset(Pi, 0, sizeof(float) * WG_PW * cp);
       memset(Pi + (size_t)(H + 1) * WG_PW * cp, 0,
@@ -375,21 +382,21 @@ static void wg_pad_nhwc(float *P, const float *x, int nc, int c, bool border) {
   }
 }
 
-/* V (30, nc*9, cp) <- transformed 6x5 patches of P (nc, 14, 11, cp). */
+/* V (35, nc*6, cp) <- transformed 7x5 patches of P (nc, 12, 11, cp). */
 static void wg_input_transform(float *V, const float *P, int nc, int cp) {
   const size_t t_all = (size_t)nc * WG_TILES, vstride = t_all * cp;
   for (int i = 0; i < nc; i++)
-    for (int ty = 0; ty < 3; ty++)
+    for (int ty = 0; ty < 2; ty++)
       for (int tx = 0; tx < 3; tx++) {
         const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
-        const float *base = P + (((size_t)i * WG_PH + ty * 4) * WG_PW + tx * 3) * cp;
+        const float *base = P + (((size_t)i * WG_PH + ty * 5) * WG_PW + tx * 3) * cp;
         for (int cb = 0; cb < cp; cb += WG_VEC)
           wg_input_tile(V + t * cp + cb, vstride, base + cb, (size_t)WG_PW * cp, cp);
       }
 }
 
 /*
- * The forward kernel on prepared U (30, cin, coutp); x NCHW, y NCHW. Processes the
+ * The forward kernel on prepared U (35, cin, coutp); x NCHW, y NCHW. Processes the
  * batch in chunks; scratch holds wg_forward_scratch(chunk).
  */
 static void wg_forward(float *y, float *scratch, const float *x, const float *U,
@@ -399,9 +406,9 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
   for (int n0 = 0; n0 < n; n0 += nc_max) {
     const int nc = n - n0 < nc_max ? n - n0 : nc_max;
     const size_t T = (size_t)nc * WG_TILES;
-    float *P = scratch;                                        /* (nc, 14, 11, cinp) */
-    float *V = P + (size_t)nc * WG_PH * WG_PW * cinp;        /* (30, T, cinp) */
-    float *M = V + WG_PTS * T * cinp;                          /* (30, T, coutp) */
+    float *P = scratch;                                        /* (nc, 12, 11, cinp) */
+    float *V = P + (size_t)nc * WG_PH * WG_PW * cinp;        /* (35, T, cinp) */
+    float *M = V + WG_PTS * T * cinp;                          /* (35, T, coutp) */
     float *Y = M + WG_PTS * T * coutp;                         /* (90, coutp) */
     wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0);
     wg_input_transform(V, P, nc, cinp);
@@ -410,17 +417,16 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
                   V + p * T * cinp, cinp, U + (size_t)p * cin * coutp, coutp, 0.0f,
                   M + p * T * coutp, coutp);
     for (int i = 0; i < nc; i++) {
-      /* Output transform of the image's 9 tiles into Y (90, coutp), cropped to 10x9. */
-      for (int ty = 0; ty < 3; ty++)
+      /* Output transform of the image's 6 tiles into Y (90, coutp). */
+      for (int ty = 0; ty < 2; ty++)
         for (int tx = 0; tx < 3; tx++) {
           const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
-          const int rows = ty * 4 + 4 <= H ? 4 : H - ty * 4;
           for (int cb = 0; cb < coutp; cb += WG_VEC) {
-            float o[4][3][WG_VEC];
+            float o[5][3][WG_VEC];
             wg_output_tile(o, M + t * coutp + cb, T * coutp);
-            for (int r = 0; r < rows; r++)
+            for (int r = 0; r < 5; r++)
               for (int q = 0; q < 3; q++) {
-                float *dst = Y + (size_t)((ty * 4 + r) * W + tx * 3 + q) * coutp + cb;
+                float *dst = Y + (size_t)((ty * 5 + r) * W + tx * 3 + q) * coutp + cb;
                 for (int k = 0; k < WG_VEC; k++) dst[k] = o[r][q][k];
               }
           }
@@ -484,7 +490,7 @@ void nn_conv3x3_forward(float *y, float *scratch, const float *x, const float *w
 void nn_conv3x3_backward_data(float *dx, float *scratch, const float *dy, const float *w,
                               int n, int cin, int cout) {
   assert(dx && scratch && dy && w && n >= 0 && cin > 0 && cout > 0);
-  float *U = scratch; /* (30, cout, round8(cin)): transposed, rotated filters */
+  float *U = scratch; /* (35, cout, round8(cin)): transposed, rotated filters */
   wg_weights(U, w, cin, cout, true);
   wg_forward(dx, U + nn_conv3x3_prepared_floats(cout, cin), dy, U, NULL, NULL, false, n,
              cout, cin);
@@ -494,28 +500,27 @@ void nn_conv3x3_backward_weights(float *dw, float *scratch, const float *dy, con
                                  int n, int cin, int cout) {
   assert(dw && scratch && dy && x && n >= 0 && cin > 0 && cout > 0);
   const int cinp = round8(cin), coutp = round8(cout), nc_max = chunk_of(n);
-  float *dU = scratch; /* (30, cin, coutp): summed over the batch */
+  float *dU = scratch; /* (35, cin, coutp): summed over the batch */
   float *rest = dU + (size_t)WG_PTS * cin * coutp;
   for (int n0 = 0; n0 < n; n0 += nc_max) {
     const int nc = n - n0 < nc_max ? n - n0 : nc_max;
     const size_t T = (size_t)nc * WG_TILES;
-    float *V = rest;                    /* (30, T, cinp) */
-    float *dM = V + WG_PTS * T * cinp;  /* (30, T, coutp) */
-    float *P = dM + WG_PTS * T * coutp; /* (nc, 14, 11, max(cinp, coutp)) */
+    float *V = rest;                    /* (35, T, cinp) */
+    float *dM = V + WG_PTS * T * cinp;  /* (35, T, coutp) */
+    float *P = dM + WG_PTS * T * coutp; /* (nc, 12, 11, max(cinp, coutp)) */
     wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0 || cinp != coutp);
     wg_input_transform(V, P, nc, cinp);
     /*
-     * dy in the same padded layout, shifted so the 4x3 tile (ty, tx) starts at
-     * P[1 + 4ty][1 + 3tx]; the zeros below the board are the gradients of the cropped
-     * outputs.
+     * dy in the same padded layout, shifted so the 5x3 tile (ty, tx) starts at
+     * P[1 + 5ty][1 + 3tx] (the tiles cover the board exactly).
      */
     wg_pad_nhwc(P, dy + (size_t)n0 * cout * HW, nc, cout, n0 == 0 || cinp != coutp);
     for (int i = 0; i < nc; i++)
-      for (int ty = 0; ty < 3; ty++)
+      for (int ty = 0; ty < 2; ty++)
         for (int tx = 0; tx < 3; tx++) {
           const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
           const float *base =
-              P + (((size_t)i * WG_PH + 1 + ty * 4) * WG_PW + 1 + tx * 3) * coutp;
+              P + (((size_t)i * WG_PH + 1 + ty * 5) * WG_PW + 1 + tx * 3) * coutp;
           for (int cb = 0; cb < coutp; cb += WG_VEC)
             wg_grad_tile(dM + t * coutp + cb, T * coutp, base + cb, (size_t)WG_PW * coutp,
                          coutp);
