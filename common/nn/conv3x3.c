@@ -23,6 +23,15 @@
  * dM = A7 dY A3^T of the output-gradient tiles, then dw = G7^T dU G5.
  * See docs/network-performance.md for the measurements and the error bounds.
  */
+/*
+ * The build is ISO C11, in which GCC does not contract a * b + c into fused multiply-adds
+ * (-ffp-contract=off); the transforms below are chains of exactly that, so allow it for
+ * this file. Clang contracts within expressions by default.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=fast")
+#endif
+
 #include "nn/conv3x3.h"
 
 #include <assert.h>
@@ -99,26 +108,25 @@ static const float WG_G5[5][3] = {
 };
 
 /* One 1-D input transform B^T d of F(5, 3) on 7 vectors of WG_VEC channels. */
-#define WG_BT7(o, d, k)                                                                  \
+#define WG_BT7(o, d)                                                                     \
   do {                                                                                   \
-    float h2 = 0.5f * d[2][k], h3 = 0.5f * d[3][k], h4 = 0.5f * d[4][k];                 \
-    o[0][k] = -2 * d[0][k] + 4 * d[1][k] + 5 * h2 - 5 * d[3][k] - h4 + d[5][k];          \
-    o[1][k] = 2 * (d[1][k] - d[2][k]) - 9 * h3 + h4 + d[5][k];                           \
-    o[2][k] = -2 * d[1][k] + 6 * d[2][k] - 7 * h3 - 3 * h4 + d[5][k];                    \
-    o[3][k] = d[1][k] - 3 * h2 - 2 * d[3][k] + 3 * h4 + d[5][k];                         \
-    o[4][k] = -d[1][k] + 5 * (h2 - h4) + d[5][k];                                        \
-    o[5][k] = 4 * d[1][k] - 5 * d[3][k] + d[5][k];                                       \
-    o[6][k] = -2 * d[1][k] + 4 * d[2][k] + 5 * h3 - 5 * d[4][k] - 0.5f * d[5][k] + d[6][k]; \
+    o[0] = d[5] - 2 * d[0] + 4 * d[1] + 2.5f * d[2] - 5 * d[3] - 0.5f * d[4];            \
+    o[1] = d[5] + 2 * d[1] - 2 * d[2] - 4.5f * d[3] + 0.5f * d[4];                       \
+    o[2] = d[5] - 2 * d[1] + 6 * d[2] - 3.5f * d[3] - 1.5f * d[4];                       \
+    o[3] = d[5] + d[1] - 1.5f * d[2] - 2 * d[3] + 1.5f * d[4];                           \
+    o[4] = d[5] - d[1] + 2.5f * (d[2] - d[4]);                                           \
+    o[5] = d[5] + 4 * d[1] - 5 * d[3];                                                   \
+    o[6] = d[6] - 2 * d[1] + 4 * d[2] + 2.5f * d[3] - 5 * d[4] - 0.5f * d[5];            \
   } while (0)
 
 /* One 1-D input transform B^T d of F(3, 3) on 5 vectors. */
-#define WG_BT5(o, d, k)                                                                  \
+#define WG_BT5(o, d)                                                                     \
   do {                                                                                   \
-    o[0][k] = 2 * (d[0][k] - d[2][k]) - d[1][k] + d[3][k];                               \
-    o[1][k] = -2 * d[1][k] - d[2][k] + d[3][k];                                          \
-    o[2][k] = 2 * d[1][k] - 3 * d[2][k] + d[3][k];                                       \
-    o[3][k] = d[3][k] - d[1][k];                                                         \
-    o[4][k] = 2 * (d[1][k] - d[3][k]) - d[2][k] + d[4][k];                               \
+    o[0] = 2 * (d[0] - d[2]) - d[1] + d[3];                                              \
+    o[1] = -2 * d[1] - d[2] + d[3];                                                      \
+    o[2] = 2 * d[1] - 3 * d[2] + d[3];                                                   \
+    o[3] = d[3] - d[1];                                                                  \
+    o[4] = 2 * (d[1] - d[3]) - d[2] + d[4];                                              \
   } while (0)
 
 /*
@@ -127,101 +135,91 @@ static const float WG_G5[5][3] = {
  */
 static void wg_input_tile(float *restrict v, size_t vstride, const float *restrict src,
                           size_t rs, size_t cs) {
-  float t[7][5][WG_VEC]; /* (row i of B7^T d, column j, channel) */
+  wg_v8 t[7][5]; /* (row i of B7^T d, column j), 8 channels each */
   for (int j = 0; j < 5; j++) {
-    float d[7][WG_VEC], o[7][WG_VEC];
-    for (int i = 0; i < 7; i++)
-      for (int k = 0; k < WG_VEC; k++) d[i][k] = src[i * rs + j * cs + k];
-    for (int k = 0; k < WG_VEC; k++) WG_BT7(o, d, k);
-    for (int i = 0; i < 7; i++)
-      for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
+    wg_v8 d[7], o[7];
+    for (int i = 0; i < 7; i++) wg_load8(&d[i], src + i * rs + j * cs);
+    WG_BT7(o, d);
+    for (int i = 0; i < 7; i++) t[i][j] = o[i];
   }
   for (int i = 0; i < 7; i++) {
-    float o[5][WG_VEC];
-    for (int k = 0; k < WG_VEC; k++) WG_BT5(o, t[i], k);
-    for (int j = 0; j < 5; j++)
-      for (int k = 0; k < WG_VEC; k++) v[(size_t)(i * 5 + j) * vstride + k] = o[j][k];
+    wg_v8 o[5];
+    WG_BT5(o, t[i]);
+    for (int j = 0; j < 5; j++) wg_store8(v + (size_t)(i * 5 + j) * vstride, &o[j]);
   }
 }
 
 /* One 1-D output transform A^T m of F(5, 3): 7 vectors in, 5 out. */
-#define WG_AT7(o, m, k)                                                                  \
+#define WG_AT7(o, m)                                                                     \
   do {                                                                                   \
-    float s12 = m[1][k] + m[2][k], d12 = m[1][k] - m[2][k];                                \
-    float s34 = m[3][k] + m[4][k], d34 = m[3][k] - m[4][k];                                \
-    o[0][k] = m[0][k] + s12 + s34 + m[5][k];                                             \
-    o[1][k] = d12 + 2 * d34 + 0.5f * m[5][k];                                            \
-    o[2][k] = s12 + 4 * s34 + 0.25f * m[5][k];                                           \
-    o[3][k] = d12 + 8 * d34 + 0.125f * m[5][k];                                          \
-    o[4][k] = s12 + 16 * s34 + 0.0625f * m[5][k] + m[6][k];                              \
+    wg_v8 s12 = m[1] + m[2], d12 = m[1] - m[2];                                          \
+    wg_v8 s34 = m[3] + m[4], d34 = m[3] - m[4];                                          \
+    o[0] = m[0] + s12 + s34 + m[5];                                                      \
+    o[1] = d12 + 2 * d34 + 0.5f * m[5];                                                  \
+    o[2] = s12 + 4 * s34 + 0.25f * m[5];                                                 \
+    o[3] = d12 + 8 * d34 + 0.125f * m[5];                                                \
+    o[4] = s12 + 16 * s34 + 0.0625f * m[5] + m[6];                                       \
   } while (0)
 
 /* One 1-D output transform A^T m of F(3, 3): 5 vectors in, 3 out. */
-#define WG_AT3(o, m, k)                                                                  \
+#define WG_AT3(o, m)                                                                     \
   do {                                                                                   \
-    float s12 = m[1][k] + m[2][k], d12 = m[1][k] - m[2][k];                                \
-    o[0][k] = m[0][k] + s12 + m[3][k];                                                   \
-    o[1][k] = d12 + 2 * m[3][k];                                                         \
-    o[2][k] = s12 + 4 * m[3][k] + m[4][k];                                               \
+    wg_v8 s12 = m[1] + m[2], d12 = m[1] - m[2];                                          \
+    o[0] = m[0] + s12 + m[3];                                                            \
+    o[1] = d12 + 2 * m[3];                                                               \
+    o[2] = s12 + 4 * m[3] + m[4];                                                        \
   } while (0)
 
 /* out[i][j][k] = (A7^T m A3)[i][j] for channel k, from the 35 points at m (stride ms). */
-static void wg_output_tile(float out[5][3][WG_VEC], const float *restrict m, size_t ms) {
-  float t[5][5][WG_VEC];
+static void wg_output_tile(wg_v8 out[5][3], const float *restrict m, size_t ms) {
+  wg_v8 t[5][5];
   for (int j = 0; j < 5; j++) {
-    float d[7][WG_VEC], o[5][WG_VEC];
-    for (int i = 0; i < 7; i++)
-      for (int k = 0; k < WG_VEC; k++) d[i][k] = m[(size_t)(i * 5 + j) * ms + k];
-    for (int k = 0; k < WG_VEC; k++) WG_AT7(o, d, k);
-    for (int i = 0; i < 5; i++)
-      for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
+    wg_v8 d[7], o[5];
+    for (int i = 0; i < 7; i++) wg_load8(&d[i], m + (size_t)(i * 5 + j) * ms);
+    WG_AT7(o, d);
+    for (int i = 0; i < 5; i++) t[i][j] = o[i];
   }
-  for (int i = 0; i < 5; i++)
-    for (int k = 0; k < WG_VEC; k++) WG_AT3(out[i], t[i], k);
+  for (int i = 0; i < 5; i++) WG_AT3(out[i], t[i]);
 }
 
 /* One 1-D adjoint of F(5, 3)'s output transform, A g: 5 vectors in, 7 out. */
-#define WG_A7(o, g, k)                                                                   \
+#define WG_A7(o, g)                                                                      \
   do {                                                                                   \
-    float e = g[0][k] + g[2][k] + g[4][k], f = g[1][k] + g[3][k];                        \
-    float e2 = g[0][k] + 4 * g[2][k] + 16 * g[4][k], f2 = 2 * g[1][k] + 8 * g[3][k];     \
-    o[0][k] = g[0][k];                                                                   \
-    o[1][k] = e + f;                                                                     \
-    o[2][k] = e - f;                                                                     \
-    o[3][k] = e2 + f2;                                                                   \
-    o[4][k] = e2 - f2;                                                                   \
-    o[5][k] = g[0][k] + 0.5f * g[1][k] + 0.25f * g[2][k] + 0.125f * g[3][k] +            \
-              0.0625f * g[4][k];                                                         \
-    o[6][k] = g[4][k];                                                                   \
+    wg_v8 e = g[0] + g[2] + g[4], f = g[1] + g[3];                                       \
+    wg_v8 e2 = g[0] + 4 * g[2] + 16 * g[4], f2 = 2 * g[1] + 8 * g[3];                    \
+    o[0] = g[0];                                                                         \
+    o[1] = e + f;                                                                        \
+    o[2] = e - f;                                                                        \
+    o[3] = e2 + f2;                                                                      \
+    o[4] = e2 - f2;                                                                      \
+    o[5] = g[0] + 0.5f * g[1] + 0.25f * g[2] + 0.125f * g[3] + 0.0625f * g[4];           \
+    o[6] = g[4];                                                                         \
   } while (0)
 
 /* One 1-D adjoint of F(3, 3)'s output transform, A3 g: 3 vectors in, 5 out. */
-#define WG_A3(o, g, k)                                                                   \
+#define WG_A3(o, g)                                                                      \
   do {                                                                                   \
-    o[0][k] = g[0][k];                                                                   \
-    o[1][k] = g[0][k] + g[1][k] + g[2][k];                                               \
-    o[2][k] = g[0][k] - g[1][k] + g[2][k];                                               \
-    o[3][k] = g[0][k] + 2 * g[1][k] + 4 * g[2][k];                                       \
-    o[4][k] = g[2][k];                                                                   \
+    o[0] = g[0];                                                                         \
+    o[1] = g[0] + g[1] + g[2];                                                           \
+    o[2] = g[0] - g[1] + g[2];                                                           \
+    o[3] = g[0] + 2 * g[1] + 4 * g[2];                                                   \
+    o[4] = g[2];                                                                         \
   } while (0)
 
 /* dm[p * ms + k] = (A7 g A3^T)[p] for a 5x3 gradient tile g (rows at stride rs, cols cs). */
 static void wg_grad_tile(float *restrict dm, size_t ms, const float *restrict src, size_t rs,
                          size_t cs) {
-  float t[7][3][WG_VEC];
+  wg_v8 t[7][3];
   for (int j = 0; j < 3; j++) {
-    float g[5][WG_VEC], o[7][WG_VEC];
-    for (int i = 0; i < 5; i++)
-      for (int k = 0; k < WG_VEC; k++) g[i][k] = src[i * rs + j * cs + k];
-    for (int k = 0; k < WG_VEC; k++) WG_A7(o, g, k);
-    for (int i = 0; i < 7; i++)
-      for (int k = 0; k < WG_VEC; k++) t[i][j][k] = o[i][k];
+    wg_v8 g[5], o[7];
+    for (int i = 0; i < 5; i++) wg_load8(&g[i], src + i * rs + j * cs);
+    WG_A7(o, g);
+    for (int i = 0; i < 7; i++) t[i][j] = o[i];
   }
   for (int i = 0; i < 7; i++) {
-    float o[5][WG_VEC];
-    for (int k = 0; k < WG_VEC; k++) WG_A3(o, t[i], k);
-    for (int j = 0; j < 5; j++)
-      for (int k = 0; k < WG_VEC; k++) dm[(size_t)(i * 5 + j) * ms + k] = o[j][k];
+    wg_v8 o[5];
+    WG_A3(o, t[i]);
+    for (int j = 0; j < 5; j++) wg_store8(dm + (size_t)(i * 5 + j) * ms, &o[j]);
   }
 }
 
@@ -422,12 +420,12 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
         for (int tx = 0; tx < 3; tx++) {
           const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
           for (int cb = 0; cb < coutp; cb += WG_VEC) {
-            float o[5][3][WG_VEC];
+            wg_v8 o[5][3];
             wg_output_tile(o, M + t * coutp + cb, T * coutp);
             for (int r = 0; r < 5; r++)
               for (int q = 0; q < 3; q++) {
                 float *dst = Y + (size_t)((ty * 5 + r) * W + tx * 3 + q) * coutp + cb;
-                for (int k = 0; k < WG_VEC; k++) dst[k] = o[r][q][k];
+                wg_store8(dst, &o[r][q]);
               }
           }
         }
