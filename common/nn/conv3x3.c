@@ -60,10 +60,17 @@ static int round8(int c) { return (c + WG_VEC - 1) / WG_VEC * WG_VEC; }
 typedef float wg_v8 __attribute__((vector_size(32)));
 typedef int wg_i8 __attribute__((vector_size(32)));
 
-/* Unaligned loads and stores; vectors go by pointer (no vector-ABI dependence). */
-static void wg_load8(wg_v8 *v, const float *p) { memcpy(v, p, sizeof *v); }
+/*
+ * Unaligned loads and stores through a 4-byte-aligned, may_alias vector type (GCC's
+ * idiom for an unaligned vector access; a memcpy here was compiled, for AVX2 targets, as
+ * two 16-byte stores to the stack and a 32-byte reload, which stalls on store
+ * forwarding). Vectors go by pointer (no vector-ABI dependence).
+ */
+typedef float wg_v8u __attribute__((vector_size(32), aligned(4), may_alias));
 
-static void wg_store8(float *p, const wg_v8 *v) { memcpy(p, v, sizeof *v); }
+static inline void wg_load8(wg_v8 *v, const float *p) { *v = *(const wg_v8u *)p; }
+
+static inline void wg_store8(float *p, const wg_v8 *v) { *(wg_v8u *)p = *v; }
 
 static inline __attribute__((always_inline)) void wg_transpose8(wg_v8 r[8]) {
   const wg_i8 lo = {0, 8, 1, 9, 4, 12, 5, 13}, hi = {2, 10, 3, 11, 6, 14, 7, 15};
