@@ -27,7 +27,7 @@ echo "== move generation benchmark"
 OUT=${XQZ_OUT:-out}
 mkdir -p "$OUT"
 echo "== a fresh default (6x64) network in $OUT/net0.xqzn"
-"$XQZ" net init --size default --seed 1 --out "$OUT/net0.xqzn"
+"$XQZ" net init --size default --seed 1 --force --out "$OUT/net0.xqzn"
 "$XQZ" net info "$OUT/net0.xqzn"
 echo "== network benchmark (short run; 'xqz bench nn' for the full one)"
 "$XQZ" bench nn --quick

@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "commands.h"
@@ -16,10 +18,11 @@
 static void net_usage(FILE *f) {
   fprintf(f,
           "usage: xqz net init (--size tiny|default|large | --blocks B --channels C)\n"
-          "                    [--seed S] [--id ID] --out FILE\n"
+          "                    [--seed S] [--id ID] [--force] --out FILE\n"
           "       xqz net info FILE\n\n"
           "init writes a freshly initialised net (He-normal weights from seed S, default 1)\n"
           "atomically to FILE; its net id is ID (default: random), parent id 0, step 0.\n"
+          "It refuses to replace an existing FILE unless --force is given.\n"
           "info validates FILE and prints its header and parameter count.\n");
 }
 
@@ -45,11 +48,16 @@ static int net_init(int argc, char **argv) {
   const char *out = NULL, *size = NULL;
   int blocks = -1, channels = -1;
   uint64_t seed = 1, id = 0;
+  bool force = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       net_usage(stdout);
       return 0;
+    }
+    if (!strcmp(a, "--force")) {
+      force = true;
+      continue;
     }
     if (!v) {
       fprintf(stderr, "xqz net init: %s needs a value\n", a);
@@ -106,6 +114,12 @@ static int net_init(int argc, char **argv) {
   if (!out) {
     fprintf(stderr, "xqz net init: need --out FILE\n");
     return 2;
+  }
+  /* A net file may be a campaign's only copy of weeks of training: never replace it
+   * silently. */
+  if (!force && access(out, F_OK) == 0) {
+    fprintf(stderr, "xqz net init: %s already exists; pass --force to replace it\n", out);
+    return 1;
   }
   xq_errbuf_t eb = {{0}};
   nn_model_t *m;

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test_cli_net.sh XQZ: `xqz net init` / `xqz net info` as a user runs them: the file they
+# write, refusing to overwrite, and clear errors for bad arguments and damaged files.
+set -u
+XQZ=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0 total=0
+check() { # check NAME COMMAND...
+  local name=$1; shift
+  total=$((total + 1))
+  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+out=$("$XQZ" net init --size tiny --seed 3 --id 0x2a --out "$dir/a.xqzn" 2>&1); rc=$?
+check "init exits 0" test "$rc" -eq 0
+check "init reports the architecture" grep -q "2x16 net" <<<"$out"
+info=$("$XQZ" net info "$dir/a.xqzn" 2>&1); rc=$?
+check "info exits 0" test "$rc" -eq 0
+check "info shows the id" grep -q "net id: *000000000000002a" <<<"$info"
+check "info verifies the checksum" grep -q "(verified)" <<<"$info"
+"$XQZ" net init --size tiny --seed 3 --id 0x2a --out "$dir/b.xqzn" >/dev/null 2>&1
+check "same seed and id give the same weights" cmp -s <(tail -c 4096 "$dir/a.xqzn") <(tail -c 4096 "$dir/b.xqzn")
+cp "$dir/a.xqzn" "$dir/keep.xqzn"
+err=$("$XQZ" net init --size tiny --seed 9 --out "$dir/a.xqzn" 2>&1); rc=$?
+check "refuses to overwrite" test "$rc" -eq 1
+check "says how to overwrite" grep -q -- "--force" <<<"$err"
+check "existing file untouched" cmp -s "$dir/a.xqzn" "$dir/keep.xqzn"
+"$XQZ" net init --size tiny --seed 9 --force --out "$dir/a.xqzn" >/dev/null 2>&1
+check "--force replaces" bash -c "! cmp -s '$dir/a.xqzn' '$dir/keep.xqzn'"
+head -c 1000 "$dir/keep.xqzn" >"$dir/trunc.xqzn"
+err=$("$XQZ" net info "$dir/trunc.xqzn" 2>&1); rc=$?
+check "truncated file fails" test "$rc" -ne 0
+check "truncated file named as such" grep -qi "truncated" <<<"$err"
+cp "$dir/keep.xqzn" "$dir/flip.xqzn"
+size=$(stat -c %s "$dir/flip.xqzn")
+printf '\x55' | dd of="$dir/flip.xqzn" bs=1 seek=$((size - 100)) conv=notrunc status=none
+err=$("$XQZ" net info "$dir/flip.xqzn" 2>&1); rc=$?
+check "corrupt payload fails" test "$rc" -ne 0
+check "corrupt payload named as a checksum error" grep -qi "crc\|checksum" <<<"$err"
+"$XQZ" net init --size huge --out "$dir/c.xqzn" >/dev/null 2>&1; rc=$?
+check "unknown size exits 2" test "$rc" -eq 2
+"$XQZ" net init --blocks 6 --out "$dir/c.xqzn" >/dev/null 2>&1; rc=$?
+check "--blocks without --channels exits 2" test "$rc" -eq 2
+"$XQZ" net init --size tiny >/dev/null 2>&1; rc=$?
+check "missing --out exits 2" test "$rc" -eq 2
+check "nothing written on bad arguments" test ! -e "$dir/c.xqzn"
+echo "$((total - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
