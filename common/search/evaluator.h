@@ -1,0 +1,36 @@
+/*
+ * evaluator.h: what the search asks of a network, behind one small interface, so the
+ * tree code never sees nn_* types and tests can use a uniform evaluator.
+ *
+ * An evaluator scores a batch of positions: for each, priors over the policy index (only
+ * legal moves non-zero, summing to 1; indices as seen by the side to move, see
+ * xq_policy_index_for) and a value in [-1, 1] from the side to move's point of view.
+ * One evaluator belongs to one search thread (it owns its scratch memory).
+ */
+#ifndef XQ_EVALUATOR_H
+#define XQ_EVALUATOR_H
+
+#include "rules/board.h"
+#include "support/error.h"
+
+typedef struct xq_evaluator xq_evaluator_t;
+
+struct xq_evaluator {
+  /* pos[i] are positions with their history (the input planes read the repetition and
+   * no-capture state). priors: (n, XQ_POLICY_SIZE); values: (n). n <= max_batch. */
+  void (*eval)(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors, float *values);
+  void (*destroy)(xq_evaluator_t *ev);
+  int max_batch;
+  uint64_t net_id; /* 0 for evaluators without a net */
+};
+
+/* A network evaluator: loads FILE (validated), folds BN, plans for max_batch positions.
+ * Single-threaded BLAS by policy (docs/network-performance.md). */
+int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_batch,
+                         xq_errbuf_t *eb);
+/* Uniform priors over the legal moves and value 0: tests and baselines. */
+int xq_evaluator_uniform_new(xq_evaluator_t **out, int max_batch);
+/* NULL-safe; sets *ev to NULL. */
+void xq_evaluator_free(xq_evaluator_t **ev);
+
+#endif

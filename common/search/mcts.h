@@ -1,0 +1,69 @@
+/*
+ * mcts.h: PUCT Monte Carlo tree search over one game at a time, the interface players,
+ * the UCI/UCCI engine and `xqz play` call. (Batched self-play over many concurrent games
+ * is in selfplay.h and shares the tree code.)
+ *
+ * A search owns its tree (nodes from a pool, no allocation per simulation) and reuses the
+ * subtree of the move played when the next position follows the last one searched.
+ * Randomness (Dirichlet noise, temperature) comes from the seed given at creation, so a
+ * search is deterministic for a fixed seed, evaluator and configuration.
+ */
+#ifndef XQ_MCTS_H
+#define XQ_MCTS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rules/board.h"
+#include "search/evaluator.h"
+#include "support/error.h"
+
+typedef struct {
+  float cpuct_init;      /* PUCT constant at low visit counts (1.25) */
+  float cpuct_base;      /* c grows as log((N + base + 1) / base) (19652) */
+  float fpu_reduction;   /* first-play urgency: parent Q minus this for unvisited (0.25) */
+  float dirichlet_alpha; /* root noise (0.3) */
+  float noise_frac;      /* share of noise in the root priors; 0 = none (0 for play) */
+  int batch;             /* leaves gathered per evaluator call, with virtual loss (8) */
+  int max_plies;         /* game-length cap used to score draws in the tree (400) */
+  int node_budget;       /* tree nodes the pool holds (1 << 20) */
+} xq_mcts_config_t;
+
+/* Defaults for playing strength (no noise). */
+void xq_mcts_config_default(xq_mcts_config_t *cfg);
+
+typedef struct {
+  int64_t nodes;          /* stop after this many simulations (0 = no limit) */
+  int64_t movetime_ms;    /* stop after this long (0 = no limit) */
+  int depth;              /* stop when the principal variation reaches this depth (0 = none) */
+  atomic_int *stop;       /* stop as soon as *stop != 0 (NULL = none) */
+} xq_mcts_limits_t;
+
+typedef struct {
+  xq_move_t best;         /* most visited root move (0 if the game is over) */
+  float value;            /* root value, side to move's view, in [-1, 1] */
+  int64_t simulations;    /* done by this call */
+  int64_t elapsed_ms;
+  int depth;              /* length of the principal variation */
+  int nmoves;             /* root children */
+  xq_move_t moves[XQ_MAX_MOVES];
+  int visits[XQ_MAX_MOVES];
+  xq_move_t pv[64];
+  int pv_len;
+} xq_mcts_result_t;
+
+typedef struct xq_mcts xq_mcts_t;
+
+/* ev is borrowed and must outlive the search. */
+int xq_mcts_new(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *ev, uint64_t seed,
+                xq_errbuf_t *eb);
+void xq_mcts_free(xq_mcts_t **s);
+/* Searches pos (with its history) within lim. Reuses the tree if pos is the last searched
+ * position followed by one or two moves. Returns 0, or an error if pos is finished. */
+int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
+                   xq_mcts_result_t *res);
+/* Forgets the tree (new game). */
+void xq_mcts_clear(xq_mcts_t *s);
+
+#endif
