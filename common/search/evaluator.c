@@ -1,0 +1,112 @@
+/*
+ * evaluator.c: the two evaluators behind evaluator.h.
+ *
+ * The network evaluator owns a folded model, an inference plan for max_batch positions and
+ * its encoding scratch (planes and legal masks); one search thread uses it. The uniform
+ * evaluator gives every legal move the same prior and every position the value 0.
+ */
+#include "search/evaluator.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/encode.h"
+#include "nn/nn_file.h"
+#include "nn/nn_forward.h"
+#include "nn/nn_model.h"
+#include "nn/nn_plan.h"
+#include "rules/policy_index.h"
+
+typedef struct {
+  xq_evaluator_t base;
+  nn_model_t *model;
+  nn_plan_t *plan;
+  float *planes;  /* (max_batch, NN_INPUT_PLANES, 90) */
+  uint8_t *mask;  /* (max_batch, NN_POLICY_SIZE) */
+} net_eval_t;
+
+static void net_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,
+                     float *values) {
+  net_eval_t *ne = (net_eval_t *)ev;
+  if (n <= 0) return;
+  for (int i = 0; i < n; i++) {
+    nn_encode(ne->planes + (size_t)i * NN_INPUT_PLANES * XQ_SQUARES, pos[i]);
+    nn_encode_legal(pos[i], ne->mask + (size_t)i * NN_POLICY_SIZE, NULL, NULL);
+  }
+  nn_infer(priors, values, ne->plan, ne->model, ne->planes, ne->mask, n);
+}
+
+static void net_destroy(xq_evaluator_t *ev) {
+  net_eval_t *ne = (net_eval_t *)ev;
+  nn_plan_free(&ne->plan);
+  nn_model_free(&ne->model);
+  free(ne->planes);
+  free(ne->mask);
+  free(ne);
+}
+
+int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_batch,
+                         xq_errbuf_t *eb) {
+  *out = NULL;
+  if (max_batch < 1) return xq_err_set(eb, XQ_EINVAL, "max_batch %d < 1", max_batch);
+  /* Policy (docs/network-performance.md): one single-threaded BLAS per search thread. */
+  openblas_set_num_threads(1);
+  net_eval_t *ne = calloc(1, sizeof *ne);
+  if (!ne) return xq_err_set(eb, XQ_ENOMEM, "evaluator");
+  nn_file_meta_t meta;
+  int rc = nn_file_load(net_path, &ne->model, &meta, eb);
+  if (rc) goto fail;
+  nn_model_fold(ne->model);
+  rc = nn_plan_new(&ne->plan, &ne->model->arch, max_batch, false, eb);
+  if (rc) goto fail;
+  ne->planes = malloc((size_t)max_batch * NN_INPUT_PLANES * XQ_SQUARES * sizeof(float));
+  ne->mask = malloc((size_t)max_batch * NN_POLICY_SIZE);
+  if (!ne->planes || !ne->mask) {
+    rc = xq_err_set(eb, XQ_ENOMEM, "evaluator scratch for batch %d", max_batch);
+    goto fail;
+  }
+  ne->base.eval = net_eval;
+  ne->base.destroy = net_destroy;
+  ne->base.max_batch = max_batch;
+  ne->base.net_id = meta.net_id;
+  *out = &ne->base;
+  return 0;
+fail:
+  net_destroy(&ne->base);
+  return rc;
+}
+
+static void uniform_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,
+                         float *values) {
+  (void)ev;
+  int index[XQ_MAX_MOVES];
+  for (int i = 0; i < n; i++) {
+    float *p = priors + (size_t)i * XQ_POLICY_SIZE;
+    memset(p, 0, XQ_POLICY_SIZE * sizeof(float));
+    int k = nn_encode_legal(pos[i], NULL, index, NULL);
+    for (int j = 0; j < k; j++) p[index[j]] = 1.0f / (float)k;
+    values[i] = 0.0f;
+  }
+}
+
+static void uniform_destroy(xq_evaluator_t *ev) { free(ev); }
+
+int xq_evaluator_uniform_new(xq_evaluator_t **out, int max_batch) {
+  *out = NULL;
+  if (max_batch < 1) return XQ_EINVAL;
+  xq_evaluator_t *ev = calloc(1, sizeof *ev);
+  if (!ev) return XQ_ENOMEM;
+  ev->eval = uniform_eval;
+  ev->destroy = uniform_destroy;
+  ev->max_batch = max_batch;
+  ev->net_id = 0;
+  *out = ev;
+  return 0;
+}
+
+void xq_evaluator_free(xq_evaluator_t **ev) {
+  if (!ev || !*ev) return;
+  (*ev)->destroy(*ev);
+  *ev = NULL;
+}
