@@ -1,0 +1,257 @@
+/*
+ * engine_proto.c: parsing of UCI / UCCI command lines (see engine_proto.h). Every parser
+ * here reads untrusted text from a GUI: it walks the NUL-terminated line token by token,
+ * never trusts a length, and reports the first problem with the offending word.
+ */
+#include "search/engine_proto.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/fen.h"
+#include "rules/notation.h"
+
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* Returns the next token of *p (skipping blanks) and its length in *len; advances *p past
+ * it. Returns NULL at the end of the line. */
+static const char *next_token(const char **p, size_t *len) {
+  const char *s = *p;
+  while (*s && is_blank(*s)) s++;
+  if (!*s) {
+    *p = s;
+    *len = 0;
+    return NULL;
+  }
+  const char *e = s;
+  while (*e && !is_blank(*e)) e++;
+  *p = e;
+  *len = (size_t)(e - s);
+  return s;
+}
+
+static bool tok_is(const char *t, size_t len, const char *word) {
+  return t && strlen(word) == len && !memcmp(t, word, len);
+}
+
+xq_cmd_t xq_proto_command(const char *line, const char **args) {
+  static const struct {
+    const char *word;
+    xq_cmd_t cmd;
+  } table[] = {
+      {"uci", XQ_CMD_UCI},           {"ucci", XQ_CMD_UCCI},         {"isready", XQ_CMD_ISREADY},
+      {"setoption", XQ_CMD_SETOPTION}, {"ucinewgame", XQ_CMD_NEWGAME}, {"position", XQ_CMD_POSITION},
+      {"go", XQ_CMD_GO},             {"stop", XQ_CMD_STOP},         {"ponderhit", XQ_CMD_PONDERHIT},
+      {"quit", XQ_CMD_QUIT},         {"debug", XQ_CMD_DEBUG},
+  };
+  const char *p = line;
+  size_t len;
+  const char *t = next_token(&p, &len);
+  while (*p && is_blank(*p)) p++;
+  *args = p;
+  if (!t) return XQ_CMD_EMPTY;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (tok_is(t, len, table[i].word)) return table[i].cmd;
+  return XQ_CMD_UNKNOWN;
+}
+
+/* Copies a token into buf as a C string for error messages, shortened if long. */
+static const char *tok_str(const char *t, size_t len, char *buf, size_t size) {
+  if (len >= size) len = size - 1;
+  memcpy(buf, t, len);
+  buf[len] = 0;
+  return buf;
+}
+
+int xq_proto_position(xq_pos_t *pos, const char *args, xq_errbuf_t *eb) {
+  char word[32];
+  const char *p = args;
+  size_t len;
+  const char *t = next_token(&p, &len);
+  xq_pos_t *tmp = malloc(sizeof *tmp);
+  if (!tmp) return xq_err_set(eb, XQ_ENOMEM, "out of memory");
+  int rc = 0;
+  if (tok_is(t, len, "startpos")) {
+    xq_pos_startpos(tmp);
+  } else if (tok_is(t, len, "fen")) {
+    /* The FEN is every word up to "moves" or the end of the line. */
+    const char *start = p, *end = p, *q = p;
+    size_t n;
+    const char *w;
+    while ((w = next_token(&q, &n)) && !tok_is(w, n, "moves")) end = w + n;
+    while (start < end && is_blank(*start)) start++;
+    char fen[256];
+    if (end <= start) {
+      rc = xq_err_set(eb, XQ_EFEN, "position fen: no FEN given");
+      goto out;
+    }
+    if ((size_t)(end - start) >= sizeof fen) {
+      rc = xq_err_set(eb, XQ_EFEN, "position fen: FEN too long (%zu characters)",
+                      (size_t)(end - start));
+      goto out;
+    }
+    memcpy(fen, start, (size_t)(end - start));
+    fen[end - start] = 0;
+    xq_errbuf_t feb = {{0}};
+    if (xq_fen_parse(tmp, fen, &feb)) {
+      rc = xq_err_set(eb, XQ_EFEN, "bad FEN: %s", feb.msg);
+      goto out;
+    }
+    p = end;
+  } else {
+    rc = xq_err_set(eb, XQ_EFEN, "position: expected 'startpos' or 'fen', got '%s'",
+                    t ? tok_str(t, len, word, sizeof word) : "");
+    goto out;
+  }
+  t = next_token(&p, &len);
+  if (t) {
+    if (!tok_is(t, len, "moves")) {
+      rc = xq_err_set(eb, XQ_EMOVE, "position: expected 'moves', got '%s'",
+                      tok_str(t, len, word, sizeof word));
+      goto out;
+    }
+    int index = 0;
+    while ((t = next_token(&p, &len))) {
+      index++;
+      xq_move_t m;
+      xq_errbuf_t meb = {{0}};
+      tok_str(t, len, word, sizeof word);
+      if (len != 4 || xq_move_parse_legal(tmp, word, &m, &meb)) {
+        rc = xq_err_set(eb, XQ_EMOVE, "illegal move %d '%s': %s", index, word,
+                        len != 4 ? "not 4 ICCS characters" : meb.msg);
+        goto out;
+      }
+      if (tmp->ply >= XQ_MAX_HISTORY) {
+        rc = xq_err_set(eb, XQ_EMOVE, "too many moves (history holds %d plies)",
+                        XQ_MAX_HISTORY);
+        goto out;
+      }
+      xq_pos_make(tmp, m);
+    }
+  }
+  memcpy(pos, tmp, sizeof *pos);
+out:
+  free(tmp);
+  return rc;
+}
+
+/* Parses a non-negative integer token into *out. */
+static int tok_int(const char *t, size_t len, int64_t *out) {
+  char buf[32];
+  if (!t || len == 0 || len >= sizeof buf) return -1;
+  tok_str(t, len, buf, sizeof buf);
+  char *end;
+  errno = 0;
+  long long v = strtoll(buf, &end, 10);
+  if (errno || *end) return -1;
+  *out = v < 0 ? 0 : v; /* some GUIs send negative clocks when flagging: treat as 0 */
+  return 0;
+}
+
+int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_errbuf_t *eb) {
+  char word[32];
+  *go = (xq_go_t){.nodes = -1, .movetime = -1, .depth = -1, .wtime = -1, .btime = -1,
+                  .winc = -1, .binc = -1, .movestogo = -1};
+  const char *p = args;
+  size_t len;
+  const char *t;
+  while ((t = next_token(&p, &len))) {
+    if (tok_is(t, len, "infinite")) {
+      go->infinite = true;
+      continue;
+    }
+    if (tok_is(t, len, "ponder")) {
+      go->ponder = true;
+      continue;
+    }
+    if (tok_is(t, len, "draw")) continue; /* UCCI: the opponent offers a draw; we play on */
+    int64_t *slot = NULL, tmp = 0;
+    int kind = 0; /* 1: depth, 2: movestogo */
+    if (tok_is(t, len, "nodes")) slot = &go->nodes;
+    else if (tok_is(t, len, "movetime")) slot = &go->movetime;
+    else if (tok_is(t, len, "depth")) slot = &tmp, kind = 1;
+    else if (tok_is(t, len, "movestogo")) slot = &tmp, kind = 2;
+    else if (tok_is(t, len, "wtime")) slot = &go->wtime;
+    else if (tok_is(t, len, "btime")) slot = &go->btime;
+    else if (tok_is(t, len, "winc")) slot = &go->winc;
+    else if (tok_is(t, len, "binc")) slot = &go->binc;
+    else if (proto == XQ_PROTO_UCCI && tok_is(t, len, "time"))
+      slot = side == XQ_RED ? &go->wtime : &go->btime;
+    else if (proto == XQ_PROTO_UCCI && tok_is(t, len, "increment"))
+      slot = side == XQ_RED ? &go->winc : &go->binc;
+    else if (proto == XQ_PROTO_UCCI && (tok_is(t, len, "opptime") || tok_is(t, len, "oppmovestogo") ||
+                                        tok_is(t, len, "oppincrement")))
+      slot = &tmp; /* the opponent's clock: parsed and ignored */
+    else
+      return xq_err_set(eb, XQ_EINVAL, "go: unknown parameter '%s'",
+                        tok_str(t, len, word, sizeof word));
+    tok_str(t, len, word, sizeof word);
+    const char *v = next_token(&p, &len);
+    if (tok_int(v, len, slot))
+      return xq_err_set(eb, XQ_EINVAL, "go: '%s' needs a non-negative integer", word);
+    if (kind == 1) go->depth = tmp > 1000 ? 1000 : (int)tmp;
+    if (kind == 2) go->movestogo = tmp > 1000 ? 1000 : (int)tmp;
+  }
+  return 0;
+}
+
+int64_t xq_proto_time_budget(const xq_go_t *go, int side) {
+  int64_t left = side == XQ_RED ? go->wtime : go->btime;
+  int64_t inc = side == XQ_RED ? go->winc : go->binc;
+  if (left < 0) return 0;
+  if (inc < 0) inc = 0;
+  int64_t moves = go->movestogo > 0 ? go->movestogo : 30;
+  int64_t budget = left / moves + inc * 3 / 4;
+  /* Keep a margin for process and pipe latency: 50 ms or a tenth of the clock. */
+  int64_t margin = left / 10 < 50 ? left / 10 : 50;
+  if (budget > left - margin) budget = left - margin;
+  return budget < 1 ? 1 : budget;
+}
+
+int xq_proto_setoption(const char *args, char *name, size_t name_size, char *value,
+                       size_t value_size, xq_errbuf_t *eb) {
+  const char *p = args, *t;
+  size_t len;
+  name[0] = value[0] = 0;
+  t = next_token(&p, &len);
+  const char *name_start, *name_end, *value_start = NULL, *value_end = NULL;
+  if (tok_is(t, len, "name")) {
+    /* UCI: the name runs up to "value" (names may hold spaces). */
+    const char *q = p, *w;
+    size_t n;
+    name_start = NULL;
+    name_end = NULL;
+    while ((w = next_token(&q, &n)) && !tok_is(w, n, "value")) {
+      if (!name_start) name_start = w;
+      name_end = w + n;
+    }
+    if (w) {
+      while (*q && is_blank(*q)) q++;
+      value_start = q;
+      value_end = q + strlen(q);
+    }
+  } else {
+    /* UCCI: setoption NAME [VALUE...]. */
+    name_start = t;
+    name_end = t ? t + len : NULL;
+    while (*p && is_blank(*p)) p++;
+    value_start = p;
+    value_end = p + strlen(p);
+  }
+  if (!name_start) return xq_err_set(eb, XQ_EINVAL, "setoption: no option name");
+  while (value_end && value_end > value_start && is_blank(value_end[-1])) value_end--;
+  tok_str(name_start, (size_t)(name_end - name_start), name, name_size);
+  if (value_start) tok_str(value_start, (size_t)(value_end - value_start), value, value_size);
+  return 0;
+}
+
+int xq_proto_value_to_cp(float v) {
+  if (!(v == v)) return 0; /* NaN: say nothing rather than something wrong */
+  double x = v > 1 ? 1 : v < -1 ? -1 : v;
+  double cp = 111.714640912 * tan(1.5620688421 * x);
+  if (cp > XQ_PROTO_CP_MAX) cp = XQ_PROTO_CP_MAX;
+  if (cp < -XQ_PROTO_CP_MAX) cp = -XQ_PROTO_CP_MAX;
+  return (int)lround(cp);
+}
