@@ -1,0 +1,190 @@
+/*
+ * test_engine_proto.c: the UCI / UCCI text parser (search/engine_proto.h) without an
+ * engine or a network: command words, `position` with FENs and moves (and that errors
+ * leave the position alone), `go` limits in both protocols, the clock budget, setoption
+ * in both spellings and the value-to-centipawn mapping.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rules/fen.h"
+#include "rules/movegen.h"
+#include "search/engine_proto.h"
+#include "test_helpers.h"
+
+static void test_command_words(void **state) {
+  (void)state;
+  const char *args;
+  assert_int_equal(xq_proto_command("uci", &args), XQ_CMD_UCI);
+  assert_int_equal(xq_proto_command("ucci\r\n", &args), XQ_CMD_UCCI);
+  assert_int_equal(xq_proto_command("  isready  ", &args), XQ_CMD_ISREADY);
+  assert_int_equal(xq_proto_command("position startpos moves h2e2", &args), XQ_CMD_POSITION);
+  assert_string_equal(args, "startpos moves h2e2");
+  assert_int_equal(xq_proto_command("go nodes 5", &args), XQ_CMD_GO);
+  assert_string_equal(args, "nodes 5");
+  assert_int_equal(xq_proto_command("", &args), XQ_CMD_EMPTY);
+  assert_int_equal(xq_proto_command(" \t ", &args), XQ_CMD_EMPTY);
+  assert_int_equal(xq_proto_command("xyz", &args), XQ_CMD_UNKNOWN);
+  assert_int_equal(xq_proto_command("ucinewgamex", &args), XQ_CMD_UNKNOWN);
+  assert_int_equal(xq_proto_command("UCI", &args), XQ_CMD_UNKNOWN);
+  assert_int_equal(xq_proto_command("quit", &args), XQ_CMD_QUIT);
+  assert_int_equal(xq_proto_command("stop", &args), XQ_CMD_STOP);
+}
+
+static void test_position(void **state) {
+  (void)state;
+  xq_pos_t *pos = malloc(sizeof *pos), *ref = malloc(sizeof *ref);
+  xq_errbuf_t eb = {{0}};
+  char fen[XQ_FEN_MAX], want[XQ_FEN_MAX];
+
+  assert_int_equal(xq_proto_position(pos, "startpos", &eb), 0);
+  xq_fen_print(pos, fen);
+  assert_string_equal(fen, XQ_START_FEN);
+
+  assert_int_equal(xq_proto_position(pos, "startpos moves h2e2 h9g7", &eb), 0);
+  xq_pos_startpos(ref);
+  th_play(ref, "h2e2 h9g7");
+  xq_fen_print(pos, fen);
+  xq_fen_print(ref, want);
+  assert_string_equal(fen, want);
+  assert_int_equal(pos->ply, 2); /* the history is kept for repetition */
+
+  const char *f = "5k3/9/9/9/2R6/9/9/9/r8/r3K4 w - - 0 1";
+  char line[256];
+  snprintf(line, sizeof line, "fen %s moves c5c0", f);
+  assert_int_equal(xq_proto_position(pos, line, &eb), 0);
+  assert_int_equal(pos->side, XQ_BLACK);
+  snprintf(line, sizeof line, "fen %s", f);
+  assert_int_equal(xq_proto_position(pos, line, &eb), 0);
+  xq_fen_print(pos, fen);
+  assert_string_equal(fen, f);
+
+  /* Errors leave the position as it was and say why. */
+  assert_int_equal(xq_proto_position(pos, "startpos moves h2e2 h2e2", &eb), XQ_EMOVE);
+  assert_non_null(strstr(eb.msg, "h2e2"));
+  assert_int_equal(xq_proto_position(pos, "startpos moves h2e", &eb), XQ_EMOVE);
+  assert_int_equal(xq_proto_position(pos, "startpos moves z9z9", &eb), XQ_EMOVE);
+  assert_int_equal(xq_proto_position(pos, "startpos junk", &eb), XQ_EMOVE);
+  assert_int_equal(xq_proto_position(pos, "fen xyz w - - 0 1", &eb), XQ_EFEN);
+  assert_int_equal(xq_proto_position(pos, "fen", &eb), XQ_EFEN);
+  assert_int_equal(xq_proto_position(pos, "fen moves h2e2", &eb), XQ_EFEN);
+  assert_int_equal(xq_proto_position(pos, "", &eb), XQ_EFEN);
+  assert_int_equal(xq_proto_position(pos, "nonsense", &eb), XQ_EFEN);
+  xq_fen_print(pos, fen);
+  assert_string_equal(fen, f);
+
+  /* A very long FEN and a very long move list are refused, not overrun. */
+  char *big = malloc(200000);
+  memset(big, 'r', 199999);
+  memcpy(big, "fen ", 4);
+  big[199999] = 0;
+  assert_int_equal(xq_proto_position(pos, big, &eb), XQ_EFEN);
+  size_t n = (size_t)snprintf(big, 200000, "startpos moves");
+  for (int i = 0; i < 3000 && n + 11 < 200000; i++)
+    n += (size_t)snprintf(big + n, 200000 - n, " %s", i % 4 == 0 ? "h2e2" : i % 4 == 1 ? "h9g7" : i % 4 == 2 ? "e2h2" : "g7h9");
+  assert_int_equal(xq_proto_position(pos, big, &eb), XQ_EMOVE);
+  xq_fen_print(pos, fen);
+  assert_string_equal(fen, f);
+  free(big);
+  free(pos);
+  free(ref);
+}
+
+static void test_go(void **state) {
+  (void)state;
+  xq_go_t go;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_proto_go("nodes 50", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(go.nodes, 50);
+  assert_int_equal(go.movetime, -1);
+  assert_int_equal(xq_proto_go("movetime 200 depth 3", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(go.movetime, 200);
+  assert_int_equal(go.depth, 3);
+  assert_int_equal(xq_proto_go("infinite", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_true(go.infinite);
+  assert_int_equal(
+      xq_proto_go("wtime 60000 btime 50000 winc 1000 binc 500 movestogo 20", XQ_PROTO_UCI, XQ_BLACK, &go, &eb), 0);
+  assert_int_equal(go.wtime, 60000);
+  assert_int_equal(go.btime, 50000);
+  assert_int_equal(go.binc, 500);
+  assert_int_equal(go.movestogo, 20);
+  /* UCCI: `time` and `increment` are the mover's clock. */
+  assert_int_equal(xq_proto_go("time 30000 increment 2000 opptime 1000", XQ_PROTO_UCCI, XQ_BLACK, &go, &eb), 0);
+  assert_int_equal(go.btime, 30000);
+  assert_int_equal(go.binc, 2000);
+  assert_int_equal(go.wtime, -1);
+  assert_int_equal(xq_proto_go("draw depth 5", XQ_PROTO_UCCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(go.depth, 5);
+  /* Errors. */
+  assert_int_equal(xq_proto_go("nodes", XQ_PROTO_UCI, XQ_RED, &go, &eb), XQ_EINVAL);
+  assert_int_equal(xq_proto_go("nodes abc", XQ_PROTO_UCI, XQ_RED, &go, &eb), XQ_EINVAL);
+  assert_int_equal(xq_proto_go("nodes 99999999999999999999999", XQ_PROTO_UCI, XQ_RED, &go, &eb), XQ_EINVAL);
+  assert_int_equal(xq_proto_go("sideways 3", XQ_PROTO_UCI, XQ_RED, &go, &eb), XQ_EINVAL);
+  assert_non_null(strstr(eb.msg, "sideways"));
+  assert_int_equal(xq_proto_go("time 100", XQ_PROTO_UCI, XQ_RED, &go, &eb), XQ_EINVAL);
+}
+
+static void test_time_budget(void **state) {
+  (void)state;
+  xq_go_t go;
+  xq_errbuf_t eb = {{0}};
+  xq_proto_go("wtime 60000 btime 30000 winc 1000", XQ_PROTO_UCI, XQ_RED, &go, &eb);
+  assert_int_equal(xq_proto_time_budget(&go, XQ_RED), 60000 / 30 + 750);
+  assert_int_equal(xq_proto_time_budget(&go, XQ_BLACK), 30000 / 30);
+  xq_proto_go("wtime 10000 movestogo 1", XQ_PROTO_UCI, XQ_RED, &go, &eb);
+  assert_int_equal(xq_proto_time_budget(&go, XQ_RED), 10000 - 50); /* never the whole clock */
+  xq_proto_go("wtime 20 winc 5000", XQ_PROTO_UCI, XQ_RED, &go, &eb);
+  assert_true(xq_proto_time_budget(&go, XQ_RED) <= 20);
+  assert_true(xq_proto_time_budget(&go, XQ_RED) >= 1);
+  xq_proto_go("nodes 5", XQ_PROTO_UCI, XQ_RED, &go, &eb);
+  assert_int_equal(xq_proto_time_budget(&go, XQ_RED), 0);
+}
+
+static void test_setoption(void **state) {
+  (void)state;
+  char name[16], value[16];
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_proto_setoption("name UCI_Variant value xiangqi", name, sizeof name, value, sizeof value, &eb), 0);
+  assert_string_equal(name, "UCI_Variant");
+  assert_string_equal(value, "xiangqi");
+  assert_int_equal(xq_proto_setoption("name Clear Hash", name, sizeof name, value, sizeof value, &eb), 0);
+  assert_string_equal(name, "Clear Hash");
+  assert_string_equal(value, "");
+  assert_int_equal(xq_proto_setoption("usemillisec true", name, sizeof name, value, sizeof value, &eb), 0);
+  assert_string_equal(name, "usemillisec");
+  assert_string_equal(value, "true");
+  assert_int_equal(xq_proto_setoption("name A_very_long_option_name value a_very_long_value_here",
+                                      name, sizeof name, value, sizeof value, &eb), 0);
+  assert_int_equal(strlen(name), sizeof name - 1);
+  assert_int_equal(strlen(value), sizeof value - 1);
+  assert_int_equal(xq_proto_setoption("", name, sizeof name, value, sizeof value, &eb), XQ_EINVAL);
+  assert_int_equal(xq_proto_setoption("name", name, sizeof name, value, sizeof value, &eb), XQ_EINVAL);
+}
+
+static void test_value_to_cp(void **state) {
+  (void)state;
+  assert_int_equal(xq_proto_value_to_cp(0.0f), 0);
+  int a = xq_proto_value_to_cp(0.5f), b = xq_proto_value_to_cp(-0.5f);
+  assert_int_equal(a, -b);
+  /* lc0's mapping: 111.714640912 * tan(1.5620688421 * 0.5) = 110.8... */
+  assert_in_range(a, 109, 112);
+  assert_int_equal(xq_proto_value_to_cp(1.0f), XQ_PROTO_CP_MAX);
+  assert_int_equal(xq_proto_value_to_cp(-1.0f), -XQ_PROTO_CP_MAX);
+  assert_int_equal(xq_proto_value_to_cp(5.0f), XQ_PROTO_CP_MAX);
+  assert_true(xq_proto_value_to_cp(0.9f) > xq_proto_value_to_cp(0.8f));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_command_words), cmocka_unit_test(test_position),
+      cmocka_unit_test(test_go),            cmocka_unit_test(test_time_budget),
+      cmocka_unit_test(test_setoption),     cmocka_unit_test(test_value_to_cp),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
