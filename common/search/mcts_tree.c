@@ -1,0 +1,298 @@
+/*
+ * mcts_tree.c: the PUCT tree shared by mcts.c and selfplay.c (see mcts_tree.h).
+ */
+#include "search/mcts_tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn/encode.h"
+#include "rules/movegen.h"
+#include "rules/rules.h"
+
+int xqt_init(xqt_tree_t *t, const xq_mcts_config_t *cfg) {
+  memset(t, 0, sizeof *t);
+  t->cfg = *cfg;
+  t->cap = cfg->node_budget < XQ_MAX_MOVES + 1 ? XQ_MAX_MOVES + 1 : cfg->node_budget;
+  t->nodes = malloc((size_t)t->cap * sizeof *t->nodes);
+  t->scratch = malloc((size_t)t->cap * sizeof *t->scratch);
+  if (!t->nodes || !t->scratch) {
+    xqt_free(t);
+    return XQ_ENOMEM;
+  }
+  xqt_clear(t);
+  return 0;
+}
+
+void xqt_free(xqt_tree_t *t) {
+  free(t->nodes);
+  free(t->scratch);
+  t->nodes = t->scratch = NULL;
+}
+
+void xqt_clear(xqt_tree_t *t) {
+  memset(&t->nodes[0], 0, sizeof t->nodes[0]);
+  t->used = 1;
+  t->has_root = false;
+}
+
+/* Copies the subtree under c into scratch with c as the new root, then swaps the pools. */
+static void compact(xqt_tree_t *t, int32_t c) {
+  xqt_node_t *dst = t->scratch;
+  dst[0] = t->nodes[c];
+  int32_t used = 1;
+  for (int32_t i = 0; i < used; i++) {
+    xqt_node_t *d = &dst[i];
+    if (d->nchild && (d->flags & XQT_EXPANDED)) {
+      memcpy(dst + used, t->nodes + d->first, d->nchild * sizeof *dst);
+      d->first = used;
+      used += d->nchild;
+    } else if (!(d->flags & XQT_EXPANDED)) {
+      d->nchild = 0;
+      d->flags &= (uint8_t)~XQT_PENDING;
+    }
+  }
+  t->scratch = t->nodes;
+  t->nodes = dst;
+  t->used = used;
+}
+
+static int32_t find_child(const xqt_tree_t *t, int32_t node, xq_move_t m) {
+  const xqt_node_t *p = &t->nodes[node];
+  if (!(p->flags & XQT_EXPANDED)) return -1;
+  for (int i = 0; i < p->nchild; i++)
+    if (t->nodes[p->first + i].move == m) return p->first + i;
+  return -1;
+}
+
+bool xqt_set_root(xqt_tree_t *t, const xq_pos_t *pos) {
+  bool kept = false;
+  const xq_pos_t *r = &t->root_pos;
+  int k = (int)pos->ply - (int)r->ply;
+  if (t->has_root && (k == 1 || k == 2) && pos->hist[r->ply].key == r->key) {
+    bool same = true;
+    for (int i = 0; i < r->ply && same; i++)
+      same = pos->hist[i].key == r->hist[i].key && pos->hist[i].move == r->hist[i].move;
+    int32_t node = 0;
+    for (int j = 0; j < k && same && node >= 0; j++)
+      node = find_child(t, node, pos->hist[r->ply + j].move);
+    if (same && node > 0 && (t->nodes[node].flags & XQT_EXPANDED)) {
+      compact(t, node);
+      kept = true;
+    }
+  }
+  if (!kept) xqt_clear(t);
+  memcpy(&t->root_pos, pos, sizeof *pos);
+  t->has_root = true;
+  return kept;
+}
+
+static void backup(xqt_tree_t *t, const xqt_leaf_t *leaf, float v) {
+  float x = -v; /* view of the player who moved into the leaf */
+  for (int i = leaf->len - 1; i >= 0; i--) {
+    t->nodes[leaf->path[i]].w += 1.0f + x; /* + 1 removes the virtual loss */
+    x = -x;
+  }
+}
+
+void xqt_cancel(xqt_tree_t *t, const xqt_leaf_t *leaf) {
+  for (int i = 0; i < leaf->len; i++) {
+    t->nodes[leaf->path[i]].n -= 1;
+    t->nodes[leaf->path[i]].w += 1.0f;
+  }
+}
+
+void xqt_unwind(xq_pos_t *slot, const xqt_leaf_t *leaf) {
+  for (int i = 1; i < leaf->len; i++) xq_pos_unmake(slot);
+}
+
+/* Value for the side to move of a finished position, or 2 when the game goes on. Scores
+ * the first repetition of a position on the path (or in the game) as the rules score a
+ * threefold one: a draw, unless one side checked on every move of the cycle (it loses). */
+static float terminal_value(xqt_tree_t *t, xq_pos_t *pos) {
+  xq_outcome_t o = xq_adjudicate(pos, t->cfg.max_plies);
+  if (o.result == XQ_RESULT_DRAW) return 0.0f;
+  if (o.result == XQ_RESULT_RED_WIN) return pos->side == XQ_RED ? 1.0f : -1.0f;
+  if (o.result == XQ_RESULT_BLACK_WIN) return pos->side == XQ_BLACK ? 1.0f : -1.0f;
+  int ply = pos->ply;
+  int lo = ply - pos->rule60;
+  if (lo < 0) lo = 0;
+  for (int j = ply - 4; j >= lo; j -= 2) {
+    if (pos->hist[j].key != pos->key) continue;
+    bool stm_checks = true, opp_checks = true;
+    for (int k = j; k < ply; k++) {
+      bool by_opp = (ply - k) & 1;
+      if (!pos->hist[k].check) {
+        if (by_opp) opp_checks = false;
+        else stm_checks = false;
+      }
+    }
+    if (opp_checks && !stm_checks) return 1.0f;
+    if (stm_checks && !opp_checks) return -1.0f;
+    return 0.0f;
+  }
+  return 2.0f;
+}
+
+static int32_t select_child(const xqt_tree_t *t, const xqt_node_t *p) {
+  const xq_mcts_config_t *c = &t->cfg;
+  float pn = (float)p->n;
+  float cp = c->cpuct_init + logf((pn + c->cpuct_base + 1.0f) / c->cpuct_base);
+  float sq = sqrtf(pn > 1.0f ? pn : 1.0f);
+  float pq = p->n > 0 ? -p->w / pn : 0.0f;
+  float fpu = pq - c->fpu_reduction;
+  int32_t best = p->first;
+  float bs = -1e30f;
+  for (int i = 0; i < p->nchild; i++) {
+    const xqt_node_t *ch = &t->nodes[p->first + i];
+    float q = ch->n > 0 ? ch->w / (float)ch->n : fpu;
+    float s = q + cp * ch->prior * sq / (1.0f + (float)ch->n);
+    if (s > bs) {
+      bs = s;
+      best = p->first + i;
+    }
+  }
+  return best;
+}
+
+xqt_leaf_kind_t xqt_select(xqt_tree_t *t, xq_pos_t *slot, xqt_leaf_t *leaf) {
+  int32_t idx = 0;
+  leaf->len = 0;
+  leaf->nmoves = -1;
+  for (;;) {
+    xqt_node_t *nd = &t->nodes[idx];
+    leaf->path[leaf->len++] = idx;
+    nd->n += 1;
+    nd->w -= 1.0f; /* virtual loss */
+    if (nd->flags & XQT_TERMINAL) {
+      backup(t, leaf, nd->tvalue);
+      return XQT_LEAF_DONE;
+    }
+    if (nd->flags & XQT_PENDING) {
+      xqt_cancel(t, leaf);
+      return XQT_LEAF_COLLISION;
+    }
+    if (!(nd->flags & XQT_EXPANDED)) {
+      if (idx != 0) {
+        float tv = terminal_value(t, slot);
+        if (tv < 1.5f) {
+          nd->flags |= XQT_TERMINAL;
+          nd->tvalue = tv;
+          backup(t, leaf, tv);
+          return XQT_LEAF_DONE;
+        }
+      }
+      xq_move_t moves[XQ_MAX_MOVES];
+      int nm = nn_encode_legal(slot, NULL, leaf->index, moves);
+      if (nm > 0 && t->used + nm <= t->cap) {
+        nd->first = t->used;
+        nd->nchild = (uint8_t)nm;
+        nd->flags |= XQT_PENDING;
+        for (int i = 0; i < nm; i++) {
+          xqt_node_t *ch = &t->nodes[t->used + i];
+          memset(ch, 0, sizeof *ch);
+          ch->move = moves[i];
+        }
+        t->used += nm;
+        leaf->nmoves = nm;
+      }
+      return XQT_LEAF_EVAL; /* nmoves < 0: evaluate without expanding (pool full) */
+    }
+    if (leaf->len > XQT_MAX_DEPTH || slot->ply + 1 >= XQ_MAX_HISTORY) {
+      leaf->nmoves = -1;
+      return XQT_LEAF_EVAL;
+    }
+    idx = select_child(t, nd);
+    xq_pos_make(slot, t->nodes[idx].move);
+  }
+}
+
+void xqt_expand_backup(xqt_tree_t *t, const xqt_leaf_t *leaf, const float *child_priors,
+                       const float *dense, float value) {
+  xqt_node_t *nd = &t->nodes[leaf->path[leaf->len - 1]];
+  if (leaf->nmoves > 0 && (nd->flags & XQT_PENDING)) {
+    float sum = 0.0f;
+    for (int i = 0; i < leaf->nmoves; i++) {
+      float p = child_priors ? child_priors[i] : dense[leaf->index[i]];
+      if (!(p >= 0.0f)) p = 0.0f;
+      t->nodes[nd->first + i].prior = p;
+      sum += p;
+    }
+    for (int i = 0; i < leaf->nmoves; i++) {
+      xqt_node_t *ch = &t->nodes[nd->first + i];
+      ch->prior = sum > 0.0f ? ch->prior / sum : 1.0f / (float)leaf->nmoves;
+    }
+    nd->flags = (uint8_t)((nd->flags & ~XQT_PENDING) | XQT_EXPANDED);
+  }
+  backup(t, leaf, value);
+}
+
+double xqt_gamma(xq_rng_t *rng, double alpha) {
+  if (alpha < 1.0) {
+    double u = xq_rng_uniform(rng);
+    return xqt_gamma(rng, alpha + 1.0) * pow(u > 0.0 ? u : 1e-300, 1.0 / alpha);
+  }
+  double d = alpha - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+  for (;;) {
+    double x = xq_rng_normal(rng), v = 1.0 + c * x;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    double u = xq_rng_uniform(rng);
+    if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+    if (u > 0.0 && log(u) < 0.5 * x * x + d * (1.0 - v + log(v))) return d * v;
+  }
+}
+
+void xqt_add_noise(xqt_tree_t *t, xq_rng_t *rng, float alpha, float frac) {
+  xqt_node_t *r = &t->nodes[0];
+  if (!(r->flags & XQT_EXPANDED) || frac <= 0.0f || alpha <= 0.0f) return;
+  double eta[XQ_MAX_MOVES], sum = 0.0;
+  for (int i = 0; i < r->nchild; i++) sum += eta[i] = xqt_gamma(rng, alpha);
+  if (!(sum > 0.0)) return;
+  for (int i = 0; i < r->nchild; i++) {
+    xqt_node_t *ch = &t->nodes[r->first + i];
+    ch->prior = (1.0f - frac) * ch->prior + frac * (float)(eta[i] / sum);
+  }
+}
+
+float xqt_root_value(const xqt_tree_t *t) {
+  const xqt_node_t *r = &t->nodes[0];
+  return r->n > 0 ? -r->w / (float)r->n : 0.0f;
+}
+
+int32_t xqt_best_child(const xqt_tree_t *t, int32_t node) {
+  const xqt_node_t *p = &t->nodes[node];
+  if (!(p->flags & XQT_EXPANDED) || !p->nchild) return -1;
+  int32_t best = p->first;
+  for (int i = 1; i < p->nchild; i++) {
+    const xqt_node_t *c = &t->nodes[p->first + i], *b = &t->nodes[best];
+    if (c->n > b->n || (c->n == b->n && c->prior > b->prior)) best = p->first + i;
+  }
+  return best;
+}
+
+void xqt_fill_result(const xqt_tree_t *t, xq_mcts_result_t *res) {
+  const xqt_node_t *r = &t->nodes[0];
+  res->nmoves = 0;
+  res->best = 0;
+  res->pv_len = 0;
+  res->value = xqt_root_value(t);
+  if (r->flags & XQT_EXPANDED) {
+    for (int i = 0; i < r->nchild; i++) {
+      res->moves[i] = t->nodes[r->first + i].move;
+      res->visits[i] = t->nodes[r->first + i].n;
+    }
+    res->nmoves = r->nchild;
+  }
+  int32_t node = 0;
+  while (res->pv_len < (int)(sizeof res->pv / sizeof res->pv[0])) {
+    int32_t c = xqt_best_child(t, node);
+    if (c < 0 || t->nodes[c].n == 0) break;
+    res->pv[res->pv_len++] = t->nodes[c].move;
+    node = c;
+  }
+  if (res->pv_len) res->best = res->pv[0];
+  else if (res->nmoves) res->best = t->nodes[xqt_best_child(t, 0)].move;
+  res->depth = res->pv_len;
+}

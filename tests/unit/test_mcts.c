@@ -1,0 +1,231 @@
+/*
+ * test_mcts.c: the PUCT search with the uniform evaluator: mates in 1 and 2 for both
+ * colours (checked against a brute-force mate search), value signs, visit sums over legal
+ * moves only, determinism for a fixed seed, tree reuse, a tiny node pool.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+
+#include "rules/movegen.h"
+#include "rules/rules.h"
+#include "search/evaluator.h"
+#include "search/mcts.h"
+#include "test_helpers.h"
+
+/* True when the side to move has lost: checkmate or stalemate. */
+static bool is_mated(xq_pos_t *pos) {
+  xq_outcome_t o = xq_adjudicate(pos, 0); /* stalemate loses too */
+  return o.reason == XQ_REASON_CHECKMATE || o.reason == XQ_REASON_STALEMATE;
+}
+
+/* True when the side to move can mate within n of its moves. */
+static bool can_mate(xq_pos_t *pos, int n) {
+  xq_move_t mv[XQ_MAX_MOVES], rep[XQ_MAX_MOVES];
+  int k = xq_gen_legal(pos, mv);
+  for (int i = 0; i < k; i++) {
+    xq_pos_make(pos, mv[i]);
+    bool ok;
+    if (is_mated(pos)) ok = true;
+    else if (n <= 1) ok = false;
+    else {
+      int r = xq_gen_legal(pos, rep);
+      ok = r > 0;
+      for (int j = 0; j < r && ok; j++) {
+        xq_pos_make(pos, rep[j]);
+        ok = can_mate(pos, n - 1);
+        xq_pos_unmake(pos);
+      }
+    }
+    xq_pos_unmake(pos);
+    if (ok) return true;
+  }
+  return false;
+}
+
+static void search(const char *fen, int64_t nodes, uint64_t seed, float noise,
+                   xq_mcts_result_t *res, xq_pos_t *pos) {
+  xq_evaluator_t *ev;
+  assert_int_equal(xq_evaluator_uniform_new(&ev, 16), 0);
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  cfg.node_budget = 1 << 18;
+  cfg.noise_frac = noise;
+  xq_mcts_t *s;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_mcts_new(&s, &cfg, ev, seed, &eb), 0);
+  th_parse(pos, fen);
+  xq_mcts_limits_t lim = {.nodes = nodes};
+  assert_int_equal(xq_mcts_search(s, pos, &lim, res), 0);
+  xq_mcts_free(&s);
+  xq_evaluator_free(&ev);
+  assert_null(ev);
+}
+
+static const char *mate1[] = {"3k5/R8/1R7/9/9/9/9/9/9/4K4 w - - 0 1",
+                              "4k4/9/9/9/9/9/9/7r1/8r/5K3 b - - 0 1"};
+static const char *mate2[] = {"4k4/9/9/9/9/9/9/9/1R7/R2K5 w - - 0 1",
+                              "5k3/8r/7r1/9/9/9/9/9/9/4K4 b - - 0 1"};
+
+static void test_mate_in_one(void **state) {
+  (void)state;
+  for (int c = 0; c < 2; c++) {
+    xq_pos_t pos;
+    th_parse(&pos, mate1[c]);
+    assert_true(can_mate(&pos, 1));
+    xq_mcts_result_t res;
+    search(mate1[c], 800, 1, 0.0f, &res, &pos);
+    if (res.simulations != 800) fail_msg("sims %lld", (long long)res.simulations);
+    assert_true(xq_move_is_legal(&pos, res.best));
+    xq_pos_make(&pos, res.best);
+    if (!is_mated(&pos)) fail_msg("colour %d: best move does not mate", c);
+    if (!(res.value > 0.9f)) fail_msg("colour %d: root value %f", c, res.value);
+  }
+}
+
+static void test_mate_in_two(void **state) {
+  (void)state;
+  for (int c = 0; c < 2; c++) {
+    xq_pos_t pos;
+    th_parse(&pos, mate2[c]);
+    assert_false(can_mate(&pos, 1));
+    assert_true(can_mate(&pos, 2));
+    xq_mcts_result_t res;
+    search(mate2[c], 6000, 1, 0.0f, &res, &pos);
+    xq_pos_make(&pos, res.best);
+    /* every reply allows a mate in 1 */
+    xq_move_t rep[XQ_MAX_MOVES];
+    int r = xq_gen_legal(&pos, rep);
+    assert_true(r > 0);
+    for (int j = 0; j < r; j++) {
+      xq_pos_make(&pos, rep[j]);
+      if (!can_mate(&pos, 1)) fail_msg("colour %d: reply %d escapes", c, j);
+      xq_pos_unmake(&pos);
+    }
+    if (!(res.value > 0.5f)) fail_msg("colour %d: root value %f", c, res.value);
+  }
+}
+
+static void test_losing_side_value(void **state) {
+  (void)state;
+  /* Black to move, Red threatens mate it cannot stop: value must be negative for Black */
+  xq_pos_t pos;
+  xq_mcts_result_t res;
+  search("4k4/9/9/9/9/9/9/9/1R7/R2K5 w - - 0 1", 6000, 3, 0.0f, &res, &pos);
+  xq_pos_make(&pos, res.best);
+  xq_mcts_result_t r2;
+  char fen[128];
+  (void)fen;
+  xq_evaluator_t *ev;
+  assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  cfg.node_budget = 1 << 16;
+  xq_mcts_t *s;
+  assert_int_equal(xq_mcts_new(&s, &cfg, ev, 1, NULL), 0);
+  xq_mcts_limits_t lim = {.nodes = 2000};
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &r2), 0);
+  if (!(r2.value < -0.5f)) fail_msg("mated side value %f", r2.value);
+  xq_mcts_free(&s);
+  xq_evaluator_free(&ev);
+}
+
+static void test_visits_sum(void **state) {
+  (void)state;
+  xq_pos_t pos;
+  xq_mcts_result_t res;
+  search(XQ_START_FEN, 500, 5, 0.25f, &res, &pos);
+  assert_int_equal(res.simulations, 500);
+  xq_move_t legal[XQ_MAX_MOVES];
+  assert_int_equal(res.nmoves, xq_gen_legal(&pos, legal));
+  int64_t sum = 0;
+  for (int i = 0; i < res.nmoves; i++) {
+    assert_true(xq_move_is_legal(&pos, res.moves[i]));
+    sum += res.visits[i];
+  }
+  assert_int_equal(sum, res.simulations);
+  assert_true(res.pv_len >= 1);
+  assert_int_equal(res.pv[0], res.best);
+}
+
+static void test_deterministic(void **state) {
+  (void)state;
+  xq_pos_t pos;
+  xq_mcts_result_t a, b;
+  search(XQ_START_FEN, 400, 42, 0.25f, &a, &pos);
+  search(XQ_START_FEN, 400, 42, 0.25f, &b, &pos);
+  assert_int_equal(a.nmoves, b.nmoves);
+  assert_memory_equal(a.visits, b.visits, sizeof(int) * (size_t)a.nmoves);
+  assert_int_equal(a.best, b.best);
+}
+
+static void test_tree_reuse(void **state) {
+  (void)state;
+  xq_evaluator_t *ev;
+  assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  cfg.node_budget = 1 << 16;
+  xq_mcts_t *s;
+  assert_int_equal(xq_mcts_new(&s, &cfg, ev, 9, NULL), 0);
+  xq_pos_t pos;
+  th_parse(&pos, XQ_START_FEN);
+  xq_mcts_result_t res;
+  xq_mcts_limits_t lim = {.nodes = 600};
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  int nbest = 0;
+  for (int i = 0; i < res.nmoves; i++)
+    if (res.moves[i] == res.best) nbest = res.visits[i];
+  assert_true(nbest > 1);
+  xq_pos_make(&pos, res.best);
+  lim.nodes = 1;
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  int64_t sum = 0;
+  for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
+  /* the kept subtree's visits (the child's own evaluation is not a child visit) + 1 */
+  assert_int_equal(sum, nbest);
+  xq_mcts_clear(s);
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  sum = 0;
+  for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
+  assert_int_equal(sum, 1);
+  xq_mcts_free(&s);
+  xq_evaluator_free(&ev);
+}
+
+static void test_small_pool(void **state) {
+  (void)state;
+  xq_evaluator_t *ev;
+  assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  cfg.node_budget = 300;
+  xq_mcts_t *s;
+  assert_int_equal(xq_mcts_new(&s, &cfg, ev, 9, NULL), 0);
+  xq_pos_t pos;
+  th_parse(&pos, XQ_START_FEN);
+  xq_mcts_result_t res;
+  xq_mcts_limits_t lim = {.nodes = 2000};
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  assert_int_equal(res.simulations, 2000);
+  assert_true(xq_move_is_legal(&pos, res.best));
+  /* finished positions are refused */
+  th_parse(&pos, mate1[0]);
+  th_play(&pos, "b7b9");
+  assert_true(is_mated(&pos));
+  assert_int_not_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  xq_mcts_free(&s);
+  xq_evaluator_free(&ev);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_mate_in_one),     cmocka_unit_test(test_mate_in_two),
+      cmocka_unit_test(test_losing_side_value), cmocka_unit_test(test_visits_sum),
+      cmocka_unit_test(test_deterministic),   cmocka_unit_test(test_tree_reuse),
+      cmocka_unit_test(test_small_pool),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
