@@ -9,6 +9,7 @@
 int xqz_cmd_perft(int argc, char **argv);
 int xqz_cmd_bench(int argc, char **argv);
 int xqz_cmd_net(int argc, char **argv);
+int xqz_cmd_arena(int argc, char **argv);
 int xqz_cmd_engine(int argc, char **argv);
 int xqz_cmd_play(int argc, char **argv);
 int xqz_bench_movegen(int argc, char **argv);

@@ -14,6 +14,7 @@ static const xqz_command_t commands[] = {
     {"perft", xqz_cmd_perft, "count legal move paths: perft FEN|startpos DEPTH [--divide]"},
     {"bench", xqz_cmd_bench, "benchmarks: bench movegen | bench nn"},
     {"net", xqz_cmd_net, "networks: net init --size S|--blocks B --channels C --out F | net info F"},
+    {"arena", xqz_cmd_arena, "match two players: arena A B --games N [--openings F] [--sprt E0,E1]"},
     {"engine", xqz_cmd_engine, "UCI/UCCI engine on stdin/stdout: engine --net FILE [--seed S]"},
     {"play", xqz_cmd_play, "play a net in the terminal: play --net FILE [--sims N] [--as red|black]"},
 };
