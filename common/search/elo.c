@@ -10,7 +10,7 @@
 double xq_elo_from_score(double s) {
   if (s <= 0) return -INFINITY;
   if (s >= 1) return INFINITY;
-  return -400.0 * log10(1.0 / s - 1.0);
+  return -400.0 * log10(1.0 / s - 1.0) + 0.0; /* + 0.0 turns -0 into 0 */
 }
 
 double xq_elo_to_score(double elo) { return 1.0 / (1.0 + pow(10.0, -elo / 400.0)); }

@@ -35,6 +35,12 @@ check "openings file" json_ok "$last" 'j["games"] == 2'
 last=$("$XQZ" arena alphabeta:2 random --games 40 --sprt 0,400 --max-plies 150 2>/dev/null | tail -1)
 check "SPRT stops early with accept" json_ok "$last" 'j["sprt"] == "accept" and j["games"] < 40'
 
+"$XQZ" net init --size tiny --seed 1 --out "$tmp/tiny.xqzn" >/dev/null 2>&1
+last=$("$XQZ" arena "net:$tmp/tiny.xqzn:16" greedy --games 2 --max-plies 40 2>/dev/null | tail -1)
+check "net player (tiny net, 16 simulations)" json_ok "$last" 'j["games"] == 2 and j["a"].startswith("net:")'
+"$XQZ" arena "net:$tmp/missing.xqzn" random --games 2 >/dev/null 2>&1; rc=$?
+check "missing net file exits 2" test "$rc" -eq 2
+
 "$XQZ" arena random --games 2 >/dev/null 2>&1; rc=$?
 check "one player only exits 2" test "$rc" -eq 2
 err=$("$XQZ" arena random bogus --games 2 2>&1 >/dev/null); rc=$?
