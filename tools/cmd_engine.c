@@ -234,6 +234,12 @@ static void cmd_setoption(engine_t *e, const char *args) {
       say(e, "info string error: UCI_Variant '%s' not supported (only xiangqi)", value);
     return;
   }
+  if (!strcmp(name, "Protocol")) {
+    /* Fairy-Stockfish's switch to ICCS ranks 0-9 (our players send it): we always use ICCS. */
+    if (strcmp(value, "uci") && strcmp(value, "ucci"))
+      say(e, "info string error: Protocol '%s' not supported (uci or ucci)", value);
+    return;
+  }
   if (e->proto == XQ_PROTO_UCCI) {
     if (!strcmp(name, "newgame")) {
       xq_mcts_clear(e->mcts);
