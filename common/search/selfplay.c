@@ -1,0 +1,398 @@
+/*
+ * selfplay.c: batched self-play (selfplay.h). One thread owns G games, each with its own
+ * tree (mcts_tree.h) and descent position; every round takes one leaf from each game
+ * that needs one, evaluates the batch in one call, and moves any game whose search is
+ * complete. An evaluation cache per thread answers repeated positions without the net.
+ */
+#include "search/selfplay.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nn/encode.h"
+#include "rules/policy_index.h"
+#include "rules/rules.h"
+#include "search/mcts_tree.h"
+#include "support/rng.h"
+
+void xq_selfplay_config_default(xq_selfplay_config_t *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  xq_mcts_config_default(&cfg->mcts);
+  cfg->mcts.noise_frac = 0.25f;
+  cfg->mcts.node_budget = 1 << 16;
+  cfg->threads = 1;
+  cfg->parallel = 32;
+  cfg->sims_full = 800;
+  cfg->sims_fast = 160;
+  cfg->full_frac = 0.25f;
+  cfg->temp_plies = 30;
+  cfg->resign_threshold = -0.9f;
+  cfg->resign_moves = 3;
+  cfg->no_resign_frac = 0.1f;
+  cfg->cache_size = 1 << 15;
+  cfg->seed = 1;
+}
+
+/* ---- evaluation cache ---- */
+
+typedef struct {
+  uint64_t key;    /* 0 = empty */
+  float value;
+  uint16_t n;
+  uint16_t pri[XQ_MAX_MOVES]; /* priors in legal-move order, scaled by 65535 */
+} cache_entry_t;
+
+/* The key covers everything nn_encode reads: the Zobrist key (board and side), the exact
+ * no-capture counter (clamped at 120 like the plane) and the repetition flag. */
+static uint64_t cache_key(const xq_pos_t *pos) {
+  uint64_t st = (uint64_t)(pos->rule60 < 120 ? pos->rule60 : 120) |
+                (uint64_t)nn_encode_is_repetition(pos) << 8;
+  uint64_t k = pos->key ^ xq_splitmix64(&st);
+  return k ? k : 1;
+}
+
+/* ---- one game ---- */
+
+typedef struct {
+  xqt_tree_t tree;
+  xq_pos_t pos;   /* the game */
+  xq_pos_t slot;  /* descents */
+  xqt_leaf_t leaf;
+  xq_game_record_t rec;
+  uint64_t ckey;
+  bool active, full, noise_done, resign_off;
+  int target, done;
+  int low[2];
+  int would_resign; /* side that would have resigned in a no-resign game, or -1 */
+} game_t;
+
+typedef struct {
+  const xq_selfplay_config_t *cfg;
+  const char *net_path;
+  int64_t ngames;
+  atomic_llong started;
+  atomic_int stop;
+  pthread_mutex_t lock;
+  xq_selfplay_sink_t sink;
+  void *ctx;
+  xq_selfplay_stats_t total;
+  int err;
+  xq_errbuf_t eb;
+} shared_t;
+
+typedef struct {
+  shared_t *sh;
+  int id;
+  xq_selfplay_stats_t st;
+} worker_t;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void begin_move(const xq_selfplay_config_t *cfg, game_t *g, xq_rng_t *rng) {
+  g->full = xq_rng_uniform(rng) < cfg->full_frac;
+  g->target = g->full ? cfg->sims_full : cfg->sims_fast;
+  g->done = 0;
+  g->noise_done = false;
+  xqt_set_root(&g->tree, &g->pos);
+  memcpy(&g->slot, &g->pos, sizeof g->pos);
+}
+
+static bool start_game(shared_t *sh, game_t *g, xq_rng_t *rng, uint64_t net_id) {
+  if (atomic_load(&sh->stop) || atomic_fetch_add(&sh->started, 1) >= sh->ngames) {
+    g->active = false;
+    return false;
+  }
+  xq_pos_startpos(&g->pos);
+  xqt_clear(&g->tree);
+  xq_record_reset(&g->rec, XQ_START_FEN, net_id);
+  g->resign_off = xq_rng_uniform(rng) < sh->cfg->no_resign_frac;
+  g->low[0] = g->low[1] = 0;
+  g->would_resign = -1;
+  g->active = true;
+  begin_move(sh->cfg, g, rng);
+  return true;
+}
+
+static void finish_game(worker_t *w, game_t *g, xq_result_t res, xq_reason_t reason) {
+  shared_t *sh = w->sh;
+  g->rec.result = res;
+  g->rec.reason = reason;
+  w->st.games++;
+  w->st.results[res]++;
+  w->st.reasons[reason]++;
+  if (g->would_resign >= 0) {
+    w->st.resign_checked++;
+    xq_result_t loss = g->would_resign == XQ_RED ? XQ_RESULT_BLACK_WIN : XQ_RESULT_RED_WIN;
+    if (res != loss) w->st.false_resigns++;
+  }
+  pthread_mutex_lock(&sh->lock);
+  xq_selfplay_stats_t *t = &sh->total;
+  t->games++;
+  t->results[res]++;
+  t->reasons[reason]++;
+  t->plies += g->rec.nplies;
+  for (int i = 0; i < g->rec.nplies; i++) t->positions += g->rec.plies[i].full;
+  if (g->would_resign >= 0) {
+    t->resign_checked++;
+    xq_result_t loss = g->would_resign == XQ_RED ? XQ_RESULT_BLACK_WIN : XQ_RESULT_RED_WIN;
+    if (res != loss) t->false_resigns++;
+  }
+  if (sh->sink && sh->sink(sh->ctx, &g->rec, t)) atomic_store(&sh->stop, 1);
+  pthread_mutex_unlock(&sh->lock);
+}
+
+/* The search of g is complete: choose, record and play the move. */
+static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) {
+  const xq_selfplay_config_t *cfg = w->sh->cfg;
+  xq_mcts_result_t *res = malloc(sizeof *res);
+  if (!res) {
+    atomic_store(&w->sh->stop, 1);
+    g->active = false;
+    return;
+  }
+  xqt_fill_result(&g->tree, res);
+  int stm = g->pos.side;
+  xq_move_t m = res->best;
+  if ((int)g->pos.ply < cfg->temp_plies) { /* tau = 1: proportional to visits */
+    int64_t sum = 0;
+    for (int i = 0; i < res->nmoves; i++) sum += res->visits[i];
+    if (sum > 0) {
+      int64_t r = (int64_t)xq_rng_below(rng, (uint64_t)sum);
+      for (int i = 0; i < res->nmoves; i++) {
+        r -= res->visits[i];
+        if (r < 0) {
+          m = res->moves[i];
+          break;
+        }
+      }
+    }
+  }
+  xq_visit_t vis[XQ_MAX_MOVES];
+  int nv = 0;
+  for (int i = 0; i < res->nmoves; i++)
+    if (res->visits[i] > 0) {
+      vis[nv].index = (uint16_t)xq_policy_index_for(res->moves[i], stm);
+      vis[nv++].count = (uint32_t)res->visits[i];
+    }
+  float value = res->value;
+  free(res);
+  w->st.plies++;
+  w->st.positions += g->full;
+  if (xq_record_add(&g->rec, m, g->full, value, vis, nv)) {
+    atomic_store(&w->sh->stop, 1);
+    g->active = false;
+    return;
+  }
+  /* resignation */
+  if (value < cfg->resign_threshold) g->low[stm]++;
+  else g->low[stm] = 0;
+  bool resign = cfg->resign_moves > 0 && g->low[stm] >= cfg->resign_moves;
+  if (resign && !g->resign_off) {
+    g->rec.nplies--; /* the resigning side plays no move */
+    g->rec.nvisits -= g->rec.plies[g->rec.nplies].nvisits;
+    finish_game(w, g, stm == XQ_RED ? XQ_RESULT_BLACK_WIN : XQ_RESULT_RED_WIN,
+                XQ_REASON_RESIGN);
+    start_game(w->sh, g, rng, net_id);
+    return;
+  }
+  if (resign && g->would_resign < 0) g->would_resign = stm;
+  xq_pos_make(&g->pos, m);
+  xq_outcome_t o = xq_adjudicate(&g->pos, cfg->mcts.max_plies);
+  if (o.result != XQ_RESULT_NONE) {
+    finish_game(w, g, o.result, o.reason);
+    start_game(w->sh, g, rng, net_id);
+    return;
+  }
+  begin_move(cfg, g, rng);
+}
+
+static void *worker_main(void *arg) {
+  worker_t *w = arg;
+  shared_t *sh = w->sh;
+  const xq_selfplay_config_t *cfg = sh->cfg;
+  int G = cfg->parallel;
+  double t0 = now_s();
+  xq_evaluator_t *ev = NULL;
+  xq_errbuf_t eb = {{0}};
+  int rc = sh->net_path ? xq_evaluator_net_new(&ev, sh->net_path, G, &eb)
+                        : xq_evaluator_uniform_new(&ev, G);
+  game_t *games = calloc((size_t)G, sizeof *games);
+  int *bidx = malloc((size_t)G * sizeof *bidx);
+  xq_pos_t **ptrs = malloc((size_t)G * sizeof *ptrs);
+  float *priors = malloc((size_t)G * XQ_POLICY_SIZE * sizeof(float));
+  float *values = malloc((size_t)G * sizeof(float));
+  cache_entry_t *cache = calloc((size_t)cfg->cache_size, sizeof *cache);
+  if (!rc && (!games || !bidx || !ptrs || !priors || !values || !cache))
+    rc = xq_err_set(&eb, XQ_ENOMEM, "self-play thread memory");
+  for (int i = 0; !rc && games && i < G; i++) {
+    rc = xqt_init(&games[i].tree, &cfg->mcts);
+    xq_record_init(&games[i].rec);
+  }
+  if (rc) {
+    pthread_mutex_lock(&sh->lock);
+    if (!sh->err) {
+      sh->err = rc;
+      sh->eb = eb;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    atomic_store(&sh->stop, 1);
+    goto out;
+  }
+  xq_rng_t rng;
+  uint64_t seed_state = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)w->id;
+  xq_rng_seed(&rng, xq_splitmix64(&seed_state));
+  for (int i = 0; i < G; i++) start_game(sh, &games[i], &rng, ev->net_id);
+  uint64_t cmask = (uint64_t)cfg->cache_size - 1;
+  for (;;) {
+    if (cfg->time_limit_s > 0 && now_s() - t0 >= cfg->time_limit_s) break;
+    int nb = 0, nactive = 0;
+    for (int i = 0; i < G; i++) {
+      game_t *g = &games[i];
+      if (!g->active) continue;
+      nactive++;
+      bool root = !(g->tree.nodes[0].flags & XQT_EXPANDED);
+      xqt_leaf_kind_t k = xqt_select(&g->tree, &g->slot, &g->leaf);
+      if (k != XQT_LEAF_EVAL) {
+        xqt_unwind(&g->slot, &g->leaf);
+        if (k == XQT_LEAF_DONE) g->done++, w->st.sims++;
+        continue;
+      }
+      if (g->leaf.nmoves > 0) {
+        g->ckey = cache_key(&g->slot);
+        cache_entry_t *e = &cache[g->ckey & cmask];
+        if (e->key == g->ckey && e->n == g->leaf.nmoves) {
+          float p[XQ_MAX_MOVES];
+          for (int j = 0; j < e->n; j++) p[j] = (float)e->pri[j] * (1.0f / 65535.0f);
+          xqt_expand_backup(&g->tree, &g->leaf, p, NULL, e->value);
+          xqt_unwind(&g->slot, &g->leaf);
+          w->st.cache_hits++;
+          if (!root) g->done++, w->st.sims++;
+          continue;
+        }
+      }
+      bidx[nb] = i;
+      ptrs[nb++] = &g->slot;
+    }
+    if (!nactive) break;
+    if (nb) {
+      double ta = now_s();
+      ev->eval(ev, ptrs, nb, priors, values);
+      w->st.net_s += now_s() - ta;
+      w->st.evals += nb;
+      w->st.batches++;
+    }
+    for (int b = 0; b < nb; b++) {
+      game_t *g = &games[bidx[b]];
+      bool root = g->leaf.len == 1;
+      const float *pr = priors + (size_t)b * XQ_POLICY_SIZE;
+      if (g->leaf.nmoves > 0) {
+        cache_entry_t *e = &cache[g->ckey & cmask];
+        e->key = g->ckey;
+        e->value = values[b];
+        e->n = (uint16_t)g->leaf.nmoves;
+        for (int j = 0; j < g->leaf.nmoves; j++) {
+          float p = pr[g->leaf.index[j]];
+          e->pri[j] = (uint16_t)(p <= 0.0f ? 0 : p >= 1.0f ? 65535 : p * 65535.0f + 0.5f);
+        }
+      }
+      xqt_expand_backup(&g->tree, &g->leaf, NULL, pr, values[b]);
+      xqt_unwind(&g->slot, &g->leaf);
+      if (!root) g->done++, w->st.sims++;
+    }
+    for (int i = 0; i < G; i++) {
+      game_t *g = &games[i];
+      if (!g->active) continue;
+      if (!g->noise_done && (g->tree.nodes[0].flags & XQT_EXPANDED)) {
+        if (g->full) xqt_add_noise(&g->tree, &rng, cfg->mcts.dirichlet_alpha, cfg->mcts.noise_frac);
+        g->noise_done = true;
+      }
+      if (g->done >= g->target) finish_move(w, g, &rng, ev->net_id);
+    }
+  }
+out:
+  w->st.total_s = now_s() - t0;
+  for (int i = 0; games && i < G; i++) {
+    xqt_free(&games[i].tree);
+    xq_record_free(&games[i].rec);
+  }
+  free(games);
+  free(bidx);
+  free(ptrs);
+  free(priors);
+  free(values);
+  free(cache);
+  xq_evaluator_free(&ev);
+  return NULL;
+}
+
+int xq_selfplay_run(const xq_selfplay_config_t *cfg, const char *net_path, int64_t ngames,
+                    xq_selfplay_sink_t sink, void *ctx, xq_selfplay_stats_t *stats,
+                    xq_errbuf_t *eb) {
+  if (cfg->threads < 1 || cfg->parallel < 1 || cfg->sims_full < 1 || cfg->sims_fast < 1 ||
+      cfg->cache_size < 1 || (cfg->cache_size & (cfg->cache_size - 1)))
+    return xq_err_set(eb, XQ_EINVAL,
+                      "self-play: threads, parallel, sims must be >= 1, cache a power of 2");
+  shared_t *sh = calloc(1, sizeof *sh);
+  worker_t *ws = calloc((size_t)cfg->threads, sizeof *ws);
+  pthread_t *th = calloc((size_t)cfg->threads, sizeof *th);
+  if (!sh || !ws || !th) {
+    free(sh);
+    free(ws);
+    free(th);
+    return xq_err_set(eb, XQ_ENOMEM, "self-play");
+  }
+  sh->cfg = cfg;
+  sh->net_path = net_path;
+  sh->ngames = ngames;
+  sh->sink = sink;
+  sh->ctx = ctx;
+  pthread_mutex_init(&sh->lock, NULL);
+  int started = 0;
+  for (int i = 0; i < cfg->threads; i++) {
+    ws[i].sh = sh;
+    ws[i].id = i;
+    if (cfg->threads == 1) {
+      worker_main(&ws[0]);
+      started = 1;
+      break;
+    }
+    if (pthread_create(&th[i], NULL, worker_main, &ws[i])) break;
+    started++;
+  }
+  if (cfg->threads > 1)
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  xq_selfplay_stats_t tot;
+  memset(&tot, 0, sizeof tot);
+  for (int i = 0; i < started; i++) {
+    const xq_selfplay_stats_t *s = &ws[i].st;
+    tot.games += s->games;
+    tot.plies += s->plies;
+    tot.positions += s->positions;
+    tot.sims += s->sims;
+    tot.evals += s->evals;
+    tot.cache_hits += s->cache_hits;
+    tot.batches += s->batches;
+    for (int k = 0; k < 4; k++) tot.results[k] += s->results[k];
+    for (int k = 0; k <= XQ_REASON_RESIGN; k++) tot.reasons[k] += s->reasons[k];
+    tot.resign_checked += s->resign_checked;
+    tot.false_resigns += s->false_resigns;
+    tot.net_s += s->net_s;
+    tot.total_s += s->total_s;
+  }
+  if (stats) *stats = tot;
+  int rc = sh->err;
+  if (rc && eb) *eb = sh->eb;
+  if (!rc && started < cfg->threads) rc = xq_err_set(eb, XQ_ENOMEM, "could not start threads");
+  pthread_mutex_destroy(&sh->lock);
+  free(sh);
+  free(ws);
+  free(th);
+  return rc;
+}
