@@ -32,6 +32,7 @@ struct xq_player {
     long long movetime_ms;
     char buf[4096];     /* bytes read but not yet returned as lines */
     size_t len;
+    bool eof;           /* the engine closed its output (exited) */
   } uci;
   struct {
     void *ev;           /* xq_evaluator_t * */

@@ -78,7 +78,10 @@ static int uci_readline(xq_player_t *p, char *line, size_t cap, int64_t deadline
     ssize_t got = read(p->uci.from_fd, p->uci.buf + p->uci.len, sizeof p->uci.buf - p->uci.len);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return xq_err_set(eb, XQ_EIO, "%s: read: %s", p->name, strerror(errno));
-    if (got == 0) return xq_err_set(eb, XQ_EIO, "%s: the engine exited", p->name);
+    if (got == 0) {
+      p->uci.eof = true;
+      return xq_err_set(eb, XQ_EIO, "%s: the engine exited", p->name);
+    }
     p->uci.len += (size_t)got;
   }
 }
@@ -248,7 +251,7 @@ int xq_uci_player_move(xq_player_t *p, xq_pos_t *pos, xq_move_t *move, xq_errbuf
   char line[4096];
   int64_t timeout = UCI_SEARCH_MS + 2 * p->uci.movetime_ms;
   rc = uci_expect(p, "bestmove", line, sizeof line, timeout, eb);
-  if (rc && p->uci.pid > 0 && uci_send(p, "stop\n", NULL) == 0) {
+  if (rc && !p->uci.eof && uci_send(p, "stop\n", NULL) == 0) {
     rc = uci_expect(p, "bestmove", line, sizeof line, UCI_STOP_GRACE_MS, eb);
     if (rc)
       return xq_err_set(eb, XQ_EIO, "%s: no bestmove within %lld ms (engine hung or dead)",
