@@ -9,7 +9,12 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
+#include "nn/encode.h"
+#include "nn/nn_file.h"
 #include "rules/movegen.h"
+#include "rules/policy_index.h"
 #include "rules/rules.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
@@ -220,12 +225,69 @@ static void test_small_pool(void **state) {
   xq_evaluator_free(&ev);
 }
 
+/* The network evaluator: priors sum to 1 over the legal moves only, values in [-1, 1],
+ * for both colours; a bad path fails cleanly; a short search with it works. */
+static void test_net_evaluator(void **state) {
+  (void)state;
+  char path[128];
+  snprintf(path, sizeof path, "%s/test_mcts_tiny_%ld.xqzn", XQZ_BINARY_DIR, (long)getpid());
+  nn_arch_t arch;
+  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
+  nn_model_t *m;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_model_new(&m, &arch, &eb), 0);
+  nn_model_init(m, 3);
+  nn_file_meta_t meta;
+  memset(&meta, 0, sizeof meta);
+  meta.net_id = 77;
+  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
+  nn_model_free(&m);
+  xq_evaluator_t *ev;
+  assert_true(xq_evaluator_net_new(&ev, "/nonexistent/net.xqzn", 4, &eb) < 0);
+  assert_null(ev);
+  assert_int_equal(xq_evaluator_net_new(&ev, path, 4, &eb), 0);
+  assert_true(ev->net_id == 77);
+  xq_pos_t a, b;
+  th_parse(&a, XQ_START_FEN);
+  th_parse(&b, XQ_START_FEN);
+  th_play(&b, "h2e2");
+  xq_pos_t *ps[2] = {&a, &b};
+  float *pri = malloc(2 * XQ_POLICY_SIZE * sizeof(float)), val[2];
+  ev->eval(ev, ps, 2, pri, val);
+  for (int i = 0; i < 2; i++) {
+    uint8_t mask[XQ_POLICY_SIZE];
+    nn_encode_legal(ps[i], mask, NULL, NULL);
+    double sum = 0;
+    for (int k = 0; k < XQ_POLICY_SIZE; k++) {
+      float p = pri[i * XQ_POLICY_SIZE + k];
+      if (!mask[k]) assert_true(p == 0.0f);
+      sum += p;
+    }
+    assert_true(sum > 0.999 && sum < 1.001);
+    assert_true(val[i] >= -1.0f && val[i] <= 1.0f);
+  }
+  free(pri);
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  cfg.node_budget = 1 << 14;
+  cfg.batch = 4;
+  xq_mcts_t *s;
+  assert_int_equal(xq_mcts_new(&s, &cfg, ev, 1, &eb), 0);
+  xq_mcts_limits_t lim = {.nodes = 64};
+  xq_mcts_result_t res;
+  assert_int_equal(xq_mcts_search(s, &b, &lim, &res), 0);
+  assert_true(xq_move_is_legal(&b, res.best));
+  xq_mcts_free(&s);
+  xq_evaluator_free(&ev);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mate_in_one),     cmocka_unit_test(test_mate_in_two),
       cmocka_unit_test(test_losing_side_value), cmocka_unit_test(test_visits_sum),
       cmocka_unit_test(test_deterministic),   cmocka_unit_test(test_tree_reuse),
-      cmocka_unit_test(test_small_pool),
+      cmocka_unit_test(test_small_pool),      cmocka_unit_test(test_net_evaluator),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
