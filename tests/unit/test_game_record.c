@@ -62,7 +62,10 @@ static void test_roundtrip(void **state) {
       assert_true(q.plies[i].value == r.plies[i].value);
       assert_int_equal(q.plies[i].nvisits, i == 2 ? 0 : 2);
     }
-    assert_memory_equal(q.visits, r.visits, 6 * sizeof *q.visits);
+    for (int i = 0; i < 6; i++) { /* field by field: the struct has padding */
+      assert_int_equal(q.visits[i].index, r.visits[i].index);
+      assert_int_equal(q.visits[i].count, r.visits[i].count);
+    }
   }
   assert_int_equal(xq_record_read(f, &q, &eb), 0);
   fclose(f);
