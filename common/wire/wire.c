@@ -1,0 +1,131 @@
+/*
+ * wire.c: packing, validated unpacking and ZeroMQ framing of envelopes. A peer is never
+ * trusted: sizes are checked before anything is allocated for a message, and every
+ * malformed message is drained completely so the socket stays in step.
+ */
+#include "wire/wire.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+void xq_wire_init(Xqz__Envelope *env) {
+  xqz__envelope__init(env);
+  env->version = XQ_PROTOCOL_VERSION;
+}
+
+int xq_wire_pack(const Xqz__Envelope *env, uint8_t **buf, size_t *len) {
+  size_t n = xqz__envelope__get_packed_size(env);
+  if (n > XQ_WIRE_MAX_MESSAGE) return XQ_ERANGE;
+  uint8_t *b = malloc(n ? n : 1);
+  if (!b) return XQ_ENOMEM;
+  xqz__envelope__pack(env, b);
+  *buf = b;
+  *len = n;
+  return 0;
+}
+
+int xq_wire_unpack(const uint8_t *buf, size_t len, Xqz__Envelope **out, xq_errbuf_t *eb) {
+  *out = NULL;
+  if (len > XQ_WIRE_MAX_MESSAGE)
+    return xq_err_set(eb, XQ_ERANGE, "message of %zu bytes exceeds the %u-byte limit", len,
+                      XQ_WIRE_MAX_MESSAGE);
+  Xqz__Envelope *env = xqz__envelope__unpack(NULL, len, buf);
+  if (!env) return xq_err_set(eb, XQ_EFORMAT, "malformed envelope (%zu bytes)", len);
+  if (env->version != XQ_PROTOCOL_VERSION) {
+    uint32_t v = env->version;
+    xqz__envelope__free_unpacked(env, NULL);
+    return xq_err_set(eb, XQ_EVERSION, "protocol version %u, this program speaks %u", v,
+                      XQ_PROTOCOL_VERSION);
+  }
+  if (env->body_case == XQZ__ENVELOPE__BODY__NOT_SET) {
+    xqz__envelope__free_unpacked(env, NULL);
+    return xq_err_set(eb, XQ_EFORMAT, "envelope without a body");
+  }
+  *out = env;
+  return 0;
+}
+
+void xq_wire_free(Xqz__Envelope **env) {
+  if (env && *env) {
+    xqz__envelope__free_unpacked(*env, NULL);
+    *env = NULL;
+  }
+}
+
+int xq_wire_send(void *sock, const void *routing_id, size_t routing_len,
+                 const Xqz__Envelope *env, int flags) {
+  uint8_t *buf;
+  size_t len;
+  int rc = xq_wire_pack(env, &buf, &len);
+  if (rc) return rc;
+  if (routing_id && zmq_send(sock, routing_id, routing_len, ZMQ_SNDMORE | flags) < 0) {
+    free(buf);
+    return XQ_EIO;
+  }
+  rc = zmq_send(sock, buf, len, flags) < 0 ? XQ_EIO : 0;
+  free(buf);
+  return rc;
+}
+
+/* Reads and discards the remaining frames of a message. */
+static void drain(void *sock) {
+  int more;
+  size_t sz = sizeof more;
+  while (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) == 0 && more) {
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    zmq_msg_recv(&m, sock, 0);
+    zmq_msg_close(&m);
+    sz = sizeof more;
+  }
+}
+
+static int has_more(void *sock) {
+  int more = 0;
+  size_t sz = sizeof more;
+  zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz);
+  return more;
+}
+
+int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out, int flags,
+                 xq_errbuf_t *eb) {
+  *out = NULL;
+  zmq_msg_t m;
+  if (rid) {
+    zmq_msg_init(&m);
+    if (zmq_msg_recv(&m, sock, flags) < 0) {
+      zmq_msg_close(&m);
+      return XQ_EIO;
+    }
+    size_t n = zmq_msg_size(&m);
+    if (n > 255) n = 255;
+    memcpy(rid, zmq_msg_data(&m), n);
+    *rid_len = n;
+    zmq_msg_close(&m);
+    if (!has_more(sock)) return xq_err_set(eb, XQ_EFORMAT, "message without a body frame");
+    flags = 0; /* the rest of a message is already here */
+  }
+  zmq_msg_init(&m);
+  if (zmq_msg_recv(&m, sock, flags) < 0) {
+    zmq_msg_close(&m);
+    return XQ_EIO;
+  }
+  if (has_more(sock)) {
+    zmq_msg_close(&m);
+    drain(sock);
+    return xq_err_set(eb, XQ_EFORMAT, "message with more than one body frame");
+  }
+  int rc = xq_wire_unpack(zmq_msg_data(&m), zmq_msg_size(&m), out, eb);
+  zmq_msg_close(&m);
+  return rc;
+}
+
+int xq_wire_socket_setup(void *sock) {
+  int64_t max = (int64_t)XQ_WIRE_MAX_MESSAGE + 4096;
+  int linger = 1000;
+  if (zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max)) return XQ_EIO;
+  if (zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger)) return XQ_EIO;
+  return 0;
+}

@@ -1,0 +1,51 @@
+/*
+ * wire.h: the envelope on the wire. Every ZeroMQ message carries one packed
+ * Xqz__Envelope (proto/xqz.proto). Decoding never trusts the sender: it checks the size
+ * limit before unpacking, the protocol version after, and that a body is present.
+ *
+ * Sockets: the coordinator binds a ROUTER (requests from workers, the trainer and the
+ * CLI) and a PUB (NetAnnounce). Clients use a DEALER: each message is one frame (the
+ * packed envelope); on the ROUTER side the first frame is the peer's routing id.
+ */
+#ifndef XQ_WIRE_H
+#define XQ_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "support/error.h"
+#include "xqz.pb-c.h"
+
+#define XQ_PROTOCOL_VERSION 1
+/* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
+#define XQ_WIRE_MAX_MESSAGE (64u << 20)
+/* Largest chunk of a net file sent in one NetChunk. */
+#define XQ_WIRE_NET_CHUNK (1u << 20)
+
+/* Initialises env with the current protocol version. */
+void xq_wire_init(Xqz__Envelope *env);
+/* Packs env into a new malloc'd buffer (*buf, *len). XQ_ENOMEM or XQ_ERANGE (too big). */
+int xq_wire_pack(const Xqz__Envelope *env, uint8_t **buf, size_t *len);
+/* Unpacks and validates; on success *out must be freed with xq_wire_free. On error
+ * returns XQ_EFORMAT / XQ_EVERSION / XQ_ERANGE with the reason in eb. */
+int xq_wire_unpack(const uint8_t *buf, size_t len, Xqz__Envelope **out, xq_errbuf_t *eb);
+/* NULL-safe; sets *env to NULL. */
+void xq_wire_free(Xqz__Envelope **env);
+
+/* Sets the options every xqzero socket uses: a maximum message size just above
+ * XQ_WIRE_MAX_MESSAGE (libzmq drops the peer's connection rather than allocating more)
+ * and a short linger so a stopping process does not hang. Returns 0 or XQ_EIO. */
+int xq_wire_socket_setup(void *sock);
+
+/* ZeroMQ helpers. `routing_id` (NULL on DEALER sockets) is sent as the first frame. The
+ * functions return 0, XQ_EIO (with errno from zmq, e.g. EAGAIN for a non-blocking socket
+ * with nothing to read), or a decoding error. */
+int xq_wire_send(void *sock, const void *routing_id, size_t routing_len,
+                 const Xqz__Envelope *env, int flags);
+/* Receives one message; a ROUTER socket's routing id is copied into rid (up to 255 bytes,
+ * *rid_len set), pass rid = NULL on DEALER/SUB sockets. Extra or missing frames and
+ * oversized messages are rejected (and drained). */
+int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out, int flags,
+                 xq_errbuf_t *eb);
+
+#endif
