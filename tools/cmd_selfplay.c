@@ -6,10 +6,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "commands.h"
+#include "nn/nn_file.h"
 #include "search/selfplay.h"
 
 typedef struct {
@@ -58,7 +61,9 @@ static int sp_sink(void *ctx, const xq_game_record_t *rec, const xq_selfplay_sta
 static int sp_usage(void) {
   fprintf(stderr, "usage: xqz selfplay --net FILE|uniform --games N --out FILE [--threads T] "
                   "[--parallel G] [--sims S] [--fast-sims S] [--full-frac P] [--max-plies N] "
-                  "[--no-resign-frac P] [--seed S]\n");
+                  "[--no-resign-frac P] [--seed S] [--force]\n"
+                  "  Plays N self-play games and writes their records (docs/game-records.md) to\n"
+                  "  FILE; refuses to replace an existing FILE unless --force is given.\n");
   return 2;
 }
 
@@ -68,11 +73,16 @@ int xqz_cmd_selfplay(int argc, char **argv) {
   const char *net = NULL, *out = NULL;
   int64_t games = 0;
   int fast = 0;
+  bool force = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       sp_usage();
       return 0;
+    }
+    if (!strcmp(a, "--force")) {
+      force = true;
+      continue;
     }
     if (i + 1 >= argc) return sp_usage();
     const char *v = argv[++i];
@@ -89,13 +99,34 @@ int xqz_cmd_selfplay(int argc, char **argv) {
     else if (!strcmp(a, "--seed")) cfg.seed = strtoull(v, NULL, 10);
     else return sp_usage();
   }
-  if (!net || !out || games < 1 || cfg.mcts.max_plies < 1 || cfg.mcts.max_plies > 1000)
+  if (!net || !out) {
+    fprintf(stderr, "xqz selfplay: need --net and --out\n");
     return sp_usage();
-  if (!strcmp(net, "uniform")) net = NULL;
+  }
+  if (games < 1 || cfg.mcts.max_plies < 1 || cfg.mcts.max_plies > 1000 || cfg.threads < 1 ||
+      cfg.parallel < 1 || cfg.sims_full < 1 || fast < 0 || !(cfg.full_frac >= 0 && cfg.full_frac <= 1)) {
+    fprintf(stderr, "xqz selfplay: --games, --threads, --parallel and --sims must be positive, "
+                    "--max-plies 1..1000, --full-frac 0..1\n");
+    return sp_usage();
+  }
+  xq_errbuf_t eb = {{0}};
+  if (!strcmp(net, "uniform")) {
+    net = NULL;
+  } else {
+    /* Check the net before creating the output, so a typo leaves nothing behind. */
+    nn_file_meta_t meta;
+    if (nn_file_info(net, &meta, 1, &eb)) {
+      fprintf(stderr, "xqz selfplay: %s\n", eb.msg);
+      return 1;
+    }
+  }
+  if (!force && access(out, F_OK) == 0) {
+    fprintf(stderr, "xqz selfplay: %s already exists; pass --force to replace it\n", out);
+    return 1;
+  }
   cfg.sims_fast = fast > 0 ? fast : (cfg.sims_full / 5 > 0 ? cfg.sims_full / 5 : 1);
   sp_ctx_t c = {.t0 = sp_now(), .ngames = games};
   c.f = fopen(out, "wb");
-  xq_errbuf_t eb = {{0}};
   if (!c.f) {
     perror(out);
     return 1;
