@@ -21,19 +21,23 @@ static void fill(float *plane, float v) {
 }
 
 void nn_encode(float *planes, const xq_pos_t *pos) {
+  nn_encode_board(planes, pos->board, pos->side, pos->rule60, nn_encode_is_repetition(pos));
+}
+
+void nn_encode_board(float *planes, const uint8_t *board, int side, int rule60,
+                     bool repeated) {
   memset(planes, 0, (size_t)NN_INPUT_PLANES * NN_HW * sizeof(float));
-  int side = pos->side;
   for (int sq = 0; sq < XQ_SQUARES; sq++) {
-    int pc = pos->board[sq];
+    int pc = board[sq];
     if (!pc) continue;
     int type = xq_pc_type(pc), own = xq_pc_colour(pc) == side;
     int vsq = side == XQ_RED ? sq : xq_sq_flip(sq);
     planes[(size_t)((own ? 0 : 7) + type - 1) * NN_HW + vsq] = 1.0f;
   }
   fill(planes + 14 * NN_HW, side == XQ_RED ? 1.0f : 0.0f);
-  float r60 = (float)pos->rule60 / 120.0f;
+  float r60 = (float)rule60 / 120.0f;
   fill(planes + 15 * NN_HW, r60 > 1.0f ? 1.0f : r60);
-  fill(planes + 16 * NN_HW, nn_encode_is_repetition(pos) ? 1.0f : 0.0f);
+  fill(planes + 16 * NN_HW, repeated ? 1.0f : 0.0f);
   fill(planes + 17 * NN_HW, 1.0f);
 }
 

@@ -26,6 +26,12 @@
 /* planes: (NN_INPUT_PLANES, 10, 9), overwritten. */
 void nn_encode(float *planes, const xq_pos_t *pos);
 
+/* The one encoding function: planes of a board (90 piece codes, absolute squares) with
+ * `side` to move, `rule60` no-capture plies and `repeated` (the position occurred before
+ * in its game). nn_encode and the trainer's xq_sample_encode both call it. */
+void nn_encode_board(float *planes, const uint8_t *board, int side, int rule60,
+                     bool repeated);
+
 /* True when pos's current key occurred earlier in its history. */
 bool nn_encode_is_repetition(const xq_pos_t *pos);
 

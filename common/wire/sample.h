@@ -43,5 +43,14 @@ void xq_sample_encode(float *planes, const xq_sample_t *s);
  * the caller (see the .c); from_proto validates every field (board codes, kings, indices,
  * probabilities) and returns XQ_EFORMAT with a reason on any problem. */
 int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb);
+/* Fills msg (initialised here) from s. msg's arrays point into s (board) and into the
+ * caller's scratch: idx_scratch and prob_scratch hold at least s->npi entries and must
+ * outlive msg's use (packing). Nothing is allocated; do not free msg's fields. */
+void xq_sample_to_proto(Xqz__Sample *msg, const xq_sample_t *s, uint32_t *idx_scratch,
+                        float *prob_scratch);
+/* Sets pos to the sample's position (board, side, no-capture counter; no history), for
+ * the legal-move mask (nn_encode_legal). The sample must be valid (from_proto checked
+ * it). */
+void xq_sample_position(xq_pos_t *pos, const xq_sample_t *s);
 
 #endif

@@ -1,0 +1,410 @@
+/*
+ * test_sample.c: compact training samples: made from game records of real random games
+ * (their planes equal nn_encode of the replayed position), inconsistent records rejected
+ * with reasons, mirror, the wire round trip and hostile wire samples.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "nn/encode.h"
+#include "rules/fen.h"
+#include "rules/movegen.h"
+#include "rules/policy_index.h"
+#include "rules/rules.h"
+#include "test_helpers.h"
+#include "wire/sample.h"
+
+#define CAP 1100
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (uint32_t)(rng_state >> 11);
+}
+
+/* Records one ply of pos: every legal move's index gets random visits (full plies). */
+static void add_ply(xq_game_record_t *r, xq_pos_t *pos, xq_move_t m, bool full) {
+  xq_visit_t vis[XQ_MAX_MOVES];
+  int idx[XQ_MAX_MOVES];
+  int n = nn_encode_legal(pos, NULL, idx, NULL);
+  int nv = 0;
+  for (int i = 0; i < n && full; i++)
+    if (rnd() % 3 == 0 || xq_policy_index_for(m, pos->side) == idx[i]) {
+      vis[nv].index = (uint16_t)idx[i];
+      vis[nv++].count = 1 + rnd() % 50;
+    }
+  assert_int_equal(xq_record_add(r, m, full, 0.0f, vis, nv), 0);
+}
+
+/* A random game from the start position, to its end by the rules or max_plies (then a
+ * length-capped draw). */
+static void random_game(xq_game_record_t *r, int max_plies) {
+  xq_pos_t *pos = malloc(sizeof *pos);
+  xq_pos_startpos(pos);
+  xq_record_reset(r, XQ_START_FEN, 7);
+  for (;;) {
+    xq_outcome_t o = xq_adjudicate(pos, 0);
+    if (o.result != XQ_RESULT_NONE) {
+      r->result = o.result;
+      r->reason = o.reason;
+      break;
+    }
+    if (pos->ply >= max_plies) {
+      r->result = XQ_RESULT_DRAW;
+      r->reason = XQ_REASON_LENGTH_CAP;
+      break;
+    }
+    xq_move_t mv[XQ_MAX_MOVES];
+    int n = xq_gen_legal(pos, mv);
+    xq_move_t m = mv[rnd() % (uint32_t)n];
+    add_ply(r, pos, m, rnd() % 4 != 0);
+    xq_pos_make(pos, m);
+  }
+  free(pos);
+}
+
+/* A game that repeats the start position three times (rook shuffles): draw. */
+static void repetition_game(xq_game_record_t *r) {
+  xq_pos_t *pos = malloc(sizeof *pos);
+  xq_pos_startpos(pos);
+  xq_record_reset(r, XQ_START_FEN, 7);
+  const char *mv[] = {"a0a1", "a9a8", "a1a0", "a8a9", "a0a1", "a9a8", "a1a0", "a8a9"};
+  for (int i = 0; i < 8; i++) {
+    xq_move_t m;
+    assert_int_equal(xq_move_parse_legal(pos, mv[i], &m, NULL), 0);
+    add_ply(r, pos, m, true);
+    xq_pos_make(pos, m);
+  }
+  xq_outcome_t o = xq_adjudicate(pos, 0);
+  assert_int_equal(o.reason, XQ_REASON_REPETITION);
+  r->result = o.result;
+  r->reason = o.reason;
+  free(pos);
+}
+
+/* Replays r and checks every sample against nn_encode of the replayed position. */
+static void check_samples(const xq_game_record_t *r, const xq_sample_t *s, int ns) {
+  xq_pos_t *pos = malloc(sizeof *pos);
+  static float a[NN_INPUT_PLANES * NN_HW], b[NN_INPUT_PLANES * NN_HW];
+  assert_int_equal(xq_fen_parse(pos, r->start_fen, NULL), 0);
+  int k = 0;
+  for (int i = 0; i < r->nplies; i++) {
+    const xq_record_ply_t *pl = &r->plies[i];
+    if (pl->full) {
+      assert_true(k < ns);
+      nn_encode(a, pos);
+      xq_sample_encode(b, &s[k]);
+      assert_memory_equal(a, b, sizeof a);
+      assert_int_equal(s[k].side, pos->side);
+      assert_int_equal(s[k].npi, pl->nvisits);
+      double sum = 0;
+      for (int j = 0; j < s[k].npi; j++) sum += s[k].pi_prob[j];
+      assert_true(fabs(sum - 1.0) < 1e-5);
+      float z = r->result == XQ_RESULT_DRAW ? 0.0f
+                : (r->result == XQ_RESULT_RED_WIN) == (pos->side == XQ_RED) ? 1.0f : -1.0f;
+      assert_true(s[k].z == z);
+      k++;
+    }
+    xq_pos_make(pos, pl->move);
+  }
+  assert_int_equal(k, ns);
+  free(pos);
+}
+
+static void test_random_games(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  int decisive = 0;
+  for (int g = 0; g < 30; g++) {
+    random_game(&r, 300);
+    xq_errbuf_t eb = {{0}};
+    int n = xq_samples_from_record(&r, s, CAP, &eb);
+    if (n < 0) fail_msg("game %d rejected: %s", g, eb.msg);
+    check_samples(&r, s, n);
+    if (r.result != XQ_RESULT_DRAW) decisive++;
+    /* Through the binary format and back: same samples. */
+    unsigned char *buf;
+    size_t len;
+    assert_int_equal(xq_record_encode(&r, &buf, &len), 0);
+    xq_game_record_t r2;
+    xq_record_init(&r2);
+    assert_int_equal(xq_record_decode(&r2, buf, len, &eb), 0);
+    xq_sample_t *s2 = malloc(CAP * sizeof *s2);
+    assert_int_equal(xq_samples_from_record(&r2, s2, CAP, &eb), n);
+    for (int k = 0; k < n; k++) {
+      assert_memory_equal(s[k].board, s2[k].board, XQ_SQUARES);
+      assert_memory_equal(s[k].pi_prob, s2[k].pi_prob, (size_t)s[k].npi * sizeof(float));
+    }
+    /* A smaller cap: the first cap samples, same count returned. */
+    if (n > 2) assert_int_equal(xq_samples_from_record(&r2, s2, 2, &eb), 2);
+    free(s2);
+    free(buf);
+    xq_record_free(&r2);
+  }
+  print_message("%d of 30 random games decisive\n", decisive);
+  free(s);
+  xq_record_free(&r);
+}
+
+static void test_repetition(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  repetition_game(&r);
+  xq_errbuf_t eb = {{0}};
+  int n = xq_samples_from_record(&r, s, CAP, &eb);
+  assert_int_equal(n, 8);
+  check_samples(&r, s, n);
+  assert_false(s[0].repeated);
+  assert_false(s[3].repeated);
+  assert_true(s[4].repeated); /* the start position again */
+  assert_true(s[7].repeated);
+  /* Claimed as a win: rejected. */
+  r.result = XQ_RESULT_RED_WIN;
+  assert_true(xq_samples_from_record(&r, s, CAP, &eb) < 0);
+  assert_non_null(strstr(eb.msg, "rules give"));
+  free(s);
+  xq_record_free(&r);
+}
+
+static void test_rejects(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  xq_errbuf_t eb = {{0}};
+  rng_state = 12345;
+  random_game(&r, 60); /* capped at 60 plies: a draw by the length cap */
+  assert_int_equal(r.reason, XQ_REASON_LENGTH_CAP);
+  assert_true(xq_samples_from_record(&r, s, CAP, &eb) > 0);
+
+  /* Wrong result for a capped game. */
+  r.result = XQ_RESULT_BLACK_WIN;
+  assert_int_equal(xq_samples_from_record(&r, s, CAP, &eb), XQ_EFORMAT);
+  assert_non_null(strstr(eb.msg, "length cap"));
+  /* Resignation: Red is to move after 60 plies; Red resigning is a Black win. */
+  r.reason = XQ_REASON_RESIGN;
+  assert_true(xq_samples_from_record(&r, s, CAP, &eb) > 0);
+  assert_true(s[0].z == -1.0f || s[0].z == 1.0f);
+  r.result = XQ_RESULT_RED_WIN;
+  assert_int_equal(xq_samples_from_record(&r, s, CAP, &eb), XQ_EFORMAT);
+  assert_non_null(strstr(eb.msg, "resignation"));
+  /* Checkmate claimed in a game that goes on. */
+  r.reason = XQ_REASON_CHECKMATE;
+  assert_int_equal(xq_samples_from_record(&r, s, CAP, &eb), XQ_EFORMAT);
+  /* No result at all. */
+  r.result = XQ_RESULT_NONE;
+  assert_int_equal(xq_samples_from_record(&r, s, CAP, &eb), XQ_EFORMAT);
+  r.result = XQ_RESULT_DRAW;
+  r.reason = XQ_REASON_LENGTH_CAP;
+  assert_true(xq_samples_from_record(&r, s, CAP, &eb) > 0);
+
+  /* An illegal move (a rook jumping across the board). */
+  xq_move_t saved = r.plies[0].move;
+  r.plies[0].move = xq_mv_make(xq_sq(0, 0), xq_sq(0, 9));
+  assert_int_equal(xq_samples_from_record(&r, s, CAP, &eb), XQ_EMOVE);
+  assert_non_null(strstr(eb.msg, "illegal"));
+  r.plies[0].move = saved;
+
+  /* Visits on an illegal move: the first full ply gets an index no legal move has. */
+  int f = 0;
+  while (!r.plies[f].full) f++;
+  xq_pos_t *pos = malloc(sizeof *pos);
+  xq_pos_startpos(pos);
+  for (int i = 0; i < f; i++) xq_pos_make(pos, r.plies[i].move);
+  uint8_t mask[XQ_POLICY_SIZE];
+  nn_encode_legal(pos, mask, NULL, NULL);
+  int bad = 0;
+  while (mask[bad]) bad++;
+  xq_visit_t *v = &r.visits[r.plies[f].visit_off];
+  uint16_t old = v->index;
+  v->index = (uint16_t)bad;
+  assert_int_equal(xq_samples_from_record(&r, s, CAP, &eb), XQ_EFORMAT);
+  assert_non_null(strstr(eb.msg, "not a legal move"));
+  v->index = XQ_POLICY_SIZE + 5;
+  assert_int_equal(xq_samples_from_record(&r, s, CAP, &eb), XQ_EFORMAT);
+  v->index = old;
+  assert_true(xq_samples_from_record(&r, s, CAP, &eb) > 0);
+  free(pos);
+  free(s);
+  xq_record_free(&r);
+}
+
+static void test_mirror(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  random_game(&r, 100);
+  int n = xq_samples_from_record(&r, s, CAP, NULL);
+  assert_true(n > 0);
+  xq_pos_t *pos = malloc(sizeof *pos);
+  for (int k = 0; k < n; k++) {
+    xq_sample_t m = s[k];
+    xq_sample_mirror(&m);
+    /* The mirrored policy is on the mirrored position's legal moves. */
+    xq_sample_position(pos, &m);
+    uint8_t mask[XQ_POLICY_SIZE];
+    nn_encode_legal(pos, mask, NULL, NULL);
+    for (int j = 0; j < m.npi; j++) assert_true(mask[m.pi_index[j]]);
+    xq_sample_mirror(&m);
+    assert_memory_equal(&m, &s[k], sizeof m);
+  }
+  free(pos);
+  free(s);
+  xq_record_free(&r);
+}
+
+/* The legal-move mask of xq_sample_position equals that of the replayed position. */
+static void test_position_mask(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  random_game(&r, 200);
+  int n = xq_samples_from_record(&r, s, CAP, NULL);
+  xq_pos_t *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+  xq_pos_startpos(a);
+  int k = 0;
+  for (int i = 0; i < r.nplies && k < n; i++) {
+    if (r.plies[i].full) {
+      uint8_t ma[XQ_POLICY_SIZE], mb[XQ_POLICY_SIZE];
+      nn_encode_legal(a, ma, NULL, NULL);
+      xq_sample_position(b, &s[k]);
+      nn_encode_legal(b, mb, NULL, NULL);
+      assert_memory_equal(ma, mb, sizeof ma);
+      assert_int_equal(a->in_check, b->in_check);
+      k++;
+    }
+    xq_pos_make(a, r.plies[i].move);
+  }
+  free(a);
+  free(b);
+  free(s);
+  xq_record_free(&r);
+}
+
+static void test_proto_roundtrip(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  random_game(&r, 150);
+  int n = xq_samples_from_record(&r, s, CAP, NULL);
+  assert_true(n > 0);
+  for (int k = 0; k < n; k++) {
+    Xqz__Sample msg;
+    uint32_t idx[XQ_MAX_MOVES];
+    float prob[XQ_MAX_MOVES];
+    xq_sample_to_proto(&msg, &s[k], idx, prob);
+    size_t len = xqz__sample__get_packed_size(&msg);
+    uint8_t *buf = malloc(len);
+    xqz__sample__pack(&msg, buf);
+    Xqz__Sample *u = xqz__sample__unpack(NULL, len, buf);
+    assert_non_null(u);
+    xq_sample_t t;
+    xq_errbuf_t eb = {{0}};
+    if (xq_sample_from_proto(&t, u, &eb)) fail_msg("round trip rejected: %s", eb.msg);
+    assert_memory_equal(t.board, s[k].board, XQ_SQUARES);
+    assert_int_equal(t.side, s[k].side);
+    assert_int_equal(t.rule60, s[k].rule60);
+    assert_int_equal(t.repeated, s[k].repeated);
+    assert_int_equal(t.npi, s[k].npi);
+    assert_memory_equal(t.pi_index, s[k].pi_index, (size_t)t.npi * sizeof t.pi_index[0]);
+    assert_memory_equal(t.pi_prob, s[k].pi_prob, (size_t)t.npi * sizeof t.pi_prob[0]);
+    assert_true(t.z == s[k].z);
+    xqz__sample__free_unpacked(u, NULL);
+    free(buf);
+  }
+  free(s);
+  xq_record_free(&r);
+}
+
+/* Applies one corruption to a valid start-position sample and expects a rejection. */
+static void expect_reject(int which, const char *what) {
+  xq_pos_t pos;
+  xq_pos_startpos(&pos);
+  xq_sample_t s;
+  memset(&s, 0, sizeof s);
+  memcpy(s.board, pos.board, XQ_SQUARES);
+  s.npi = 2;
+  s.pi_index[0] = (uint16_t)xq_policy_index_for(xq_mv_make(xq_sq(7, 2), xq_sq(4, 2)), XQ_RED);
+  s.pi_index[1] = (uint16_t)xq_policy_index_for(xq_mv_make(xq_sq(1, 2), xq_sq(4, 2)), XQ_RED);
+  s.pi_prob[0] = 0.25f;
+  s.pi_prob[1] = 0.75f;
+  Xqz__Sample msg;
+  uint32_t idx[XQ_MAX_MOVES];
+  float prob[XQ_MAX_MOVES];
+  uint8_t board[XQ_SQUARES + 1];
+  memcpy(board, s.board, XQ_SQUARES);
+  xq_sample_to_proto(&msg, &s, idx, prob);
+  msg.board.data = board;
+  switch (which) {
+    case 0: break; /* valid */
+    case 1: msg.board.len = 89; break;
+    case 2: board[40] = 8; break;
+    case 3: board[40] = 16; break;
+    case 4: board[xq_sq(3, 0)] = xq_pc_make(XQ_RED, XQ_KING); break;
+    case 5: board[xq_sq(4, 9)] = 0; break;
+    case 6: msg.side = 2; break;
+    case 7: msg.rule60 = 121; break;
+    case 8: idx[1] = XQ_POLICY_SIZE; break;
+    case 9: prob[0] = NAN; break;
+    case 10: prob[1] = 0.25f; break;
+    case 11: msg.z = 1.5f; break;
+    case 12: msg.z = NAN; break;
+    case 13: msg.n_pi_prob = 1; break;
+    case 14: msg.n_pi_index = msg.n_pi_prob = 0; break;
+    case 15: board[xq_sq(2, 0)] = 0; board[xq_sq(0, 5)] = xq_pc_make(XQ_RED, XQ_ELEPHANT); break;
+    case 16:
+      board[xq_sq(0, 9)] = 0;
+      board[xq_sq(4, 1)] = xq_pc_make(XQ_BLACK, XQ_ROOK);
+      msg.side = XQ_BLACK;
+      break;
+    case 17: prob[0] = -0.25f; prob[1] = 1.25f; break;
+    case 18: msg.n_pi_index = msg.n_pi_prob = XQ_MAX_MOVES + 1; break;
+  }
+  xq_sample_t t;
+  xq_errbuf_t eb = {{0}};
+  int rc = xq_sample_from_proto(&t, &msg, &eb);
+  if (which == 0) {
+    if (rc) fail_msg("valid sample rejected: %s", eb.msg);
+    return;
+  }
+  if (rc != XQ_EFORMAT) fail_msg("%s accepted", what);
+  assert_true(eb.msg[0] != 0);
+  print_message("%-28s -> %s\n", what, eb.msg);
+}
+
+static void test_hostile_proto(void **state) {
+  (void)state;
+  static const char *what[] = {
+      "valid",          "89 squares",       "piece code 8",   "piece code 16",
+      "two red kings",  "no black king",    "side 2",         "rule60 121",
+      "index 2086",     "NaN probability",  "sum 0.5",        "z 1.5",
+      "z NaN",          "count mismatch",   "empty policy",   "unreachable square",
+      "mover can take king", "negative prob", "too many entries"};
+  for (int i = 0; i < (int)(sizeof what / sizeof what[0]); i++) expect_reject(i, what[i]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_random_games),   cmocka_unit_test(test_repetition),
+      cmocka_unit_test(test_rejects),        cmocka_unit_test(test_mirror),
+      cmocka_unit_test(test_position_mask),  cmocka_unit_test(test_proto_roundtrip),
+      cmocka_unit_test(test_hostile_proto),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
