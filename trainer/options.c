@@ -1,0 +1,119 @@
+/* options.c: the trainer's settings table, --help and command-line parsing. */
+
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { OPT_STR, OPT_INT, OPT_REAL } opt_type_t;
+
+typedef struct {
+  const char *name;
+  opt_type_t type;
+  size_t off, cap; /* offset in trainer_opts_t; capacity of a string */
+  const char *def;
+  double lo, hi;   /* bounds of numbers */
+  const char *help;
+} opt_row_t;
+
+#define S(f) OPT_STR, offsetof(trainer_opts_t, f), sizeof(((trainer_opts_t *)0)->f)
+#define I(f) OPT_INT, offsetof(trainer_opts_t, f), 0
+#define R(f) OPT_REAL, offsetof(trainer_opts_t, f), 0
+
+static const opt_row_t rows[] = {
+    {"coordinator", S(coordinator), "tcp://127.0.0.1:5555", 0, 0,
+     "coordinator ROUTER endpoint"},
+    {"dir", S(dir), "", 0, 0, "state directory (required); holds trainer.xqzc"},
+    {"size", S(size), "default", 0, 0,
+     "network for a fresh start: tiny (2x16), default (6x64), large (10x128)"},
+    {"batch", I(batch), "256", 1, 8192, "positions per SGD step"},
+    {"lr", S(lr), "0:0.02,100000:0.002,200000:0.0002", 0, 0,
+     "learning-rate schedule step:lr,... (each lr from its step on)"},
+    {"momentum", R(momentum), "0.9", 0, 0.999, "SGD momentum"},
+    {"l2", R(l2), "1e-4", 0, 1, "L2 coefficient on conv and FC weights"},
+    {"candidate-every", I(candidate_every), "1000", 1, 1e9,
+     "steps between CandidateNet uploads"},
+    {"checkpoint-every-s", R(checkpoint_every_s), "300", 1, 1e7,
+     "seconds between checkpoints (also on SIGTERM/SIGINT and at --max-steps)"},
+    {"max-steps", I(max_steps), "0", 0, 1e15, "stop at this step (0: run until signalled)"},
+    {"seed", I(seed), "1", 0, 1e15, "initialisation seed of a fresh network"},
+    {"log-every", I(log_every), "10", 1, 1e9, "steps between progress log lines"},
+    {"timeout-ms", I(timeout_ms), "5000", 50, 3.6e6,
+     "reply timeout; the request is resent after it (coordinator down or restarting)"},
+};
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+static int set(trainer_opts_t *o, const opt_row_t *r, const char *v) {
+  char *base = (char *)o + r->off;
+  if (r->type == OPT_STR) {
+    if (strlen(v) >= r->cap) {
+      fprintf(stderr, "xqz-trainer: --%s: value too long\n", r->name);
+      return -1;
+    }
+    strcpy(base, v);
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (errno || end == v || *end || !isfinite(d) || d < r->lo || d > r->hi ||
+      (r->type == OPT_INT && d != floor(d))) {
+    fprintf(stderr, "xqz-trainer: --%s: '%s' is not a %s in [%g, %g]\n", r->name, v,
+            r->type == OPT_INT ? "whole number" : "number", r->lo, r->hi);
+    return -1;
+  }
+  if (r->type == OPT_INT) *(int64_t *)(void *)base = (int64_t)d;
+  else *(double *)(void *)base = d;
+  return 0;
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz-trainer --dir DIR [options]\n\n"
+             "Trains the network on batches from the coordinator, uploads candidates,\n"
+             "checkpoints to DIR/trainer.xqzc and resumes from it (docs/trainer.md).\n\n");
+  for (int i = 0; i < NROWS; i++) {
+    char head[64];
+    snprintf(head, sizeof head, "--%s %s", rows[i].name,
+             rows[i].type == OPT_STR ? "S" : rows[i].type == OPT_INT ? "N" : "X");
+    fprintf(f, "  %-24s %s", head, rows[i].help);
+    if (rows[i].def[0]) fprintf(f, " (default %s)", rows[i].def);
+    fputc('\n', f);
+  }
+  fprintf(f, "  %-24s %s\n", "--help", "print this and exit");
+}
+
+int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
+  memset(o, 0, sizeof *o);
+  for (int i = 0; i < NROWS; i++)
+    if (set(o, &rows[i], rows[i].def)) return -1;
+  for (int a = 1; a < argc; a++) {
+    const char *arg = argv[a];
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+      usage(stdout);
+      return 1;
+    }
+    const opt_row_t *r = NULL;
+    if (!strncmp(arg, "--", 2))
+      for (int i = 0; i < NROWS; i++)
+        if (!strcmp(arg + 2, rows[i].name)) r = &rows[i];
+    if (!r) {
+      fprintf(stderr, "xqz-trainer: unknown option '%s' (see --help)\n", arg);
+      return -1;
+    }
+    if (a + 1 >= argc) {
+      fprintf(stderr, "xqz-trainer: --%s needs a value\n", r->name);
+      return -1;
+    }
+    if (set(o, r, argv[++a])) return -1;
+    if (!strcmp(r->name, "size")) o->size_given = true;
+  }
+  if (!o->dir[0]) {
+    fprintf(stderr, "xqz-trainer: --dir is required (see --help)\n");
+    return -1;
+  }
+  return 0;
+}

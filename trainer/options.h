@@ -1,0 +1,32 @@
+/*
+ * options.h: the trainer's settings as one table (name, type, default, bounds, help):
+ * the same rows parse the command line, validate it and print --help.
+ */
+#ifndef XQ_TRAINER_OPTIONS_H
+#define XQ_TRAINER_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+  char coordinator[256]; /* ROUTER endpoint */
+  char dir[512];         /* state directory: trainer.xqzc */
+  char size[16];         /* tiny | default | large (for a fresh start) */
+  bool size_given;       /* --size was on the command line */
+  int64_t batch;         /* positions per step */
+  char lr[512];          /* learning-rate schedule "step:lr,..." */
+  double momentum;
+  double l2;
+  int64_t candidate_every;    /* steps between candidate uploads */
+  double checkpoint_every_s;  /* seconds between checkpoints */
+  int64_t max_steps;          /* stop (checkpoint, exit 0) at this step; 0 = never */
+  int64_t seed;               /* initialisation seed for a fresh start */
+  int64_t log_every;          /* steps between log lines */
+  int64_t timeout_ms;         /* reply timeout before a request is resent */
+} trainer_opts_t;
+
+/* Parses argv into o (defaults first). Returns 0, 1 when --help was printed, or -1
+ * after printing the problem to stderr. */
+int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv);
+
+#endif
