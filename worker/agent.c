@@ -1,0 +1,457 @@
+/* agent.c: the worker's conversation with the coordinator (agent.h, docs/worker.md). */
+#include "agent.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "link.h"
+#include "netcache.h"
+#include "selfplay_loop.h"
+#include "spool.h"
+#include "support/crc32.h"
+#include "support/log.h"
+#include "support/rng.h"
+#include "wire/wire.h"
+
+#define C "worker"
+#define ANNOUNCE_SPREAD_MS 5000  /* random delay before fetching an announced net */
+#define FETCH_RETRY_MS 30000     /* wait after a failed fetch */
+#define RESEND_MS 30000          /* resend an unacknowledged game after this long */
+#define STOP_GRACE_MS 30000      /* wait this long for the running games after SIGTERM */
+
+typedef struct {
+  const xq_worker_opts_t *o;
+  char worker_id[256], host[128];
+  xq_link_t link;
+  xq_spool_t *spool;
+  xq_play_loop_t play;
+  xq_rng_t rng;
+  int welcomed;
+  int64_t first_unanswered_ms; /* oldest request without any answer since (0 = none) */
+  uint32_t heartbeat_ms;
+  int64_t last_hb_ms;
+  Xqz__SelfplaySettings settings; /* from Welcome, overridden by a job's */
+  int have_settings;
+  uint64_t best_net; /* from Welcome */
+  /* current job */
+  int job_kind; /* 0 none */
+  uint64_t job_net;
+  int64_t job_games;
+  uint64_t job_stamp;
+  Xqz__ArenaJob arena;
+  char arena_fen[160];
+  int job_pending;
+  int64_t job_pending_ms;
+  /* nets */
+  xq_netfetch_t fetch; /* fetch.id != 0 while active */
+  int64_t fetch_tx_ms;
+  uint64_t failed_net;
+  int64_t failed_ms;
+  uint64_t announced, announce_pending;
+  int64_t announce_at_ms;
+  uint64_t announce_stamp, stamp;
+  uint64_t playing_net; /* net of the running or last self-play batch */
+  int spool_full_logged;
+  /* progress */
+  int64_t last_progress_ms, last_progress_pos;
+} agent_t;
+
+static void send_env(agent_t *a, Xqz__Envelope *env, int request) {
+  if (xq_link_send(&a->link, env)) XQ_LOGD(C, "send failed (queue full or closed)");
+  if (request && !a->first_unanswered_ms) a->first_unanswered_ms = xq_now_ms();
+}
+
+static void send_hello(agent_t *a) {
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__Hello h = XQZ__HELLO__INIT;
+  h.role = XQZ__ROLE__ROLE_WORKER;
+  h.worker_id = a->worker_id;
+  h.host = a->host;
+  h.threads = (uint32_t)a->o->threads;
+  h.software_version = "xqz-worker 0.1";
+  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
+  env.hello = &h;
+  send_env(a, &env, 1);
+}
+
+static void send_job_request(agent_t *a) {
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__JobRequest r = XQZ__JOB_REQUEST__INIT;
+  r.worker_id = a->worker_id;
+  env.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
+  env.job_request = &r;
+  send_env(a, &env, 1);
+  a->job_pending = 1;
+  a->job_pending_ms = xq_now_ms();
+}
+
+static void send_net_request(agent_t *a) {
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__NetRequest r = XQZ__NET_REQUEST__INIT;
+  r.net_id = a->fetch.id;
+  r.offset = a->fetch.have;
+  r.max_bytes = XQ_WIRE_NET_CHUNK;
+  env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
+  env.net_request = &r;
+  send_env(a, &env, 1);
+  a->fetch_tx_ms = xq_now_ms();
+}
+
+static void send_game(void *ctx, const char *wid, uint64_t seq, const void *rec, size_t len) {
+  agent_t *a = ctx;
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
+  g.worker_id = (char *)wid;
+  g.seq = seq;
+  g.record.data = (uint8_t *)rec;
+  g.record.len = len;
+  env.body_case = XQZ__ENVELOPE__BODY_GAME;
+  env.game = &g;
+  send_env(a, &env, 1);
+}
+
+static void send_heartbeat(agent_t *a) {
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__Heartbeat h = XQZ__HEARTBEAT__INIT;
+  h.worker_id = a->worker_id;
+  h.net_id = a->playing_net;
+  h.games_done = (uint64_t)atomic_load(&a->play.games);
+  env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
+  env.heartbeat = &h;
+  send_env(a, &env, 0);
+  a->last_hb_ms = xq_now_ms();
+}
+
+/* Starts fetching id unless it is cached or being fetched; 1 when it is cached. */
+static int want_net(agent_t *a, uint64_t id) {
+  if (!id || xq_netcache_has(a->o->cache, id)) return 1;
+  if (a->fetch.id) return 0;
+  if (id == a->failed_net && xq_now_ms() - a->failed_ms < FETCH_RETRY_MS) return 0;
+  if (!a->welcomed) return 0;
+  xq_netfetch_begin(&a->fetch, id);
+  XQ_LOGI(C, "fetching net net=%016" PRIx64, id);
+  send_net_request(a);
+  return 0;
+}
+
+static void on_chunk(agent_t *a, const Xqz__NetChunk *c) {
+  if (!a->fetch.id || c->net_id != a->fetch.id) return;
+  xq_errbuf_t eb = {{0}};
+  int rc = xq_netfetch_add(&a->fetch, a->o->cache, c->net_id, c->offset, c->total,
+                           c->file_crc32, c->data.data, c->data.len, &eb);
+  if (rc == 0) {
+    send_net_request(a);
+    return;
+  }
+  if (rc == 1) {
+    XQ_LOGI(C, "net fetched and verified net=%016" PRIx64 " bytes=%" PRIu64, c->net_id, c->total);
+  } else {
+    XQ_LOGW(C, "net fetch failed; keeps playing with the last net, retries in %d s net=%016" PRIx64
+            " playing=%016" PRIx64 " error=\"%s\"", FETCH_RETRY_MS / 1000, c->net_id, a->playing_net, eb.msg);
+    a->failed_net = c->net_id;
+    a->failed_ms = xq_now_ms();
+  }
+  xq_netfetch_close(&a->fetch);
+}
+
+static void apply_settings(const agent_t *a, xq_selfplay_config_t *cfg) {
+  xq_selfplay_config_default(cfg);
+  cfg->threads = a->o->threads;
+  cfg->parallel = a->o->games_per_thread;
+  cfg->seed = xq_rng_next((xq_rng_t *)&a->rng);
+  if (!a->have_settings) return;
+  /* Proto3 has no "unset": a zero means "the default" for every setting. */
+  const Xqz__SelfplaySettings *s = &a->settings;
+  if (s->sims) cfg->sims_full = (int)s->sims;
+  if (s->fast_sims) cfg->sims_fast = (int)s->fast_sims;
+  if (s->full_frac > 0 && s->full_frac <= 1) cfg->full_frac = s->full_frac;
+  if (s->max_plies) cfg->mcts.max_plies = (int)(s->max_plies > 1000 ? 1000 : s->max_plies);
+  if (s->noise_frac > 0 && s->noise_frac <= 1) cfg->mcts.noise_frac = s->noise_frac;
+  if (s->dirichlet_alpha > 0) cfg->mcts.dirichlet_alpha = s->dirichlet_alpha;
+  if (s->temp_plies) cfg->temp_plies = (int)s->temp_plies;
+  if (s->resign_threshold <= -1) cfg->resign_threshold = -2; /* never */
+  else if (s->resign_threshold < 0) cfg->resign_threshold = s->resign_threshold;
+  if (s->no_resign_frac > 0 && s->no_resign_frac <= 1) cfg->no_resign_frac = s->no_resign_frac;
+}
+
+static void copy_settings(agent_t *a, const Xqz__SelfplaySettings *s) {
+  if (!s) return;
+  a->settings = *s;
+  a->have_settings = 1;
+}
+
+static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
+  if (from_pub) {
+    if (env->body_case != XQZ__ENVELOPE__BODY_NET_ANNOUNCE) return;
+    uint64_t id = env->net_announce->net_id;
+    if (!id || id == a->announced || id == a->announce_pending) return;
+    a->announce_pending = id;
+    a->announce_at_ms = xq_now_ms() + (int64_t)xq_rng_below(&a->rng, ANNOUNCE_SPREAD_MS);
+    XQ_LOGI(C, "new net announced net=%016" PRIx64 " elo=%.1f", id, env->net_announce->elo);
+    return;
+  }
+  a->first_unanswered_ms = 0;
+  switch (env->body_case) {
+    case XQZ__ENVELOPE__BODY_WELCOME: {
+      const Xqz__Welcome *w = env->welcome;
+      if (!a->welcomed)
+        XQ_LOGI(C, "connected coordinator=%s best_net=%016" PRIx64 " unacked=%zu", a->o->coordinator,
+                w->best_net_id, xq_spool_count(a->spool));
+      a->welcomed = 1;
+      a->heartbeat_ms = w->heartbeat_ms ? w->heartbeat_ms : 5000;
+      a->best_net = w->best_net_id;
+      copy_settings(a, w->settings);
+      xq_spool_reset_sent(a->spool);
+      if (a->fetch.id) send_net_request(a);
+      if (!a->job_pending) send_job_request(a);
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_JOB: {
+      const Xqz__Job *j = env->job;
+      a->job_pending = 0;
+      if (j->kind_case == XQZ__JOB__KIND_SELFPLAY) {
+        a->job_kind = XQ_TASK_SELFPLAY;
+        a->job_net = j->selfplay->net_id;
+        a->job_games = j->selfplay->games;
+        copy_settings(a, j->selfplay->settings);
+      } else if (j->kind_case == XQZ__JOB__KIND_ARENA) {
+        a->job_kind = XQ_TASK_ARENA;
+        a->arena = *j->arena;
+        snprintf(a->arena_fen, sizeof a->arena_fen, "%s", j->arena->opening_fen ? j->arena->opening_fen : "");
+        a->arena.opening_fen = a->arena_fen;
+      }
+      a->job_stamp = ++a->stamp;
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_ACK: {
+      const Xqz__Ack *k = env->ack;
+      if (!k->accepted)
+        XQ_LOGW(C, "game rejected by the coordinator; dropped seq=%" PRIu64 " reason=\"%s\"", k->seq, k->reason);
+      xq_spool_ack(a->spool, k->worker_id, k->seq);
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_NET_CHUNK: on_chunk(a, env->net_chunk); break;
+    case XQZ__ENVELOPE__BODY_ERROR:
+      XQ_LOGW(C, "coordinator error code=%u message=\"%s\"", env->error->code, env->error->message);
+      if (a->fetch.id) { /* most likely about the net we asked for */
+        a->failed_net = a->fetch.id;
+        a->failed_ms = xq_now_ms();
+        xq_netfetch_close(&a->fetch);
+      }
+      break;
+    default: break;
+  }
+}
+
+/* Chooses and posts the next task when the play thread is idle. */
+static void schedule(agent_t *a, int stopping) {
+  if (stopping || !xq_play_loop_idle(&a->play) || !a->job_kind) return;
+  int64_t now = xq_now_ms();
+  if (a->job_pending && now - a->job_pending_ms < a->o->request_timeout_ms) return;
+  if (xq_spool_full(a->spool)) {
+    if (!a->spool_full_logged)
+      XQ_LOGW(C, "spool full; self-play paused until the coordinator acknowledges games unacked=%zu",
+              xq_spool_count(a->spool));
+    a->spool_full_logged = 1;
+    return;
+  }
+  a->spool_full_logged = 0;
+  xq_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = (xq_task_kind_t)a->job_kind;
+  if (t.kind == XQ_TASK_ARENA) {
+    int ha = want_net(a, a->arena.net_a), hb = want_net(a, a->arena.net_b);
+    if (!ha || !hb) return;
+    t.match_id = a->arena.match_id;
+    t.pair_index = a->arena.pair_index;
+    xq_netcache_path(a->o->cache, a->arena.net_a, t.path_a, sizeof t.path_a);
+    xq_netcache_path(a->o->cache, a->arena.net_b, t.path_b, sizeof t.path_b);
+    snprintf(t.opening, sizeof t.opening, "%s", a->arena_fen);
+    t.sims = a->arena.sims ? (int)a->arena.sims : 100;
+    t.max_plies = a->arena.max_plies && a->arena.max_plies <= 1000 ? (int)a->arena.max_plies : 400;
+    t.seed = xq_rng_next(&a->rng);
+    a->job_kind = 0;
+  } else {
+    /* A net announced after the job was given wins until the next job. */
+    uint64_t net = a->announce_stamp > a->job_stamp ? a->announced : a->job_net;
+    if (!want_net(a, net)) {
+      if (a->fetch.id == net && !(net == a->failed_net)) return; /* wait for the fetch */
+      if (a->playing_net && xq_netcache_has(a->o->cache, a->playing_net)) {
+        XQ_LOGW(C, "net not available; keeps playing with the last net wanted=%016" PRIx64
+                " playing=%016" PRIx64, net, a->playing_net);
+        net = a->playing_net;
+      } else {
+        return;
+      }
+    }
+    t.net_id = net;
+    if (net) xq_netcache_path(a->o->cache, net, t.net_path, sizeof t.net_path);
+    apply_settings(a, &t.cfg);
+    t.games = a->job_games > 0 && a->job_games < (int64_t)t.cfg.threads * t.cfg.parallel
+                  ? a->job_games : (int64_t)t.cfg.threads * t.cfg.parallel;
+    if (net != a->playing_net) XQ_LOGI(C, "playing with net net=%016" PRIx64, net);
+    a->playing_net = net;
+  }
+  xq_play_loop_post(&a->play, &t);
+}
+
+static void task_done(agent_t *a, const xq_task_t *t) {
+  if (t->rc) XQ_LOGE(C, "task failed error=\"%s: %s\"", xq_strerror(t->rc), t->err);
+  if (t->kind == XQ_TASK_ARENA && !t->rc) {
+    Xqz__Envelope env;
+    xq_wire_init(&env);
+    Xqz__ArenaResult r = XQZ__ARENA_RESULT__INIT;
+    r.worker_id = a->worker_id;
+    r.match_id = t->match_id;
+    r.pair_index = t->pair_index;
+    r.result_a_red = t->result_a_red;
+    r.result_a_black = t->result_a_black;
+    r.reason_a_red = (uint32_t)t->reason_a_red;
+    r.reason_a_black = (uint32_t)t->reason_a_black;
+    env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
+    env.arena_result = &r;
+    send_env(a, &env, 0);
+    XQ_LOGI(C, "arena pair done match=%" PRIu64 " pair=%u a_red=%d a_black=%d", t->match_id,
+            t->pair_index, t->result_a_red, t->result_a_black);
+  }
+  if (a->welcomed) send_job_request(a);
+}
+
+static void progress(agent_t *a, int64_t now) {
+  long long pos = atomic_load(&a->play.positions);
+  double dt = (double)(now - a->last_progress_ms) / 1000.0;
+  XQ_LOGI(C, "progress games=%lld positions=%lld pos_per_s=%.1f net=%016" PRIx64
+          " unacked=%zu connected=%d",
+          (long long)atomic_load(&a->play.games), pos,
+          dt > 0 ? (double)(pos - a->last_progress_pos) / dt : 0.0, a->playing_net,
+          xq_spool_count(a->spool), a->welcomed);
+  a->last_progress_ms = now;
+  a->last_progress_pos = pos;
+}
+
+int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
+  agent_t *a = calloc(1, sizeof *a);
+  if (!a) return 1;
+  a->o = o;
+  if (gethostname(a->host, sizeof a->host - 1)) snprintf(a->host, sizeof a->host, "unknown");
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  xq_rng_seed(&a->rng, (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40));
+  if (o->id && *o->id)
+    snprintf(a->worker_id, sizeof a->worker_id, "%s", o->id);
+  else
+    snprintf(a->worker_id, sizeof a->worker_id, "%s-%d-%04x", a->host, (int)getpid(),
+             (unsigned)xq_rng_below(&a->rng, 65536));
+  int code = 1;
+  xq_errbuf_t eb = {{0}};
+  if (mkdir(o->cache, 0755)) {
+    struct stat sb;
+    if (stat(o->cache, &sb) || !S_ISDIR(sb.st_mode)) {
+      XQ_LOGE(C, "cannot create the net cache directory dir=%s", o->cache);
+      free(a);
+      return 1;
+    }
+  }
+  if (xq_spool_open(&a->spool, o->spool, (size_t)o->max_spool, &eb)) {
+    XQ_LOGE(C, "cannot open the spool error=\"%s\"", eb.msg);
+    free(a);
+    return 1;
+  }
+  if (xq_link_open(&a->link, o->coordinator, o->pub, &eb)) {
+    XQ_LOGE(C, "cannot open the connection error=\"%s\"", eb.msg);
+    goto out_spool;
+  }
+  if (xq_play_loop_start(&a->play, a->spool, a->worker_id)) goto out_link;
+  XQ_LOGI(C, "started worker=%s coordinator=%s pub=%s threads=%d games_per_thread=%d unacked=%zu",
+          a->worker_id, o->coordinator, o->pub, o->threads, o->games_per_thread,
+          xq_spool_count(a->spool));
+  a->heartbeat_ms = 5000;
+  a->last_progress_ms = xq_now_ms();
+  send_hello(a);
+  int64_t stop_ms = 0;
+  for (;;) {
+    int64_t now = xq_now_ms();
+    if (*stop && !stop_ms) {
+      stop_ms = now;
+      XQ_LOGI(C, "stopping: finishing the running games unacked=%zu", xq_spool_count(a->spool));
+      xq_play_loop_interrupt(&a->play);
+    }
+    xq_task_t t;
+    if (xq_play_loop_take(&a->play, &t)) task_done(a, &t);
+    if (stop_ms) {
+      int idle = xq_play_loop_idle(&a->play);
+      /* After the games: a moment for the last acks, then leave the rest in the spool. */
+      if ((idle && (xq_spool_count(a->spool) == 0 || now - stop_ms > 2000 || !a->welcomed)) ||
+          now - stop_ms > STOP_GRACE_MS) {
+        if (!idle) {
+          XQ_LOGW(C, "games still running after the grace period; leaving now unacked=%zu",
+                  xq_spool_count(a->spool));
+          _exit(0); /* finished games are on disk already */
+        }
+        break;
+      }
+    }
+    Xqz__Envelope *env = NULL;
+    int from_pub = 0;
+    while (xq_link_poll(&a->link, 0, &env, &from_pub) == 1) {
+      on_message(a, env, from_pub);
+      xq_wire_free(&env);
+    }
+    now = xq_now_ms();
+    /* Announced net: fetch after the random delay; play it from the next batch. */
+    if (a->announce_pending && now >= a->announce_at_ms && !stop_ms) {
+      if (want_net(a, a->announce_pending)) {
+        a->announced = a->announce_pending;
+        a->announce_stamp = ++a->stamp;
+        a->announce_pending = 0;
+        XQ_LOGI(C, "switching at the next game boundary net=%016" PRIx64, a->announced);
+      } else if (a->failed_net == a->announce_pending && now - a->failed_ms < 100) {
+        XQ_LOGW(C, "cannot fetch the announced net; keeps playing with the last one net=%016" PRIx64
+                " playing=%016" PRIx64, a->announce_pending, a->playing_net);
+      }
+    }
+    schedule(a, stop_ms != 0);
+    if (a->welcomed) {
+      xq_spool_due(a->spool, now, RESEND_MS, 64, send_game, a);
+      if (now - a->last_hb_ms >= a->heartbeat_ms) send_heartbeat(a);
+    }
+    /* No answer to any request for too long: the coordinator is gone or restarted. */
+    if (a->first_unanswered_ms && now - a->first_unanswered_ms > o->request_timeout_ms &&
+        now >= a->link.next_connect_ms) {
+      XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
+              xq_spool_count(a->spool), a->link.reconnects + 1);
+      if (xq_link_reconnect(&a->link, &eb)) XQ_LOGE(C, "reconnect failed error=\"%s\"", eb.msg);
+      a->welcomed = 0;
+      a->job_pending = 0;
+      a->first_unanswered_ms = 0;
+      xq_spool_reset_sent(a->spool);
+      send_hello(a);
+    }
+    if (now - a->last_progress_ms >= (int64_t)o->progress_s * 1000) progress(a, now);
+    if (xq_link_poll(&a->link, 100, &env, &from_pub) == 1) {
+      on_message(a, env, from_pub);
+      xq_wire_free(&env);
+    }
+  }
+  progress(a, xq_now_ms());
+  XQ_LOGI(C, "stopped unacked_in_spool=%zu", xq_spool_count(a->spool));
+  code = 0;
+  xq_play_loop_join(&a->play);
+out_link:
+  xq_netfetch_close(&a->fetch);
+  xq_link_close(&a->link);
+out_spool:
+  xq_spool_free(&a->spool);
+  free(a);
+  return code;
+}

@@ -1,0 +1,22 @@
+/*
+ * agent.h: the worker's network thread: the conversation with the coordinator (Hello,
+ * jobs, nets, games, acks, heartbeats, announcements), timeouts and reconnects, and the
+ * play thread's tasks. docs/worker.md describes the behaviour.
+ */
+#ifndef XQ_WORKER_AGENT_H
+#define XQ_WORKER_AGENT_H
+
+#include <signal.h>
+
+typedef struct {
+  const char *coordinator, *pub, *cache, *spool, *id;
+  int threads, games_per_thread;
+  int max_spool;           /* spooled games at most (pause self-play when reached) */
+  int progress_s;          /* seconds between progress lines */
+  int request_timeout_ms;  /* no answer for this long: reconnect */
+} xq_worker_opts_t;
+
+/* Runs until *stop becomes non-zero; returns the process exit code. */
+int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop);
+
+#endif

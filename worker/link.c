@@ -1,0 +1,93 @@
+/* link.c: DEALER + SUB connection to the coordinator (see link.h). */
+#include "link.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "support/log.h"
+#include "wire/wire.h"
+
+#define BACKOFF_MIN_MS 1000
+#define BACKOFF_MAX_MS 60000
+
+int64_t xq_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
+  l->dealer = zmq_socket(l->ctx, ZMQ_DEALER);
+  if (!l->dealer) return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(errno));
+  int hwm = 10000;
+  zmq_setsockopt(l->dealer, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  if (xq_wire_socket_setup(l->dealer) || zmq_connect(l->dealer, l->coord))
+    return xq_err_set(eb, XQ_EIO, "connect %s: %s", l->coord, zmq_strerror(errno));
+  return 0;
+}
+
+int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *eb) {
+  memset(l, 0, sizeof *l);
+  snprintf(l->coord, sizeof l->coord, "%s", coord);
+  snprintf(l->pub, sizeof l->pub, "%s", pub);
+  l->backoff_ms = BACKOFF_MIN_MS;
+  l->next_request_id = 1;
+  l->ctx = zmq_ctx_new();
+  if (!l->ctx) return xq_err_set(eb, XQ_EIO, "zmq_ctx_new: %s", zmq_strerror(errno));
+  int rc = open_dealer(l, eb);
+  if (rc) return rc;
+  l->sub = zmq_socket(l->ctx, ZMQ_SUB);
+  if (!l->sub || xq_wire_socket_setup(l->sub) || zmq_setsockopt(l->sub, ZMQ_SUBSCRIBE, "", 0) ||
+      zmq_connect(l->sub, l->pub))
+    return xq_err_set(eb, XQ_EIO, "subscribe %s: %s", l->pub, zmq_strerror(errno));
+  l->last_rx_ms = xq_now_ms();
+  return 0;
+}
+
+void xq_link_close(xq_link_t *l) {
+  if (l->dealer) zmq_close(l->dealer);
+  if (l->sub) zmq_close(l->sub);
+  if (l->ctx) zmq_ctx_term(l->ctx);
+  l->dealer = l->sub = l->ctx = NULL;
+}
+
+int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb) {
+  if (l->dealer) zmq_close(l->dealer);
+  l->dealer = NULL;
+  int64_t now = xq_now_ms();
+  l->next_connect_ms = now + l->backoff_ms;
+  l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
+  l->reconnects++;
+  l->last_rx_ms = now;
+  return open_dealer(l, eb);
+}
+
+int xq_link_send(xq_link_t *l, Xqz__Envelope *env) {
+  if (!env->request_id) env->request_id = l->next_request_id++;
+  return xq_wire_send(l->dealer, NULL, 0, env, ZMQ_DONTWAIT);
+}
+
+int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pub) {
+  *out = NULL;
+  zmq_pollitem_t items[2] = {{l->dealer, 0, ZMQ_POLLIN, 0}, {l->sub, 0, ZMQ_POLLIN, 0}};
+  int n = zmq_poll(items, 2, timeout_ms);
+  if (n < 0) return errno == EINTR ? 0 : XQ_EIO;
+  for (int i = 0; i < 2; i++) {
+    if (!(items[i].revents & ZMQ_POLLIN)) continue;
+    xq_errbuf_t eb = {{0}};
+    int rc = xq_wire_recv(i ? l->sub : l->dealer, NULL, NULL, out, ZMQ_DONTWAIT, &eb);
+    if (rc) {
+      if (rc != XQ_EIO) XQ_LOGW("worker", "dropped a malformed message from the coordinator error=\"%s\"", eb.msg);
+      return 0;
+    }
+    *from_pub = i;
+    if (!i) {
+      l->last_rx_ms = xq_now_ms();
+      l->backoff_ms = BACKOFF_MIN_MS;
+    }
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * link.h: the worker's connection to the coordinator: a DEALER to its ROUTER (requests
+ * and replies, one envelope per frame) and a SUB to its PUB (NetAnnounce). The link
+ * tracks when the coordinator last answered; the agent (agent.c) decides on timeouts.
+ * Reconnecting closes and reopens the DEALER, so requests lost with the old connection
+ * are resent by their owners, with a growing backoff (1 s doubling to 60 s).
+ * Owned by one thread: ZeroMQ sockets are not thread-safe.
+ */
+#ifndef XQ_WORKER_LINK_H
+#define XQ_WORKER_LINK_H
+
+#include <stdint.h>
+
+#include "support/error.h"
+#include "xqz.pb-c.h"
+
+typedef struct {
+  void *ctx, *dealer, *sub;
+  char coord[256], pub[256];
+  int64_t last_rx_ms;      /* last message from the coordinator (ROUTER side) */
+  int64_t backoff_ms;      /* wait before the next reconnect */
+  int64_t next_connect_ms; /* earliest time of the next reconnect */
+  uint64_t next_request_id;
+  int64_t reconnects;
+} xq_link_t;
+
+/* Monotonic milliseconds. */
+int64_t xq_now_ms(void);
+int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *eb);
+void xq_link_close(xq_link_t *l);
+/* Reopens the DEALER (the SUB reconnects by itself); doubles the backoff. */
+int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb);
+/* Sends env (request_id filled in when 0); never blocks (a full queue drops: the owner
+ * resends on its timeout). Returns 0 or XQ_EIO. */
+int xq_link_send(xq_link_t *l, Xqz__Envelope *env);
+/* Waits up to timeout_ms for one message on either socket. Returns 1 with *out set
+ * (*from_pub tells which socket), 0 on timeout, or an error (a malformed message is
+ * logged, dropped and reported as 0). */
+int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pub);
+
+#endif

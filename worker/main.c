@@ -1,0 +1,120 @@
+/*
+ * main.c: xqz-worker, the self-play daemon. Options come from one table (name, default,
+ * help) that also prints --help; everything else (self-play settings, nets, jobs) comes
+ * from the coordinator so a lab-wide change is made in one place. docs/worker.md.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "support/log.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig) {
+  (void)sig;
+  stop_flag = 1;
+}
+
+typedef struct {
+  const char *name, *arg, *def, *help;
+} opt_t;
+
+/* The option table: --help, parsing and docs/worker.md follow it. */
+static const opt_t opts[] = {
+    {"coordinator", "tcp://HOST:PORT", "tcp://127.0.0.1:5555", "the coordinator's ROUTER endpoint"},
+    {"pub", "tcp://HOST:PORT", "coordinator host, port+1", "the coordinator's PUB endpoint (net announcements)"},
+    {"threads", "T", "1", "search threads (each uses single-threaded BLAS), 1..256"},
+    {"games-per-thread", "G", "32", "games played at once per thread (evaluator batch), 1..4096"},
+    {"cache", "DIR", "xqz-cache", "local net cache, one file per net id"},
+    {"spool", "DIR", "xqz-spool", "games not yet acknowledged by the coordinator"},
+    {"id", "NAME", "HOST-PID-RANDOM", "worker id shown by the coordinator"},
+    {"max-spool", "N", "100000", "spooled games at most; self-play pauses when reached"},
+    {"progress", "SECONDS", "60", "seconds between progress lines"},
+    {"timeout", "MS", "10000", "reconnect when the coordinator has not answered for this long"},
+};
+enum { O_COORD, O_PUB, O_THREADS, O_GPT, O_CACHE, O_SPOOL, O_ID, O_MAXSPOOL, O_PROGRESS, O_TIMEOUT, O_N };
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz-worker [options]\n"
+             "Plays self-play and arena games for an xqz-coordinator.\n\noptions (default):\n");
+  for (int i = 0; i < O_N; i++) {
+    char lhs[64];
+    snprintf(lhs, sizeof lhs, "--%s %s", opts[i].name, opts[i].arg);
+    fprintf(f, "  %-34s %s (%s)\n", lhs, opts[i].help, opts[i].def);
+  }
+  fprintf(f, "  %-34s %s\n", "--help", "this text");
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v < lo || v > hi) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *val[O_N] = {0};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    }
+    int k = -1;
+    for (int j = 0; j < O_N; j++)
+      if (!strncmp(argv[i], "--", 2) && !strcmp(argv[i] + 2, opts[j].name)) k = j;
+    if (k < 0 || i + 1 >= argc) {
+      fprintf(stderr, "xqz-worker: %s '%s' (try --help)\n",
+              k < 0 ? "unknown option" : "missing value for", argv[i]);
+      return 2;
+    }
+    val[k] = argv[++i];
+  }
+  xq_worker_opts_t o;
+  memset(&o, 0, sizeof o);
+  o.coordinator = val[O_COORD] ? val[O_COORD] : opts[O_COORD].def;
+  char pub[300];
+  if (val[O_PUB]) {
+    o.pub = val[O_PUB];
+  } else {
+    const char *colon = strrchr(o.coordinator, ':');
+    int port;
+    if (!colon || parse_int(colon + 1, 1, 65534, &port) || (size_t)(colon - o.coordinator) > 250) {
+      fprintf(stderr, "xqz-worker: cannot derive --pub from '%s'; give --pub\n", o.coordinator);
+      return 2;
+    }
+    snprintf(pub, sizeof pub, "%.*s:%d", (int)(colon - o.coordinator), o.coordinator, port + 1);
+    o.pub = pub;
+  }
+  o.cache = val[O_CACHE] ? val[O_CACHE] : opts[O_CACHE].def;
+  o.spool = val[O_SPOOL] ? val[O_SPOOL] : opts[O_SPOOL].def;
+  o.id = val[O_ID];
+  struct {
+    int idx, *dst;
+    long lo, hi;
+  } ints[] = {{O_THREADS, &o.threads, 1, 256},       {O_GPT, &o.games_per_thread, 1, 4096},
+              {O_MAXSPOOL, &o.max_spool, 1, 10000000}, {O_PROGRESS, &o.progress_s, 1, 86400},
+              {O_TIMEOUT, &o.request_timeout_ms, 100, 3600000}};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    const char *s = val[ints[i].idx] ? val[ints[i].idx] : opts[ints[i].idx].def;
+    if (parse_int(s, ints[i].lo, ints[i].hi, ints[i].dst)) {
+      fprintf(stderr, "xqz-worker: --%s must be a number from %ld to %ld, not '%s'\n",
+              opts[ints[i].idx].name, ints[i].lo, ints[i].hi, s);
+      return 2;
+    }
+  }
+  if (o.id && (!*o.id || strlen(o.id) > 200)) {
+    fprintf(stderr, "xqz-worker: --id must be 1 to 200 characters\n");
+    return 2;
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  return xq_worker_run(&o, &stop_flag);
+}

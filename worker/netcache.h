@@ -1,0 +1,43 @@
+/*
+ * netcache.h: the worker's local cache of net files, one "<16 hex digits>.xqzn" per net id
+ * in the cache directory. A cached file is used only when its header and payload checksums
+ * are valid and its header carries the expected id; otherwise it is fetched again.
+ *
+ * A fetch assembles NetChunks in memory (the coordinator serves the file in order, each
+ * chunk naming the file size and its CRC-32), checks the size and the CRC-32 of the whole
+ * file, validates it as a net, and only then stores it atomically.
+ */
+#ifndef XQ_WORKER_NETCACHE_H
+#define XQ_WORKER_NETCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "support/error.h"
+
+#define XQ_NETCACHE_PATH_MAX 1024
+
+/* Writes the cache path of net id into out. */
+void xq_netcache_path(const char *dir, uint64_t id, char *out, size_t cap);
+/* 1 when the cached file of id exists and is valid, else 0. */
+int xq_netcache_has(const char *dir, uint64_t id);
+
+/* One fetch in progress. The caller owns the struct; close frees the buffer. */
+typedef struct {
+  uint64_t id;
+  uint64_t total;     /* file size from the first chunk (0 before) */
+  uint32_t crc;       /* expected CRC-32 of the whole file */
+  uint64_t have;      /* bytes received so far, in order */
+  unsigned char *buf; /* (total) */
+} xq_netfetch_t;
+
+void xq_netfetch_begin(xq_netfetch_t *f, uint64_t id);
+void xq_netfetch_close(xq_netfetch_t *f);
+/* Adds one chunk. Returns 1 when the file is complete, verified and stored in dir,
+ * 0 when more chunks are needed (request from f->have), or an error (fetch failed; the
+ * caller closes and may start again). */
+int xq_netfetch_add(xq_netfetch_t *f, const char *dir, uint64_t id, uint64_t offset,
+                    uint64_t total, uint32_t crc, const void *data, size_t len,
+                    xq_errbuf_t *eb);
+
+#endif

@@ -1,0 +1,147 @@
+/* selfplay_loop.c: the play thread: self-play batches and arena pairs (selfplay_loop.h). */
+#include "selfplay_loop.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/arena.h"
+#include "search/game_record.h"
+#include "search/players.h"
+#include "support/log.h"
+
+/* Called under the run's lock for every finished game: encode, number, spool. */
+static int sink(void *ctx, const xq_game_record_t *rec, const xq_selfplay_stats_t *total) {
+  (void)total;
+  xq_play_loop_t *pl = ctx;
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  int rc = xq_record_encode(rec, &buf, &len);
+  uint64_t seq = 0;
+  xq_errbuf_t eb = {{0}};
+  if (!rc) rc = xq_spool_add(pl->spool, pl->worker_id, buf, len, &seq, &eb);
+  free(buf);
+  if (rc) {
+    XQ_LOGE("worker", "cannot spool a finished game; stopping the batch error=\"%s %s\"",
+            xq_strerror(rc), eb.msg);
+    return 1;
+  }
+  int pos = 0;
+  for (int i = 0; i < rec->nplies; i++) pos += rec->plies[i].full;
+  atomic_fetch_add(&pl->games, 1);
+  atomic_fetch_add(&pl->positions, pos);
+  return atomic_load(&pl->stop) != 0;
+}
+
+static int a_score(xq_result_t r, bool a_red) {
+  if (r == XQ_RESULT_RED_WIN) return a_red ? 1 : -1;
+  if (r == XQ_RESULT_BLACK_WIN) return a_red ? -1 : 1;
+  return 0;
+}
+
+static void run_arena(xq_task_t *t) {
+  char spec_a[1100], spec_b[1100];
+  snprintf(spec_a, sizeof spec_a, "net:%s:%d", t->path_a, t->sims);
+  snprintf(spec_b, sizeof spec_b, "net:%s:%d", t->path_b, t->sims);
+  xq_player_t *a = NULL, *b = NULL;
+  xq_errbuf_t eb = {{0}};
+  int rc = xq_player_new(&a, spec_a, t->seed, &eb);
+  if (!rc) rc = xq_player_new(&b, spec_b, t->seed + 1, &eb);
+  const char *opening = t->opening[0] ? t->opening : "startpos";
+  for (int g = 0; g < 2 && !rc; g++) {
+    bool a_red = g == 0;
+    xq_outcome_t out;
+    int plies = 0;
+    rc = xq_player_new_game(a, &eb);
+    if (!rc) rc = xq_player_new_game(b, &eb);
+    if (!rc) rc = xq_arena_game(a_red ? a : b, a_red ? b : a, opening, t->max_plies, &out, &plies, &eb);
+    if (rc) break;
+    if (a_red) {
+      t->result_a_red = a_score(out.result, true);
+      t->reason_a_red = (int)out.reason;
+    } else {
+      t->result_a_black = a_score(out.result, false);
+      t->reason_a_black = (int)out.reason;
+    }
+  }
+  t->rc = rc;
+  if (rc) snprintf(t->err, sizeof t->err, "%s", eb.msg);
+  xq_player_free(&a);
+  xq_player_free(&b);
+}
+
+static void *play_main(void *arg) {
+  xq_play_loop_t *pl = arg;
+  pthread_mutex_lock(&pl->lock);
+  for (;;) {
+    while (pl->state != 1 && !pl->quit) pthread_cond_wait(&pl->cond, &pl->lock);
+    if (pl->state != 1) break;
+    pl->state = 2;
+    xq_task_t t = pl->task;
+    pthread_mutex_unlock(&pl->lock);
+    if (t.kind == XQ_TASK_SELFPLAY) {
+      xq_selfplay_stats_t st;
+      xq_errbuf_t eb = {{0}};
+      t.rc = xq_selfplay_run(&t.cfg, t.net_path[0] ? t.net_path : NULL, t.games, sink, pl,
+                             &st, &eb);
+      if (t.rc) snprintf(t.err, sizeof t.err, "%s", eb.msg);
+    } else {
+      run_arena(&t);
+    }
+    pthread_mutex_lock(&pl->lock);
+    pl->task = t;
+    pl->state = 3;
+  }
+  pthread_mutex_unlock(&pl->lock);
+  return NULL;
+}
+
+int xq_play_loop_start(xq_play_loop_t *pl, xq_spool_t *spool, const char *worker_id) {
+  memset(pl, 0, sizeof *pl);
+  pthread_mutex_init(&pl->lock, NULL);
+  pthread_cond_init(&pl->cond, NULL);
+  pl->spool = spool;
+  snprintf(pl->worker_id, sizeof pl->worker_id, "%s", worker_id);
+  if (pthread_create(&pl->th, NULL, play_main, pl)) return XQ_ENOMEM;
+  return 0;
+}
+
+void xq_play_loop_post(xq_play_loop_t *pl, const xq_task_t *t) {
+  pthread_mutex_lock(&pl->lock);
+  pl->task = *t;
+  pl->state = 1;
+  atomic_store(&pl->stop, 0);
+  pthread_cond_signal(&pl->cond);
+  pthread_mutex_unlock(&pl->lock);
+}
+
+int xq_play_loop_idle(xq_play_loop_t *pl) {
+  pthread_mutex_lock(&pl->lock);
+  int idle = pl->state == 0;
+  pthread_mutex_unlock(&pl->lock);
+  return idle;
+}
+
+int xq_play_loop_take(xq_play_loop_t *pl, xq_task_t *t) {
+  pthread_mutex_lock(&pl->lock);
+  int done = pl->state == 3;
+  if (done) {
+    *t = pl->task;
+    pl->state = 0;
+  }
+  pthread_mutex_unlock(&pl->lock);
+  return done;
+}
+
+void xq_play_loop_interrupt(xq_play_loop_t *pl) { atomic_store(&pl->stop, 1); }
+
+void xq_play_loop_join(xq_play_loop_t *pl) {
+  pthread_mutex_lock(&pl->lock);
+  pl->quit = true;
+  pthread_cond_signal(&pl->cond);
+  pthread_mutex_unlock(&pl->lock);
+  pthread_join(pl->th, NULL);
+  pthread_mutex_destroy(&pl->lock);
+  pthread_cond_destroy(&pl->cond);
+}
