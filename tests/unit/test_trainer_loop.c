@@ -1,0 +1,276 @@
+/*
+ * test_trainer_loop.c: the xqz-trainer binary against a fake coordinator (a ROUTER on a
+ * free loopback port in this test) serving Batches of real samples: Wait is honoured, a
+ * bad sample is dropped, a CandidateNet arrives every 3 steps that nn_file loads with the
+ * right step and parent; SIGTERM leaves a checkpoint and exit 0; a restart resumes at
+ * the checkpoint's step.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include <cmocka.h>
+
+#include "nn/encode.h"
+#include "nn/nn_checkpoint.h"
+#include "nn/nn_file.h"
+#include "rules/movegen.h"
+#include "rules/rules.h"
+#include "wire/sample.h"
+#include "wire/wire.h"
+
+#define TRAINER XQZ_BINARY_DIR "/trainer/xqz-trainer"
+#define BEST_NET 42
+#define NSAMPLES 400
+
+static xq_sample_t *samples;
+static int nsamples;
+static char endpoint[256], dir[256];
+static void *ctx, *router;
+
+static uint64_t rs = 77;
+static uint32_t rnd(void) {
+  rs ^= rs << 13;
+  rs ^= rs >> 7;
+  rs ^= rs << 17;
+  return (uint32_t)(rs >> 11);
+}
+
+/* Samples from random games played with the rules. */
+static void make_samples(void) {
+  samples = malloc(1100 * sizeof *samples);
+  xq_sample_t *tmp = malloc(1100 * sizeof *tmp);
+  xq_pos_t *pos = malloc(sizeof *pos);
+  xq_game_record_t r;
+  xq_record_init(&r);
+  while (nsamples < NSAMPLES) {
+    xq_pos_startpos(pos);
+    xq_record_reset(&r, XQ_START_FEN, 1);
+    for (;;) {
+      xq_outcome_t o = xq_adjudicate(pos, 150);
+      if (o.result != XQ_RESULT_NONE) {
+        r.result = o.result;
+        r.reason = o.reason;
+        break;
+      }
+      xq_move_t mv[XQ_MAX_MOVES];
+      int idx[XQ_MAX_MOVES];
+      int n = nn_encode_legal(pos, NULL, idx, mv);
+      int pick = (int)(rnd() % (uint32_t)n);
+      xq_visit_t vis[3] = {{(uint16_t)idx[pick], 10}, {(uint16_t)idx[(pick + 1) % n], 3}};
+      assert_int_equal(xq_record_add(&r, mv[pick], true, 0.0f, vis, n > 1 ? 2 : 1), 0);
+      xq_pos_make(pos, mv[pick]);
+    }
+    xq_errbuf_t eb = {{0}};
+    int n = xq_samples_from_record(&r, tmp, 1100, &eb);
+    if (n < 0) fail_msg("record rejected: %s", eb.msg);
+    for (int k = 0; k < n && nsamples < NSAMPLES; k++) samples[nsamples++] = tmp[k];
+  }
+  xq_record_free(&r);
+  free(pos);
+  free(tmp);
+}
+
+static pid_t spawn_trainer(void) {
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir, "--size", "tiny",
+          "--batch", "16", "--candidate-every", "3", "--log-every", "1",
+          "--checkpoint-every-s", "1000", "--timeout-ms", "3000", (char *)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Next message to the fake coordinator within 20 s. */
+static Xqz__Envelope *next(uint8_t *rid, size_t *rid_len) {
+  zmq_pollitem_t pi = {router, 0, ZMQ_POLLIN, 0};
+  double t0 = now_s();
+  while (now_s() - t0 < 20.0) {
+    if (zmq_poll(&pi, 1, 200) <= 0) continue;
+    Xqz__Envelope *env = NULL;
+    xq_errbuf_t eb = {{0}};
+    int rc = xq_wire_recv(router, rid, rid_len, &env, ZMQ_DONTWAIT, &eb);
+    if (rc == 0) return env;
+  }
+  fail_msg("no message from the trainer within 20 s");
+  return NULL;
+}
+
+static void reply(const uint8_t *rid, size_t rid_len, Xqz__Envelope *env, uint64_t req) {
+  env->request_id = req;
+  assert_int_equal(xq_wire_send(router, rid, rid_len, env, 0), 0);
+}
+
+static void send_wait(const uint8_t *rid, size_t rid_len, uint64_t req) {
+  Xqz__Envelope env;
+  Xqz__Wait w = XQZ__WAIT__INIT;
+  xq_wire_init(&env);
+  w.retry_ms = 50;
+  w.reason = (char *)"window filling";
+  env.body_case = XQZ__ENVELOPE__BODY_WAIT;
+  env.wait = &w;
+  reply(rid, rid_len, &env, req);
+}
+
+/* A batch of 16 samples (plus one hostile one when bad). */
+static void send_batch(const uint8_t *rid, size_t rid_len, uint64_t req, bool bad) {
+  enum { N = 17 };
+  static Xqz__Sample msgs[N];
+  static Xqz__Sample *ptrs[N];
+  static uint32_t idx[N][XQ_MAX_MOVES];
+  static float prob[N][XQ_MAX_MOVES];
+  int n = 0;
+  if (bad) { /* first, so the trainer must drop it and still fill its batch */
+    xq_sample_to_proto(&msgs[n], &samples[0], idx[n], prob[n]);
+    msgs[n].z = 5.0f;
+    ptrs[n] = &msgs[n];
+    n++;
+  }
+  for (int i = 0; i < 16; i++) {
+    xq_sample_t *s = &samples[rnd() % (uint32_t)nsamples];
+    xq_sample_to_proto(&msgs[n], s, idx[n], prob[n]);
+    ptrs[n] = &msgs[n];
+    n++;
+  }
+  Xqz__Envelope env;
+  Xqz__Batch b = XQZ__BATCH__INIT;
+  xq_wire_init(&env);
+  b.n_samples = (size_t)n;
+  b.samples = ptrs;
+  b.best_net_id = BEST_NET;
+  b.window_positions = (uint64_t)nsamples;
+  env.body_case = XQZ__ENVELOPE__BODY_BATCH;
+  env.batch = &b;
+  reply(rid, rid_len, &env, req);
+}
+
+/* Serves batches until a candidate for `want_step` arrives and the trainer asks for the
+ * batch after it. first_step: the trainer_step expected in its first request. */
+static void serve_until_candidate(int64_t first_step, int64_t want_step) {
+  uint8_t rid[256];
+  size_t rid_len;
+  bool first = true, waited = false, got = false;
+  for (;;) {
+    Xqz__Envelope *env = next(rid, &rid_len);
+    if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) {
+      const Xqz__BatchRequest *br = env->batch_request;
+      assert_int_equal(br->size, 16);
+      if (first) assert_int_equal((int64_t)br->trainer_step, first_step);
+      first = false;
+      if (got) {
+        assert_int_equal((int64_t)br->trainer_step, want_step);
+        xq_wire_free(&env);
+        return; /* left unanswered: the trainer is idle when signalled */
+      }
+      if (!waited) {
+        send_wait(rid, rid_len, env->request_id);
+        waited = true;
+      } else {
+        send_batch(rid, rid_len, env->request_id, br->trainer_step == (uint64_t)first_step);
+      }
+    } else if (env->body_case == XQZ__ENVELOPE__BODY_CANDIDATE) {
+      const Xqz__CandidateNet *cn = env->candidate;
+      nn_model_t *m = NULL;
+      nn_file_meta_t meta;
+      xq_errbuf_t eb = {{0}};
+      if (nn_file_decode(&m, &meta, cn->net.data, cn->net.len, &eb))
+        fail_msg("candidate does not load: %s", eb.msg);
+      print_message("candidate step %llu parent %llu blocks %d\n",
+                    (unsigned long long)cn->step, (unsigned long long)meta.parent_id,
+                    m->arch.blocks);
+      assert_int_equal((int64_t)cn->step, (int64_t)meta.step);
+      assert_int_equal(meta.parent_id, BEST_NET);
+      assert_true((int64_t)cn->step <= want_step);
+      assert_int_equal(cn->step % 3, 0);
+      if ((int64_t)cn->step == want_step) got = true;
+      nn_model_free(&m);
+    }
+    xq_wire_free(&env);
+  }
+}
+
+static void stop_trainer(pid_t pid) {
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  int status = 0;
+  double t0 = now_s();
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (now_s() - t0 > 20.0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      fail_msg("trainer did not stop within 20 s of SIGTERM");
+    }
+    nanosleep(&(struct timespec){0, 20000000L}, NULL);
+  }
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static int64_t checkpoint_step(void) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
+  nn_model_t *m = NULL;
+  nn_file_meta_t meta;
+  nn_sgd_t opt;
+  memset(&opt, 0, sizeof opt);
+  xq_errbuf_t eb = {{0}};
+  if (nn_checkpoint_load(path, &m, &meta, &opt, &eb)) fail_msg("checkpoint: %s", eb.msg);
+  int64_t step = opt.step;
+  nn_sgd_close(&opt);
+  nn_model_free(&m);
+  return step;
+}
+
+static void test_trainer_loop(void **state) {
+  (void)state;
+  make_samples();
+  snprintf(dir, sizeof dir, "/tmp/xqz-trainer-test-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  ctx = zmq_ctx_new();
+  router = zmq_socket(ctx, ZMQ_ROUTER);
+  assert_int_equal(xq_wire_socket_setup(router), 0);
+  assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+  size_t len = sizeof endpoint;
+  assert_int_equal(zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
+  print_message("fake coordinator at %s, dir %s\n", endpoint, dir);
+
+  pid_t pid = spawn_trainer();
+  serve_until_candidate(0, 3);
+  stop_trainer(pid);
+  assert_int_equal(checkpoint_step(), 3);
+
+  pid = spawn_trainer(); /* resumes at step 3 */
+  serve_until_candidate(3, 6);
+  stop_trainer(pid);
+  assert_int_equal(checkpoint_step(), 6);
+
+  char path[300];
+  snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
+  unlink(path);
+  rmdir(dir);
+  zmq_close(router);
+  zmq_ctx_term(ctx);
+  free(samples);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_trainer_loop)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
