@@ -1,0 +1,127 @@
+/*
+ * campaign.c: creating and resuming a campaign directory (see campaign.h).
+ */
+#include "campaign.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nn/nn_file.h"
+#include "nn/nn_model.h"
+#include "support/log.h"
+
+void xqc_net_path(char *out, size_t n, const char *dir, uint64_t id) {
+  snprintf(out, n, "%s/nets/%016llx.xqzn", dir, (unsigned long long)id);
+}
+
+static int mkdir_p1(const char *path, xq_errbuf_t *eb) {
+  if (mkdir(path, 0755) != 0 && errno != EEXIST)
+    return xq_err_set(eb, XQ_EIO, "%s: cannot create directory: %s", path, strerror(errno));
+  return 0;
+}
+
+int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb) {
+  char p[1024];
+  int rc = mkdir_p1(dir, eb);
+  if (rc < 0) return rc;
+  const char *subs[] = {"nets", "games"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
+    if ((rc = mkdir_p1(p, eb)) < 0) return rc;
+  }
+  snprintf(p, sizeof p, "%s/campaign.ini", dir);
+  if (access(p, F_OK) != 0) {
+    xqc_config_t def;
+    xqc_config_defaults(&def);
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", p);
+    FILE *f = fopen(tmp, "w");
+    if (!f) return xq_err_set(eb, XQ_EIO, "%s: cannot create", tmp);
+    xqc_config_write(&def, f);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+      fclose(f);
+      return xq_err_set(eb, XQ_EIO, "%s: write failed", tmp);
+    }
+    fclose(f);
+    if (rename(tmp, p) != 0) return xq_err_set(eb, XQ_EIO, "%s: rename failed", p);
+    XQ_LOGI("campaign", "wrote default settings path=%s", p);
+  }
+  return 0;
+}
+
+static int create_first_net(const char *dir, const xqc_config_t *cfg, xqc_db_t *db,
+                            uint64_t *id_out, xq_errbuf_t *eb) {
+  nn_arch_t arch;
+  int rc = nn_arch_preset(cfg->net_size, &arch);
+  if (rc < 0) return xq_err_set(eb, rc, "net_size: unknown preset '%s'", cfg->net_size);
+  nn_model_t *m = NULL;
+  if ((rc = nn_model_new(&m, &arch, eb)) < 0) return rc;
+  nn_model_init(m, (uint64_t)cfg->seed);
+  nn_file_meta_t meta;
+  memset(&meta, 0, sizeof meta);
+  meta.arch = arch;
+  meta.net_id = nn_file_new_id();
+  meta.parent_id = 0;
+  meta.step = 0;
+  meta.created = (int64_t)time(NULL);
+  char path[1024];
+  xqc_net_path(path, sizeof path, dir, meta.net_id);
+  rc = nn_file_save(path, m, &meta, eb);
+  nn_model_free(&m);
+  if (rc < 0) return rc;
+  if ((rc = xqc_db_add_net(db, meta.net_id, 0, 0, "best")) < 0) return rc;
+  if ((rc = xqc_db_set_net_state(db, meta.net_id, "best", 0.0)) < 0) return rc;
+  if ((rc = xqc_db_add_promotion(db, meta.net_id, 0, 0, 0, 0.5, 0.0)) < 0) return rc;
+  char line[512];
+  snprintf(line, sizeof line,
+           "{\"net\":\"%016llx\",\"parent\":\"0000000000000000\",\"step\":0,"
+           "\"promoted\":true,\"first\":true,\"elo\":0,\"time\":%lld}",
+           (unsigned long long)meta.net_id, (long long)time(NULL));
+  if ((rc = xqc_campaign_log_line(dir, line, eb)) < 0) return rc;
+  XQ_LOGI("campaign", "created net 1 net=%016llx size=%s path=%s",
+          (unsigned long long)meta.net_id, cfg->net_size, path);
+  *id_out = meta.net_id;
+  return 0;
+}
+
+int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
+                      uint64_t *best, double *best_elo, int64_t *promotions, xq_errbuf_t *eb) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/campaign.db", dir);
+  int rc = xqc_db_open(db, p, eb);
+  if (rc < 0) return rc;
+  if ((rc = xqc_db_best(*db, best, best_elo, promotions)) < 0) return rc;
+  if (*best == 0) {
+    if ((rc = create_first_net(dir, cfg, *db, best, eb)) < 0) return rc;
+    *best_elo = 0;
+    *promotions = 1;
+    return 0;
+  }
+  xqc_net_path(p, sizeof p, dir, *best);
+  nn_file_meta_t meta;
+  if ((rc = nn_file_info(p, &meta, 1, eb)) < 0) return rc;
+  XQ_LOGI("campaign", "resumed best=%016llx elo=%.1f promotions=%lld", (unsigned long long)*best,
+          *best_elo, (long long)*promotions);
+  return 0;
+}
+
+int xqc_campaign_log_line(const char *dir, const char *line, xq_errbuf_t *eb) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/promotions.log", dir);
+  int fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) return xq_err_set(eb, XQ_EIO, "%s: cannot open", p);
+  size_t n = strlen(line);
+  char buf[2048];
+  if (n > sizeof buf - 2) n = sizeof buf - 2;
+  memcpy(buf, line, n);
+  buf[n++] = '\n';
+  ssize_t w = write(fd, buf, n);
+  int rc = (w == (ssize_t)n && fsync(fd) == 0) ? 0 : xq_err_set(eb, XQ_EIO, "%s: write", p);
+  close(fd);
+  return rc;
+}

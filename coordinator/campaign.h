@@ -1,0 +1,26 @@
+/*
+ * campaign.h: the campaign directory: campaign.ini, campaign.db, nets/, games/,
+ * promotions.log. xqc_campaign_prepare creates what is missing (writing campaign.ini with
+ * the defaults and net 1 with the configured size) or resumes from what is there.
+ */
+#ifndef XQC_CAMPAIGN_H
+#define XQC_CAMPAIGN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "campaign_db.h"
+#include "config.h"
+#include "support/error.h"
+
+/* Path of net id's file: DIR/nets/<id as 16 hex digits>.xqzn */
+void xqc_net_path(char *out, size_t n, const char *dir, uint64_t id);
+/* Makes DIR and DIR/campaign.ini (defaults) when absent. */
+int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb);
+/* Opens the db; creates net 1 when there is no best net yet. */
+int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
+                      uint64_t *best, double *best_elo, int64_t *promotions, xq_errbuf_t *eb);
+/* Appends one line to DIR/promotions.log and fsyncs it. */
+int xqc_campaign_log_line(const char *dir, const char *line, xq_errbuf_t *eb);
+
+#endif

@@ -1,0 +1,208 @@
+/*
+ * config.c: the settings table. One row per setting; parsing, bounds, --help and the
+ * default campaign.ini all come from these rows. Defaults fit a 2-core box with the tiny
+ * net: few simulations, a small window, fast gating.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { T_INT, T_DOUBLE, T_STRING } ctype_t;
+
+typedef struct {
+  const char *name;
+  ctype_t type;
+  size_t off;
+  const char *def;
+  double lo, hi;       /* bounds for numbers; for strings, lo = buffer size */
+  const char *choices; /* "a|b|c" or NULL */
+  const char *help;
+} crow_t;
+
+#define O(f) offsetof(xqc_config_t, f)
+#define SZ(f) (double)sizeof(((xqc_config_t *)0)->f)
+static const crow_t ROWS[] = {
+  {"router", T_STRING, O(router), "tcp://127.0.0.1:5555", SZ(router), 0, NULL,
+   "ROUTER bind address (requests); labs: tcp://*:5555"},
+  {"pub", T_STRING, O(pub), "tcp://127.0.0.1:5556", SZ(pub), 0, NULL,
+   "PUB bind address (NetAnnounce); labs: tcp://*:5556"},
+  {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, "tiny|default|large",
+   "architecture of net 1 (tiny 2x16, default 6x64, large 10x128)"},
+  {"sims", T_INT, O(sims), "64", 1, 100000, NULL, "full-search simulations (policy targets)"},
+  {"fast_sims", T_INT, O(fast_sims), "16", 1, 100000, NULL, "fast-search simulations"},
+  {"full_frac", T_DOUBLE, O(full_frac), "0.25", 0, 1, NULL, "share of moves with a full search"},
+  {"max_plies", T_INT, O(max_plies), "300", 10, 1000, NULL, "self-play game-length cap (draw)"},
+  {"noise_frac", T_DOUBLE, O(noise_frac), "0.25", 0, 1, NULL, "Dirichlet share at the root"},
+  {"dirichlet_alpha", T_DOUBLE, O(dirichlet_alpha), "0.3", 0.001, 10, NULL, "Dirichlet alpha"},
+  {"temp_plies", T_INT, O(temp_plies), "20", 0, 1000, NULL, "plies played with temperature 1"},
+  {"resign_threshold", T_DOUBLE, O(resign_threshold), "-0.95", -1, 1, NULL,
+   "root value below which a side resigns (-1 = never)"},
+  {"no_resign_frac", T_DOUBLE, O(no_resign_frac), "0.1", 0, 1, NULL,
+   "share of games with resignation disabled"},
+  {"games_per_job", T_INT, O(games_per_job), "4", 1, 10000, NULL, "games per self-play job"},
+  {"window", T_INT, O(window), "50000", 100, 100000000, NULL, "replay window W (positions)"},
+  {"min_positions", T_INT, O(min_positions), "2000", 1, 100000000, NULL,
+   "positions in the window before training starts"},
+  {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,
+   "pacing R: samples served <= R x positions ingested"},
+  {"batch_size", T_INT, O(batch_size), "256", 1, 8192, NULL, "batch size hint / cap per Batch"},
+  {"gating", T_STRING, O(gating), "sprt", SZ(gating), 0, "sprt|threshold|none",
+   "gating mode"},
+  {"gating_sims", T_INT, O(gating_sims), "32", 1, 100000, NULL, "arena simulations per move"},
+  {"gating_max_games", T_INT, O(gating_max_games), "100", 2, 100000, NULL,
+   "game cap of a gating match"},
+  {"sprt_elo0", T_DOUBLE, O(sprt_elo0), "0", -1000, 1000, NULL, "SPRT H0 Elo"},
+  {"sprt_elo1", T_DOUBLE, O(sprt_elo1), "35", -1000, 1000, NULL, "SPRT H1 Elo"},
+  {"sprt_alpha", T_DOUBLE, O(sprt_alpha), "0.05", 0.0001, 0.5, NULL, "SPRT alpha"},
+  {"sprt_beta", T_DOUBLE, O(sprt_beta), "0.05", 0.0001, 0.5, NULL, "SPRT beta"},
+  {"threshold_score", T_DOUBLE, O(threshold_score), "0.55", 0, 1, NULL,
+   "threshold mode: promote when score >= this"},
+  {"threshold_games", T_INT, O(threshold_games), "40", 2, 100000, NULL,
+   "threshold mode: games before deciding"},
+  {"fsync_ms", T_INT, O(fsync_ms), "200", 1, 60000, NULL, "fsync batching interval (ms)"},
+  {"heartbeat_ms", T_INT, O(heartbeat_ms), "5000", 100, 600000, NULL,
+   "heartbeat interval asked of peers (ms)"},
+  {"worker_timeout_ms", T_INT, O(worker_timeout_ms), "30000", 500, 86400000, NULL,
+   "a peer silent this long is presumed gone (ms)"},
+  {"status_ms", T_INT, O(status_ms), "5000", 100, 3600000, NULL, "status log line interval (ms)"},
+  {"segment_bytes", T_INT, O(segment_bytes), "67108864", 4096, 4294967296.0, NULL,
+   "roll over to a new games/seg file at this size"},
+  {"max_peer_errors", T_INT, O(max_peer_errors), "20", 1, 1000000, NULL,
+   "malformed messages before a peer is cut off"},
+  {"seed", T_INT, O(seed), "1", 0, 9.2e18, NULL, "random seed (sampling, net 1 weights)"},
+};
+#define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
+
+static const crow_t *find_row(const char *name) {
+  for (int i = 0; i < NROWS; i++)
+    if (strcmp(ROWS[i].name, name) == 0) return &ROWS[i];
+  return NULL;
+}
+
+static int in_choices(const char *choices, const char *v) {
+  size_t n = strlen(v);
+  const char *p = choices;
+  while (*p) {
+    const char *e = strchr(p, '|');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && strncmp(p, v, n) == 0) return 1;
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
+}
+
+static int set_row(xqc_config_t *c, const crow_t *r, const char *v, xq_errbuf_t *eb) {
+  char *base = (char *)c + r->off;
+  char *end = NULL;
+  errno = 0;
+  switch (r->type) {
+  case T_INT: {
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end) return xq_err_set(eb, XQ_ERANGE, "%s: not an integer: '%s'", r->name, v);
+    if ((double)x < r->lo || (double)x > r->hi)
+      return xq_err_set(eb, XQ_ERANGE, "%s: %lld outside [%.0f, %.0f]", r->name, x, r->lo, r->hi);
+    *(int64_t *)(void *)base = x;
+    return 0;
+  }
+  case T_DOUBLE: {
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || x != x) return xq_err_set(eb, XQ_ERANGE, "%s: not a number: '%s'", r->name, v);
+    if (x < r->lo || x > r->hi)
+      return xq_err_set(eb, XQ_ERANGE, "%s: %g outside [%g, %g]", r->name, x, r->lo, r->hi);
+    *(double *)(void *)base = x;
+    return 0;
+  }
+  case T_STRING:
+    if (strlen(v) >= (size_t)r->lo) return xq_err_set(eb, XQ_ERANGE, "%s: value too long", r->name);
+    if (r->choices && !in_choices(r->choices, v))
+      return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not one of %s", r->name, v, r->choices);
+    strcpy(base, v);
+    return 0;
+  }
+  return XQ_EINVAL;
+}
+
+void xqc_config_defaults(xqc_config_t *c) {
+  memset(c, 0, sizeof *c);
+  for (int i = 0; i < NROWS; i++) {
+    int rc = set_row(c, &ROWS[i], ROWS[i].def, NULL);
+    (void)rc;
+  }
+}
+
+int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbuf_t *eb) {
+  const crow_t *r = find_row(key);
+  if (!r) return xq_err_set(eb, XQ_EINVAL, "unknown setting '%s' (see --help)", key);
+  return set_row(c, r, value, eb);
+}
+
+typedef struct {
+  xqc_config_t *c;
+  xq_errbuf_t *eb;
+  int rc;
+} load_ctx_t;
+
+/* The system libinih has no line numbers in callbacks; ini_parse_file returns the line
+ * of the first callback that failed, which names it in the message. */
+static int on_ini(void *user, const char *section, const char *name, const char *value) {
+  (void)section;
+  load_ctx_t *ctx = user;
+  if (ctx->rc < 0) return 0;
+  int rc = xqc_config_set(ctx->c, name, value, ctx->eb);
+  if (rc < 0) {
+    ctx->rc = rc;
+    return 0;
+  }
+  return 1;
+}
+
+int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb) {
+  FILE *f = fopen(path, "r");
+  if (!f) return xq_err_set(eb, XQ_EIO, "%s: cannot open", path);
+  load_ctx_t ctx = {c, eb, 0};
+  int r = ini_parse_file(f, on_ini, &ctx);
+  fclose(f);
+  if (ctx.rc < 0) {
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s", eb ? eb->msg : "");
+    return xq_err_set(eb, ctx.rc, "%s: line %d: %s", path, r, tmp);
+  }
+  if (r != 0) return xq_err_set(eb, XQ_EFORMAT, "%s: line %d: syntax error", path, r);
+  return 0;
+}
+
+static void print_value(const xqc_config_t *c, const crow_t *r, FILE *f) {
+  const char *base = (const char *)c + r->off;
+  switch (r->type) {
+  case T_INT: fprintf(f, "%lld", (long long)*(const int64_t *)(const void *)base); break;
+  case T_DOUBLE: fprintf(f, "%g", *(const double *)(const void *)base); break;
+  case T_STRING: fputs(base, f); break;
+  }
+}
+
+int xqc_config_write(const xqc_config_t *c, FILE *f) {
+  fprintf(f, "; xqzero campaign settings (xqz-coordinator --help lists them all)\n");
+  for (int i = 0; i < NROWS; i++) {
+    fprintf(f, "; %s\n%s = ", ROWS[i].help, ROWS[i].name);
+    print_value(c, &ROWS[i], f);
+    fputc('\n', f);
+  }
+  return ferror(f) ? XQ_EIO : 0;
+}
+
+void xqc_config_help(FILE *f) {
+  fprintf(f, "usage: xqz-coordinator --campaign DIR [--key=value | --key value]...\n"
+             "Settings come from DIR/campaign.ini, overridden by the command line:\n");
+  for (int i = 0; i < NROWS; i++) {
+    const crow_t *r = &ROWS[i];
+    fprintf(f, "  --%-18s %s (default %s", r->name, r->help, r->def);
+    if (r->choices) fprintf(f, "; one of %s", r->choices);
+    else if (r->type != T_STRING) fprintf(f, "; %g..%g", r->lo, r->hi);
+    fprintf(f, ")\n");
+  }
+}

@@ -1,0 +1,44 @@
+/*
+ * config.h: the coordinator's settings as one table (name, type, default, bounds, help).
+ * The same table reads DIR/campaign.ini (libinih), applies --key=value overrides, prints
+ * --help and writes a default campaign.ini, so the four can never disagree.
+ */
+#ifndef XQC_CONFIG_H
+#define XQC_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "support/error.h"
+
+typedef struct {
+  char router[128];        /* ROUTER bind address */
+  char pub[128];           /* PUB bind address */
+  char net_size[16];       /* tiny | default | large */
+  /* self-play settings (SelfplaySettings) */
+  int64_t sims, fast_sims, max_plies, temp_plies, games_per_job;
+  double full_frac, noise_frac, dirichlet_alpha, resign_threshold, no_resign_frac;
+  /* replay window and pacing */
+  int64_t window, min_positions, batch_size;
+  double reuse;
+  /* gating */
+  char gating[16];         /* sprt | threshold | none */
+  int64_t gating_sims, gating_max_games, threshold_games;
+  double sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, threshold_score;
+  /* durability and liveness */
+  int64_t fsync_ms, heartbeat_ms, worker_timeout_ms, status_ms, segment_bytes;
+  int64_t max_peer_errors, seed;
+} xqc_config_t;
+
+/* Fills every setting with its default. */
+void xqc_config_defaults(xqc_config_t *c);
+/* Sets one setting from text; XQ_EINVAL (unknown key) or XQ_ERANGE (bad value). */
+int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbuf_t *eb);
+/* Reads an INI file (keys in any or no section). Errors name the key and line. */
+int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb);
+/* Writes every setting with its help as a commented INI file. */
+int xqc_config_write(const xqc_config_t *c, FILE *f);
+/* Prints every setting with default and help (for --help). */
+void xqc_config_help(FILE *f);
+
+#endif

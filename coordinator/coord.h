@@ -1,0 +1,96 @@
+/*
+ * coord.h: the coordinator's state, shared by loop.c (sockets, timer, dispatch), ingest.c
+ * (games in, acks out) and main.c. Internal to coordinator/.
+ */
+#ifndef XQC_COORD_H
+#define XQC_COORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "campaign_db.h"
+#include "config.h"
+#include "gating.h"
+#include "replay.h"
+#include "segments.h"
+#include "support/rng.h"
+#include "xqz.pb-c.h"
+
+#define XQC_RID_MAX 255
+
+typedef struct {
+  uint8_t rid[XQC_RID_MAX];
+  size_t rid_len;
+  char worker_id[128];
+  int role;
+  uint64_t last_seen_ms;
+  uint64_t net_id, games_done;
+  int64_t errors, rejected;
+  bool hello, cut, alive;
+} xqc_peer_t;
+
+typedef struct {
+  uint8_t rid[XQC_RID_MAX];
+  size_t rid_len;
+  uint64_t request_id, seq;
+  char worker_id[128];
+} xqc_pending_ack_t;
+
+/* (worker id, seq) pairs already stored: an open-addressing set of 64-bit keys. */
+typedef struct {
+  uint64_t *keys; /* (cap), 0 = empty */
+  size_t cap, n;
+} xqc_seen_t;
+
+typedef struct {
+  char dir[512];
+  xqc_config_t cfg;
+  xqc_db_t *db;
+  void *zctx, *router, *pub;
+  uv_loop_t *loop;
+  uv_poll_t router_poll;
+  uv_timer_t timer;
+  uv_signal_t sigint, sigterm;
+  xqc_segments_t seg;
+  xqc_replay_t replay;
+  xqc_gate_t gate;
+  xqc_seen_t seen;
+  xq_rng_t rng;
+  xqc_peer_t *peers;
+  int npeers, cap_peers;
+  xqc_pending_ack_t *acks;
+  int nacks, cap_acks;
+  uint64_t best, jobs_served;
+  double best_elo;
+  int64_t promotions, trainer_step;
+  uint64_t games, positions, samples_served, rejected_games, duplicates;
+  uint64_t last_fsync_ms, last_status_ms, next_match_id;
+  /* A candidate that arrived while a match was open (latest wins). */
+  uint64_t queued_cand, queued_parent;
+  int64_t queued_step;
+  char last_gating[160];
+  bool stopping;
+} xqc_t;
+
+uint64_t xqc_now_ms(void);
+/* Sends env to a peer on the ROUTER; errors are logged, never fatal. */
+void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env);
+void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
+                     unsigned code, const char *msg);
+/* Counts a malformed message against a peer; cuts it off over the threshold. */
+void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what);
+
+/* ingest.c */
+int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */
+void xqc_seen_free(xqc_seen_t *s);
+/* Rebuilds the seen set and the replay window from the segment files. */
+int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb);
+void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g);
+/* fsyncs the segments and sends the queued acks. */
+void xqc_ingest_flush(xqc_t *c);
+
+/* loop.c */
+int xqc_run(xqc_t *c, xq_errbuf_t *eb);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * gating.c: bookkeeping and decisions of a gating match (see gating.h).
+ */
+#include "gating.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/fen.h"
+#include "search/elo.h"
+
+int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uint64_t cand,
+                  uint64_t best, uint64_t cand_parent, int64_t cand_step, xq_errbuf_t *eb) {
+  memset(g, 0, sizeof *g);
+  int rc = xq_openings_load(&g->openings, NULL, eb);
+  if (rc < 0) return rc;
+  int64_t games = cfg->gating_max_games;
+  if (strcmp(cfg->gating, "sprt") != 0 && cfg->threshold_games < games)
+    games = cfg->threshold_games;
+  g->npairs = (int)((games + 1) / 2);
+  g->state = calloc((size_t)g->npairs, 1);
+  g->issued_ms = calloc((size_t)g->npairs, sizeof *g->issued_ms);
+  if (!g->state || !g->issued_ms) {
+    xqc_gate_close(g);
+    return XQ_ENOMEM;
+  }
+  g->open = true;
+  g->match_id = match_id;
+  g->cand = cand;
+  g->best = best;
+  g->cand_parent = cand_parent;
+  g->cand_step = cand_step;
+  return 0;
+}
+
+void xqc_gate_close(xqc_gate_t *g) {
+  free(g->state);
+  free(g->issued_ms);
+  xq_openings_close(&g->openings);
+  memset(g, 0, sizeof *g);
+}
+
+int xqc_gate_next_pair(xqc_gate_t *g, uint64_t now_ms, uint64_t timeout_ms) {
+  if (!g->open) return -1;
+  for (int i = 0; i < g->npairs; i++)
+    if (g->state[i] == 0) return i;
+  for (int i = 0; i < g->npairs; i++)
+    if (g->state[i] == 1 && now_ms - g->issued_ms[i] > timeout_ms) return i;
+  return -1;
+}
+
+int xqc_gate_opening_fen(const xqc_gate_t *g, int pair, char *buf, xq_errbuf_t *eb) {
+  if (g->openings.n <= 0) {
+    snprintf(buf, 128, "%s", XQ_START_FEN);
+    return 0;
+  }
+  xq_pos_t *pos = malloc(sizeof *pos);
+  if (!pos) return XQ_ENOMEM;
+  int rc = xq_opening_setup(pos, g->openings.lines[pair % g->openings.n], eb);
+  if (rc == 0) xq_fen_print(pos, buf);
+  free(pos);
+  return rc;
+}
+
+int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black) {
+  if (!g->open || pair < 0 || pair >= g->npairs || g->state[pair] == 2) return XQ_EINVAL;
+  if (a_red < -1 || a_red > 1 || a_black < -1 || a_black > 1) return XQ_EINVAL;
+  g->state[pair] = 2;
+  int r[2] = {a_red, a_black};
+  for (int i = 0; i < 2; i++) {
+    if (r[i] > 0) g->w++;
+    else if (r[i] == 0) g->d++;
+    else g->l++;
+  }
+  g->penta[a_red + a_black + 2]++;
+  return 0;
+}
+
+void xqc_gate_score(const xqc_gate_t *g, double *score, double *elo) {
+  xq_elo_est_t e;
+  xq_elo_trinomial(g->w, g->d, g->l, &e);
+  *score = e.score;
+  double x = e.elo;
+  if (!isfinite(x)) x = x > 0 ? 800 : -800;
+  if (x > 800) x = 800;
+  if (x < -800) x = -800;
+  *elo = x;
+}
+
+xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg) {
+  int64_t games = g->w + g->d + g->l;
+  int done_all = 1;
+  for (int i = 0; i < g->npairs; i++)
+    if (g->state[i] != 2) done_all = 0;
+  double score, elo;
+  xqc_gate_score(g, &score, &elo);
+  if (strcmp(cfg->gating, "sprt") == 0) {
+    double llr = xq_sprt_llr_pentanomial(g->penta, cfg->sprt_elo0, cfg->sprt_elo1);
+    xq_sprt_t d = xq_sprt_decide(llr, cfg->sprt_alpha, cfg->sprt_beta);
+    if (d == XQ_SPRT_ACCEPT) return XQC_GATE_PROMOTE;
+    if (d == XQ_SPRT_REJECT) return XQC_GATE_REJECT;
+    /* The cap: no decision within it means the candidate is not clearly better. */
+    return done_all || games >= cfg->gating_max_games ? XQC_GATE_REJECT : XQC_GATE_OPEN;
+  }
+  if (!done_all) return XQC_GATE_OPEN;
+  if (strcmp(cfg->gating, "none") == 0) return XQC_GATE_PROMOTE;
+  return score >= cfg->threshold_score ? XQC_GATE_PROMOTE : XQC_GATE_REJECT;
+}

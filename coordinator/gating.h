@@ -1,0 +1,46 @@
+/*
+ * gating.h: one gating match at a time (candidate A vs best B) played as arena pairs
+ * spread over the workers, each pair one opening with colours swapped. Results are summed
+ * as W/D/L (games, from A's view) and as a pentanomial of pair scores for the GSPRT.
+ * The decision depends on the mode: sprt (GSPRT accept/reject, a game cap rejects),
+ * threshold (score >= T after N games), none (promote after N games, score recorded).
+ */
+#ifndef XQC_GATING_H
+#define XQC_GATING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "search/arena.h"
+
+typedef enum { XQC_GATE_OPEN = 0, XQC_GATE_PROMOTE, XQC_GATE_REJECT } xqc_gate_decision_t;
+
+typedef struct {
+  bool open;
+  uint64_t match_id, cand, best, cand_parent;
+  int64_t cand_step;
+  int npairs;            /* pairs of the game cap */
+  uint8_t *state;        /* (npairs) 0 free, 1 issued, 2 done */
+  uint64_t *issued_ms;   /* (npairs) */
+  int64_t w, d, l;
+  int64_t penta[5];
+  xq_openings_t openings;
+} xqc_gate_t;
+
+/* Opens a match; openings are the built-in arena set. */
+int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uint64_t cand,
+                  uint64_t best, uint64_t cand_parent, int64_t cand_step, xq_errbuf_t *eb);
+void xqc_gate_close(xqc_gate_t *g);
+/* Next pair to hand out (free, or issued longer than timeout_ms ago); -1 when none. */
+int xqc_gate_next_pair(xqc_gate_t *g, uint64_t now_ms, uint64_t timeout_ms);
+/* FEN of the opening of pair i into buf (>= 128 bytes). */
+int xqc_gate_opening_fen(const xqc_gate_t *g, int pair, char *buf, xq_errbuf_t *eb);
+/* Records a pair result (values in -1..1); XQ_EINVAL for a bad or repeated pair. */
+int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black);
+/* Decision after the results so far. */
+xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg);
+/* Score and Elo (clipped to +-800) of the match so far, from A's view. */
+void xqc_gate_score(const xqc_gate_t *g, double *score, double *elo);
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * ingest.c: games in. A GameRecord is decoded (xq_record_decode) and replayed into
+ * training samples (xq_samples_from_record); an inconsistent record is rejected at once
+ * and counted against its sender. An accepted record is appended to the segments, its
+ * samples enter the replay window, and its Ack waits in a queue until the timer's fsync
+ * has made it durable. Duplicates by (worker id, seq) are acknowledged (also after the
+ * next fsync, since the first copy may still be in flight) without being stored twice.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord.h"
+#include "search/game_record.h"
+#include "support/log.h"
+#include "wire/sample.h"
+#include "wire/wire.h"
+
+#define COMP "ingest"
+
+static uint64_t seen_key(const char *worker_id, uint64_t seq) {
+  uint64_t h = 1469598103934665603ull;
+  for (const unsigned char *p = (const unsigned char *)worker_id; *p; p++) {
+    h ^= *p;
+    h *= 1099511628211ull;
+  }
+  uint64_t st = h ^ (seq * 0x9E3779B97F4A7C15ull);
+  uint64_t k = xq_splitmix64(&st);
+  return k ? k : 1;
+}
+
+static int seen_find(const xqc_seen_t *s, uint64_t k) {
+  if (!s->cap) return 0;
+  for (size_t i = k & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    if (s->keys[i] == 0) return 0;
+    if (s->keys[i] == k) return 1;
+  }
+}
+
+static int seen_insert(xqc_seen_t *s, uint64_t k) {
+  if ((s->n + 1) * 2 > s->cap) {
+    size_t ncap = s->cap ? s->cap * 2 : 1024;
+    uint64_t *nk = calloc(ncap, sizeof *nk);
+    if (!nk) return XQ_ENOMEM;
+    for (size_t i = 0; i < s->cap; i++) {
+      if (!s->keys[i]) continue;
+      size_t j = s->keys[i] & (ncap - 1);
+      while (nk[j]) j = (j + 1) & (ncap - 1);
+      nk[j] = s->keys[i];
+    }
+    free(s->keys);
+    s->keys = nk;
+    s->cap = ncap;
+  }
+  size_t i = k & (s->cap - 1);
+  while (s->keys[i]) {
+    if (s->keys[i] == k) return 0;
+    i = (i + 1) & (s->cap - 1);
+  }
+  s->keys[i] = k;
+  s->n++;
+  return 1;
+}
+
+int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq) {
+  return seen_insert(s, seen_key(worker_id, seq));
+}
+
+void xqc_seen_free(xqc_seen_t *s) {
+  free(s->keys);
+  memset(s, 0, sizeof *s);
+}
+
+/* Replays one stored or received record into samples; returns the count or an error. */
+static int record_samples(const unsigned char *buf, size_t len, xq_sample_t **out,
+                          xq_errbuf_t *eb) {
+  xq_game_record_t rec;
+  xq_record_init(&rec);
+  *out = NULL;
+  int rc = xq_record_decode(&rec, buf, len, eb);
+  if (rc == 0) {
+    int cap = rec.nplies + 1;
+    *out = malloc((size_t)cap * sizeof **out);
+    rc = *out ? xq_samples_from_record(&rec, *out, cap, eb) : XQ_ENOMEM;
+    if (rc < 0) {
+      free(*out);
+      *out = NULL;
+    }
+  }
+  xq_record_free(&rec);
+  return rc;
+}
+
+static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
+                         const unsigned char *rec, size_t len) {
+  xqc_t *c = user;
+  xq_errbuf_t eb;
+  xq_sample_t *s = NULL;
+  int n = record_samples(rec, len, &s, &eb);
+  if (n < 0) {
+    /* Accepted once, so this means a rules change or damage: say so, keep going. */
+    XQ_LOGW(COMP, "stored game no longer replays; skipped worker=%s seq=%llu reason=\"%s\"",
+            worker_id, (unsigned long long)seq, eb.msg);
+    return 0;
+  }
+  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i]);
+  free(s);
+  xqc_seen_add(&c->seen, worker_id, seq);
+  c->games++;
+  c->positions += (uint64_t)n;
+  return 0;
+}
+
+int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb) {
+  char games[600];
+  snprintf(games, sizeof games, "%s/games", c->dir);
+  int rc = xqc_seg_open(&c->seg, games, (uint64_t)c->cfg.segment_bytes, rebuild_visit, c, eb);
+  if (rc < 0) return rc;
+  XQ_LOGI(COMP, "replay window rebuilt games=%llu positions=%llu window=%llu",
+          (unsigned long long)c->games, (unsigned long long)c->positions,
+          (unsigned long long)c->replay.count);
+  return 0;
+}
+
+static void send_ack(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
+                     const char *worker_id, uint64_t seq, bool accepted, const char *reason) {
+  Xqz__Envelope env;
+  Xqz__Ack ack;
+  xq_wire_init(&env);
+  xqz__ack__init(&ack);
+  ack.worker_id = (char *)worker_id;
+  ack.seq = seq;
+  ack.accepted = accepted;
+  ack.reason = (char *)(reason ? reason : "");
+  env.request_id = request_id;
+  env.body_case = XQZ__ENVELOPE__BODY_ACK;
+  env.ack = &ack;
+  xqc_reply(c, rid, rid_len, &env);
+}
+
+static int queue_ack(xqc_t *c, const xqc_peer_t *p, uint64_t request_id, const char *worker_id,
+                     uint64_t seq) {
+  if (c->nacks == c->cap_acks) {
+    int ncap = c->cap_acks ? c->cap_acks * 2 : 64;
+    xqc_pending_ack_t *na = realloc(c->acks, (size_t)ncap * sizeof *na);
+    if (!na) return XQ_ENOMEM;
+    c->acks = na;
+    c->cap_acks = ncap;
+  }
+  xqc_pending_ack_t *a = &c->acks[c->nacks++];
+  memcpy(a->rid, p->rid, p->rid_len);
+  a->rid_len = p->rid_len;
+  a->request_id = request_id;
+  a->seq = seq;
+  snprintf(a->worker_id, sizeof a->worker_id, "%s", worker_id);
+  return 0;
+}
+
+void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g) {
+  const char *wid = g->worker_id ? g->worker_id : "";
+  size_t wlen = strlen(wid);
+  if (wlen == 0 || wlen >= sizeof p->worker_id || g->record.len == 0 ||
+      g->record.len > XQ_RECORD_MAX_PAYLOAD) {
+    xqc_peer_fault(c, p, "game with a bad worker id or record size");
+    send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false,
+             "bad worker id or record size");
+    return;
+  }
+  uint64_t key = seen_key(wid, g->seq);
+  if (seen_find(&c->seen, key)) {
+    c->duplicates++;
+    queue_ack(c, p, request_id, wid, g->seq);
+    return;
+  }
+  xq_errbuf_t eb;
+  xq_sample_t *s = NULL;
+  int n = record_samples(g->record.data, g->record.len, &s, &eb);
+  if (n < 0) {
+    c->rejected_games++;
+    p->rejected++;
+    XQ_LOGW(COMP, "game rejected worker=%s seq=%llu reason=\"%s\"", wid,
+            (unsigned long long)g->seq, eb.msg);
+    xqc_peer_fault(c, p, "inconsistent game record");
+    send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false, eb.msg);
+    return;
+  }
+  int rc = xqc_seg_append(&c->seg, wid, g->seq, g->record.data, g->record.len, &eb);
+  if (rc < 0) {
+    /* Not stored: no ack, so the worker keeps the game and resends it later. */
+    XQ_LOGE(COMP, "cannot store game; check the disk of the campaign directory reason=\"%s\"",
+            eb.msg);
+    free(s);
+    return;
+  }
+  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i]);
+  free(s);
+  seen_insert(&c->seen, key);
+  c->games++;
+  c->positions += (uint64_t)n;
+  p->games_done++;
+  queue_ack(c, p, request_id, wid, g->seq);
+}
+
+void xqc_ingest_flush(xqc_t *c) {
+  if (c->nacks == 0 && !c->seg.dirty) return;
+  xq_errbuf_t eb;
+  if (xqc_seg_sync(&c->seg, &eb) < 0) {
+    XQ_LOGE(COMP, "fsync failed; acks held back reason=\"%s\"", eb.msg);
+    return;
+  }
+  for (int i = 0; i < c->nacks; i++) {
+    xqc_pending_ack_t *a = &c->acks[i];
+    send_ack(c, a->rid, a->rid_len, a->request_id, a->worker_id, a->seq, true, "");
+  }
+  c->nacks = 0;
+}

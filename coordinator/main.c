@@ -1,0 +1,108 @@
+/*
+ * main.c: xqz-coordinator --campaign DIR [--key=value | --key value]... [--help]
+ * Creates or resumes the campaign in DIR, rebuilds the replay window from the game
+ * segments and runs the loop until SIGINT/SIGTERM; then flushes, fsyncs and closes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "coord.h"
+#include "support/log.h"
+
+#define COMP "coordinator"
+
+typedef struct {
+  const char *key;
+  const char *value;
+} override_t;
+
+int main(int argc, char **argv) {
+  const char *dir = NULL;
+  override_t *ov = calloc((size_t)argc, sizeof *ov);
+  int nov = 0;
+  if (!ov) return 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      xqc_config_help(stdout);
+      free(ov);
+      return 0;
+    }
+    if (strncmp(a, "--", 2) != 0) {
+      fprintf(stderr, "xqz-coordinator: unexpected argument '%s' (see --help)\n", a);
+      free(ov);
+      return 2;
+    }
+    const char *k = a + 2, *eq = strchr(k, '=');
+    static char keybuf[64][64];
+    const char *key, *val;
+    if (eq) {
+      if (nov >= 64 || (size_t)(eq - k) >= sizeof keybuf[0]) {
+        fprintf(stderr, "xqz-coordinator: bad option '%s'\n", a);
+        free(ov);
+        return 2;
+      }
+      memcpy(keybuf[nov], k, (size_t)(eq - k));
+      keybuf[nov][eq - k] = '\0';
+      key = keybuf[nov];
+      val = eq + 1;
+    } else {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "xqz-coordinator: option '%s' needs a value\n", a);
+        free(ov);
+        return 2;
+      }
+      key = k;
+      val = argv[++i];
+    }
+    if (strcmp(key, "campaign") == 0) dir = val;
+    else ov[nov++] = (override_t){key, val};
+  }
+  if (!dir) {
+    fprintf(stderr, "xqz-coordinator: --campaign DIR is required (see --help)\n");
+    free(ov);
+    return 2;
+  }
+  xqc_t *c = calloc(1, sizeof *c);
+  if (!c) return 1;
+  snprintf(c->dir, sizeof c->dir, "%s", dir);
+  xq_errbuf_t eb;
+  char ini[1024];
+  snprintf(ini, sizeof ini, "%s/campaign.ini", dir);
+  int rc = xqc_campaign_init_dir(dir, &eb);
+  xqc_config_defaults(&c->cfg);
+  if (rc == 0) rc = xqc_config_load(&c->cfg, ini, &eb);
+  for (int i = 0; rc == 0 && i < nov; i++) {
+    xq_errbuf_t e2;
+    rc = xqc_config_set(&c->cfg, ov[i].key, ov[i].value, &e2);
+    if (rc < 0) xq_err_set(&eb, rc, "command line: --%s: %s", ov[i].key, e2.msg);
+  }
+  free(ov);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "cannot start: %s", eb.msg);
+    free(c);
+    return 2;
+  }
+  xq_rng_seed(&c->rng, (uint64_t)c->cfg.seed ^ (uint64_t)time(NULL));
+  c->next_match_id = (uint64_t)time(NULL) * 1000u;
+  snprintf(c->last_gating, sizeof c->last_gating, "none yet");
+  rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->best, &c->best_elo, &c->promotions, &eb);
+  if (rc == 0) rc = xqc_replay_init(&c->replay, (uint64_t)c->cfg.window);
+  if (rc == 0) rc = xqc_ingest_open(c, &eb);
+  if (rc == 0) rc = xqc_run(c, &eb);
+  if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
+  xqc_seg_close(&c->seg);
+  xqc_gate_close(&c->gate);
+  xqc_replay_close(&c->replay);
+  xqc_seen_free(&c->seen);
+  xqc_db_close(&c->db);
+  free(c->peers);
+  free(c->acks);
+  free(c);
+  if (rc == 0) XQ_LOGI(COMP, "stopped cleanly");
+  return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * replay.c: ring buffer of compact samples and batch conversion (see replay.h).
+ */
+#include "replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int xqc_replay_init(xqc_replay_t *r, uint64_t window) {
+  memset(r, 0, sizeof *r);
+  r->ring = calloc((size_t)window, sizeof *r->ring);
+  if (!r->ring) return XQ_ENOMEM;
+  r->cap = window;
+  return 0;
+}
+
+void xqc_replay_close(xqc_replay_t *r) {
+  free(r->ring);
+  memset(r, 0, sizeof *r);
+}
+
+void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s) {
+  r->ring[r->head] = *s;
+  r->head = (r->head + 1) % r->cap;
+  if (r->count < r->cap) r->count++;
+  r->total++;
+}
+
+void xqc_batch_free(xqc_batch_t *b) {
+  free(b->msgs);
+  free(b->ptrs);
+  free(b->idx);
+  free(b->prob);
+  free(b->boards);
+  memset(b, 0, sizeof *b);
+}
+
+int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, xqc_batch_t *b) {
+  memset(b, 0, sizeof *b);
+  if (n <= 0 || r->count == 0) return 0;
+  size_t un = (size_t)n;
+  b->msgs = calloc(un, sizeof *b->msgs);
+  b->ptrs = calloc(un, sizeof *b->ptrs);
+  b->idx = calloc(un * XQ_MAX_MOVES, sizeof *b->idx);
+  b->prob = calloc(un * XQ_MAX_MOVES, sizeof *b->prob);
+  b->boards = calloc(un * XQ_SQUARES, 1);
+  if (!b->msgs || !b->ptrs || !b->idx || !b->prob || !b->boards) {
+    xqc_batch_free(b);
+    return XQ_ENOMEM;
+  }
+  xq_sample_t s;
+  for (int i = 0; i < n; i++) {
+    uint64_t k = xq_rng_below(rng, r->count);
+    /* Slot k of the window counted from the oldest sample. */
+    uint64_t slot = (r->head + r->cap - r->count + k) % r->cap;
+    s = r->ring[slot];
+    if (xq_rng_next(rng) & 1) xq_sample_mirror(&s);
+    Xqz__Sample *m = &b->msgs[i];
+    xqz__sample__init(m);
+    uint8_t *bd = b->boards + (size_t)i * XQ_SQUARES;
+    memcpy(bd, s.board, XQ_SQUARES);
+    m->board.data = bd;
+    m->board.len = XQ_SQUARES;
+    m->side = s.side;
+    m->rule60 = s.rule60;
+    m->repeated = s.repeated;
+    uint32_t *ix = b->idx + (size_t)i * XQ_MAX_MOVES;
+    float *pr = b->prob + (size_t)i * XQ_MAX_MOVES;
+    int np = s.npi < 0 ? 0 : s.npi > XQ_MAX_MOVES ? XQ_MAX_MOVES : s.npi;
+    for (int j = 0; j < np; j++) {
+      ix[j] = s.pi_index[j];
+      pr[j] = s.pi_prob[j];
+    }
+    m->n_pi_index = (size_t)np;
+    m->pi_index = ix;
+    m->n_pi_prob = (size_t)np;
+    m->pi_prob = pr;
+    m->z = s.z;
+    b->ptrs[i] = m;
+  }
+  b->n = n;
+  return 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * replay.h: the replay window: the last W training samples in a ring, uniform sampling
+ * with the left-right mirror applied to half the draws at sampling time, and conversion
+ * of a batch to wire samples. Pacing (serve at most R samples per ingested position) is
+ * decided by the caller from the counters here.
+ */
+#ifndef XQC_REPLAY_H
+#define XQC_REPLAY_H
+
+#include <stdint.h>
+
+#include "support/rng.h"
+#include "wire/sample.h"
+#include "xqz.pb-c.h"
+
+typedef struct {
+  xq_sample_t *ring;    /* (cap) */
+  uint64_t cap;         /* W */
+  uint64_t count;       /* samples in the window (<= cap) */
+  uint64_t head;        /* next slot to write */
+  uint64_t total;       /* samples ever pushed */
+} xqc_replay_t;
+
+int xqc_replay_init(xqc_replay_t *r, uint64_t window);
+void xqc_replay_close(xqc_replay_t *r);
+void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s);
+
+/* A batch on the wire: msg->samples point into storage owned by this struct. */
+typedef struct {
+  Xqz__Sample *msgs;   /* (n) */
+  Xqz__Sample **ptrs;  /* (n) */
+  uint32_t *idx;       /* (n * XQ_MAX_MOVES) */
+  float *prob;         /* (n * XQ_MAX_MOVES) */
+  uint8_t *boards;     /* (n * XQ_SQUARES) */
+  int n;
+} xqc_batch_t;
+
+/* Draws n samples uniformly (mirrored with probability 1/2) into b. 0 or XQ_ENOMEM. */
+int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, xqc_batch_t *b);
+void xqc_batch_free(xqc_batch_t *b);
+
+#endif
