@@ -3,7 +3,7 @@
  * free loopback port in this test) serving Batches of real samples: Wait is honoured, a
  * bad sample is dropped, a CandidateNet arrives every 3 steps that nn_file loads with the
  * right step and parent; SIGTERM leaves a checkpoint and exit 0; a restart resumes at
- * the checkpoint's step.
+ * the checkpoint's step, also when the coordinator comes up after the trainer.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -260,6 +260,22 @@ static void test_trainer_loop(void **state) {
   serve_until_candidate(3, 6);
   stop_trainer(pid);
   assert_int_equal(checkpoint_step(), 6);
+
+  /* Coordinator down at start: the trainer retries until it is back, then trains. */
+  zmq_close(router);
+  pid = spawn_trainer();
+  nanosleep(&(struct timespec){0, 700000000L}, NULL);
+  router = zmq_socket(ctx, ZMQ_ROUTER);
+  assert_int_equal(xq_wire_socket_setup(router), 0);
+  int rc = -1;
+  for (int i = 0; i < 100 && rc; i++) { /* the old listener's port is released async */
+    rc = zmq_bind(router, endpoint);
+    if (rc) nanosleep(&(struct timespec){0, 50000000L}, NULL);
+  }
+  assert_int_equal(rc, 0);
+  serve_until_candidate(6, 9);
+  stop_trainer(pid);
+  assert_int_equal(checkpoint_step(), 9);
 
   char path[300];
   snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
