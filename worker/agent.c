@@ -425,6 +425,16 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
       xq_spool_due(a->spool, now, RESEND_MS, 64, send_game, a);
       if (now - a->last_hb_ms >= a->heartbeat_ms) send_heartbeat(a);
     }
+    /* The DEALER connected again: the coordinator restarted and forgot this worker. */
+    if (a->link.reconnected) {
+      a->link.reconnected = 0;
+      XQ_LOGI(C, "connection re-established; saying hello and resending unacked=%zu",
+              xq_spool_count(a->spool));
+      a->welcomed = 0;
+      a->job_pending = 0;
+      xq_spool_reset_sent(a->spool);
+      send_hello(a);
+    }
     /* No answer to any request for too long: the coordinator is gone or restarted. */
     if (a->first_unanswered_ms && now - a->first_unanswered_ms > o->request_timeout_ms &&
         now >= a->link.next_connect_ms) {

@@ -2,6 +2,7 @@
 #include "link.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <zmq.h>
@@ -19,8 +20,21 @@ int64_t xq_now_ms(void) {
 }
 
 static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
+  static int nmon;
+  char ep[64];
   l->dealer = zmq_socket(l->ctx, ZMQ_DEALER);
   if (!l->dealer) return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(errno));
+  snprintf(ep, sizeof ep, "inproc://xqz-worker-monitor-%d", nmon++);
+  if (l->monitor) zmq_close(l->monitor);
+  l->monitor = NULL;
+  l->connects = 0;
+  if (zmq_socket_monitor(l->dealer, ep, ZMQ_EVENT_CONNECTED) == 0) {
+    l->monitor = zmq_socket(l->ctx, ZMQ_PAIR);
+    if (l->monitor && zmq_connect(l->monitor, ep)) {
+      zmq_close(l->monitor);
+      l->monitor = NULL;
+    }
+  }
   int hwm = 10000;
   zmq_setsockopt(l->dealer, ZMQ_SNDHWM, &hwm, sizeof hwm);
   if (xq_wire_socket_setup(l->dealer) || zmq_connect(l->dealer, l->coord))
@@ -47,10 +61,11 @@ int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *
 }
 
 void xq_link_close(xq_link_t *l) {
+  if (l->monitor) zmq_close(l->monitor);
   if (l->dealer) zmq_close(l->dealer);
   if (l->sub) zmq_close(l->sub);
   if (l->ctx) zmq_ctx_term(l->ctx);
-  l->dealer = l->sub = l->ctx = NULL;
+  l->dealer = l->sub = l->ctx = l->monitor = NULL;
 }
 
 int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb) {
@@ -69,11 +84,38 @@ int xq_link_send(xq_link_t *l, Xqz__Envelope *env) {
   return xq_wire_send(l->dealer, NULL, 0, env, ZMQ_DONTWAIT);
 }
 
+/* Drains the monitor: every event is a two-frame message (event + endpoint). */
+static void drain_monitor(xq_link_t *l) {
+  for (;;) {
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    if (zmq_msg_recv(&m, l->monitor, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&m);
+      return;
+    }
+    int more = zmq_msg_more(&m);
+    if (zmq_msg_size(&m) >= 2) {
+      uint16_t ev;
+      memcpy(&ev, zmq_msg_data(&m), 2);
+      if (ev == ZMQ_EVENT_CONNECTED && ++l->connects > 1) l->reconnected = 1;
+    }
+    zmq_msg_close(&m);
+    while (more) {
+      zmq_msg_init(&m);
+      if (zmq_msg_recv(&m, l->monitor, ZMQ_DONTWAIT) < 0) more = 0;
+      else more = zmq_msg_more(&m);
+      zmq_msg_close(&m);
+    }
+  }
+}
+
 int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pub) {
   *out = NULL;
-  zmq_pollitem_t items[2] = {{l->dealer, 0, ZMQ_POLLIN, 0}, {l->sub, 0, ZMQ_POLLIN, 0}};
-  int n = zmq_poll(items, 2, timeout_ms);
+  zmq_pollitem_t items[3] = {{l->dealer, 0, ZMQ_POLLIN, 0}, {l->sub, 0, ZMQ_POLLIN, 0},
+                             {l->monitor, 0, ZMQ_POLLIN, 0}};
+  int n = zmq_poll(items, l->monitor ? 3 : 2, timeout_ms);
   if (n < 0) return errno == EINTR ? 0 : XQ_EIO;
+  if (l->monitor && (items[2].revents & ZMQ_POLLIN)) drain_monitor(l);
   for (int i = 0; i < 2; i++) {
     if (!(items[i].revents & ZMQ_POLLIN)) continue;
     xq_errbuf_t eb = {{0}};

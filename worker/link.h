@@ -3,7 +3,9 @@
  * and replies, one envelope per frame) and a SUB to its PUB (NetAnnounce). The link
  * tracks when the coordinator last answered; the agent (agent.c) decides on timeouts.
  * Reconnecting closes and reopens the DEALER, so requests lost with the old connection
- * are resent by their owners, with a growing backoff (1 s doubling to 60 s).
+ * are resent by their owners, with a growing backoff (1 s doubling to 60 s). A socket
+ * monitor reports when the DEALER's TCP connection is made again (the coordinator
+ * restarted): the agent then says Hello again and resends everything unacknowledged.
  * Owned by one thread: ZeroMQ sockets are not thread-safe.
  */
 #ifndef XQ_WORKER_LINK_H
@@ -16,6 +18,9 @@
 
 typedef struct {
   void *ctx, *dealer, *sub;
+  void *monitor;           /* PAIR receiving the DEALER's connection events */
+  int connects;            /* TCP connections made by the current DEALER */
+  int reconnected;         /* set when the DEALER connected again (peer restarted) */
   char coord[256], pub[256];
   int64_t last_rx_ms;      /* last message from the coordinator (ROUTER side) */
   int64_t backoff_ms;      /* wait before the next reconnect */

@@ -1,0 +1,356 @@
+/*
+ * test_worker_link.c: the xqz-worker binary against a fake coordinator in this process
+ * (ROUTER + PUB on free loopback ports). The fake welcomes the worker, serves a tiny net
+ * in small NetChunks and a cheap SelfplayJob, decodes every GameRecord with the game-record
+ * reader and acknowledges it. Checked: games arrive valid and acked; games left unacked
+ * are resent after the fake restarts (closed and bound again on the same port); a
+ * NetAnnounce makes the worker fetch the new net and report it in its Heartbeat; SIGTERM
+ * ends the worker with exit status 0 and its unacked games in the spool directory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "nn/nn_file.h"
+#include "search/game_record.h"
+#include "support/atomic_file.h"
+#include "support/crc32.h"
+#include "wire/wire.h"
+
+#define NET_A 0x1111aaaa2222bbbbull
+#define NET_B 0x3333cccc4444ddddull
+#define CHUNK 4096 /* small chunks so a fetch takes many requests */
+#define MAX_SEQ 512
+
+typedef struct {
+  void *ctx, *router, *pub;
+  char router_ep[64], pub_ep[64];
+  unsigned char *net[2]; /* file images of NET_A, NET_B */
+  size_t net_len[2];
+  uint64_t job_net;
+  int ack;                 /* acknowledge games */
+  uint64_t seq[MAX_SEQ];   /* distinct seqs seen */
+  int seen[MAX_SEQ];       /* times each was received */
+  int acked[MAX_SEQ];
+  int nseq, games_rx, hellos, chunks;
+  uint64_t hb_net;
+} fake_t;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static void make_net(const char *dir, uint64_t id, uint64_t seed, unsigned char **buf, size_t *len) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/net-%llx.xqzn", dir, (unsigned long long)id);
+  nn_arch_t arch;
+  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
+  nn_model_t *m;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_model_new(&m, &arch, &eb), 0);
+  nn_model_init(m, seed);
+  nn_file_meta_t meta;
+  memset(&meta, 0, sizeof meta);
+  meta.net_id = id;
+  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
+  nn_model_free(&m);
+  assert_int_equal(xq_read_file(path, NN_FILE_MAX_SIZE, buf, len, &eb), 0);
+}
+
+static void bind_router(fake_t *f, const char *ep) {
+  f->router = zmq_socket(f->ctx, ZMQ_ROUTER);
+  assert_non_null(f->router);
+  assert_int_equal(xq_wire_socket_setup(f->router), 0);
+  int linger = 0;
+  zmq_setsockopt(f->router, ZMQ_LINGER, &linger, sizeof linger);
+  int rc = -1;
+  for (int i = 0; i < 50 && rc; i++) { /* the port may take a moment to free */
+    rc = zmq_bind(f->router, ep);
+    if (rc) sleep_ms(100);
+  }
+  assert_int_equal(rc, 0);
+  size_t n = sizeof f->router_ep;
+  zmq_getsockopt(f->router, ZMQ_LAST_ENDPOINT, f->router_ep, &n);
+}
+
+static void reply(fake_t *f, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env, uint64_t req) {
+  env->request_id = req;
+  assert_int_equal(xq_wire_send(f->router, rid, rid_len, env, 0), 0);
+}
+
+static Xqz__SelfplaySettings settings(void) {
+  Xqz__SelfplaySettings s = XQZ__SELFPLAY_SETTINGS__INIT;
+  s.sims = 8;
+  s.fast_sims = 4;
+  s.full_frac = 0.5f;
+  s.max_plies = 60;
+  s.noise_frac = 0.25f;
+  s.dirichlet_alpha = 0.3f;
+  s.temp_plies = 10;
+  s.resign_threshold = -1;
+  return s;
+}
+
+static void on_game(fake_t *f, const Xqz__GameRecord *g, const uint8_t *rid, size_t rid_len,
+                    uint64_t req) {
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_errbuf_t eb = {{0}};
+  int rc = xq_record_decode(&r, g->record.data, g->record.len, &eb);
+  if (rc) fprintf(stderr, "bad record: %s\n", eb.msg);
+  assert_int_equal(rc, 0);
+  assert_true(r.nplies > 0 && r.nplies <= 60);
+  assert_true(r.net_id == NET_A || r.net_id == NET_B);
+  assert_int_not_equal(r.result, XQ_RESULT_NONE);
+  xq_record_free(&r);
+  assert_string_equal(g->worker_id, "testw");
+  int k = 0;
+  while (k < f->nseq && f->seq[k] != g->seq) k++;
+  if (k == f->nseq) {
+    assert_true(f->nseq < MAX_SEQ);
+    f->seq[f->nseq++] = g->seq;
+  }
+  f->seen[k]++;
+  f->games_rx++;
+  if (!f->ack) return;
+  f->acked[k] = 1;
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__Ack a = XQZ__ACK__INIT;
+  a.worker_id = g->worker_id;
+  a.seq = g->seq;
+  a.accepted = 1;
+  a.reason = "";
+  env.body_case = XQZ__ENVELOPE__BODY_ACK;
+  env.ack = &a;
+  reply(f, rid, rid_len, &env, req);
+}
+
+/* Serves one message (or waits up to 50 ms). */
+static void serve(fake_t *f) {
+  zmq_pollitem_t it = {f->router, 0, ZMQ_POLLIN, 0};
+  if (zmq_poll(&it, 1, 50) <= 0) return;
+  uint8_t rid[256];
+  size_t rid_len = 0;
+  Xqz__Envelope *in = NULL;
+  xq_errbuf_t eb = {{0}};
+  if (xq_wire_recv(f->router, rid, &rid_len, &in, ZMQ_DONTWAIT, &eb)) return;
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__SelfplaySettings s = settings();
+  switch (in->body_case) {
+    case XQZ__ENVELOPE__BODY_HELLO: {
+      assert_int_equal(in->hello->role, XQZ__ROLE__ROLE_WORKER);
+      f->hellos++;
+      Xqz__Welcome w = XQZ__WELCOME__INIT;
+      w.worker_id = in->hello->worker_id;
+      w.best_net_id = f->job_net;
+      w.settings = &s;
+      w.heartbeat_ms = 200;
+      env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
+      env.welcome = &w;
+      reply(f, rid, rid_len, &env, in->request_id);
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
+      Xqz__Job j = XQZ__JOB__INIT;
+      Xqz__SelfplayJob sj = XQZ__SELFPLAY_JOB__INIT;
+      sj.net_id = f->job_net;
+      sj.settings = &s;
+      sj.games = 2;
+      j.kind_case = XQZ__JOB__KIND_SELFPLAY;
+      j.selfplay = &sj;
+      env.body_case = XQZ__ENVELOPE__BODY_JOB;
+      env.job = &j;
+      reply(f, rid, rid_len, &env, in->request_id);
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_NET_REQUEST: {
+      const Xqz__NetRequest *r = in->net_request;
+      int k = r->net_id == NET_A ? 0 : r->net_id == NET_B ? 1 : -1;
+      assert_true(k >= 0);
+      assert_true(r->offset < f->net_len[k]);
+      size_t n = f->net_len[k] - r->offset;
+      if (n > CHUNK) n = CHUNK;
+      if (n > r->max_bytes) n = r->max_bytes;
+      Xqz__NetChunk c = XQZ__NET_CHUNK__INIT;
+      c.net_id = r->net_id;
+      c.offset = r->offset;
+      c.total = f->net_len[k];
+      c.file_crc32 = xq_crc32(0, f->net[k], f->net_len[k]);
+      c.data.data = f->net[k] + r->offset;
+      c.data.len = n;
+      env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
+      env.net_chunk = &c;
+      reply(f, rid, rid_len, &env, in->request_id);
+      f->chunks++;
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_GAME: on_game(f, in->game, rid, rid_len, in->request_id); break;
+    case XQZ__ENVELOPE__BODY_HEARTBEAT: f->hb_net = in->heartbeat->net_id; break;
+    default: break;
+  }
+  xq_wire_free(&in);
+}
+
+typedef int (*cond_fn)(fake_t *f, void *arg);
+
+static int serve_until(fake_t *f, cond_fn c, void *arg, double timeout_s) {
+  double t0 = now_s();
+  while (now_s() - t0 < timeout_s) {
+    if (c(f, arg)) return 1;
+    serve(f);
+  }
+  return c(f, arg);
+}
+
+static int acked_at_least(fake_t *f, void *arg) {
+  int n = 0;
+  for (int i = 0; i < f->nseq; i++) n += f->acked[i];
+  return n >= *(int *)arg;
+}
+static int distinct_at_least(fake_t *f, void *arg) { return f->nseq >= *(int *)arg; }
+static int all_acked(fake_t *f, void *arg) {
+  (void)arg;
+  for (int i = 0; i < f->nseq; i++)
+    if (!f->acked[i]) return 0;
+  return 1;
+}
+static int hb_is(fake_t *f, void *arg) { return f->hb_net == *(uint64_t *)arg; }
+
+static int count_spool(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t l = strlen(de->d_name);
+    n += l > 4 && !strcmp(de->d_name + l - 4, ".xqs");
+  }
+  closedir(d);
+  return n;
+}
+
+static void test_worker_against_fake_coordinator(void **state) {
+  (void)state;
+  char dir[] = "/tmp/xqz-test-worker-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  fake_t *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  make_net(dir, NET_A, 1, &f->net[0], &f->net_len[0]);
+  make_net(dir, NET_B, 2, &f->net[1], &f->net_len[1]);
+  f->job_net = NET_A;
+  f->ack = 1;
+  f->ctx = zmq_ctx_new();
+  bind_router(f, "tcp://127.0.0.1:*");
+  f->pub = zmq_socket(f->ctx, ZMQ_PUB);
+  assert_int_equal(xq_wire_socket_setup(f->pub), 0);
+  assert_int_equal(zmq_bind(f->pub, "tcp://127.0.0.1:*"), 0);
+  size_t n = sizeof f->pub_ep;
+  zmq_getsockopt(f->pub, ZMQ_LAST_ENDPOINT, f->pub_ep, &n);
+
+  char cache[600], spool[600], bin[600];
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(spool, sizeof spool, "%s/spool", dir);
+  snprintf(bin, sizeof bin, "%s/worker/xqz-worker", XQZ_BINARY_DIR);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "1",
+          "--games-per-thread", "2", "--cache", cache, "--spool", spool, "--id", "testw",
+          "--timeout", "1500", "--progress", "2", (char *)NULL);
+    _exit(127);
+  }
+
+  /* Games arrive, decode and are acknowledged; the net was fetched in many chunks. */
+  int want = 2;
+  assert_true(serve_until(f, acked_at_least, &want, 30));
+  assert_true(f->hellos >= 1);
+  assert_true(f->chunks >= (int)(f->net_len[0] / CHUNK));
+
+  /* Unacked games are resent after the coordinator restarts on the same port. */
+  f->ack = 0;
+  int base = f->nseq;
+  want = base + 2;
+  assert_true(serve_until(f, distinct_at_least, &want, 30));
+  char ep[64];
+  snprintf(ep, sizeof ep, "%s", f->router_ep);
+  zmq_close(f->router);
+  sleep_ms(500);
+  bind_router(f, ep);
+  f->ack = 1;
+  int hellos = f->hellos;
+  assert_true(serve_until(f, all_acked, NULL, 30));
+  assert_true(f->hellos > hellos);
+  for (int i = base; i < base + 2; i++) assert_true(f->seen[i] >= 2);
+
+  /* A NetAnnounce makes the worker fetch the new net and play with it. */
+  f->job_net = NET_B;
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  Xqz__NetAnnounce an = XQZ__NET_ANNOUNCE__INIT;
+  an.net_id = NET_B;
+  an.size = f->net_len[1];
+  an.file_crc32 = xq_crc32(0, f->net[1], f->net_len[1]);
+  env.body_case = XQZ__ENVELOPE__BODY_NET_ANNOUNCE;
+  env.net_announce = &an;
+  assert_int_equal(xq_wire_send(f->pub, NULL, 0, &env, 0), 0);
+  uint64_t want_net = NET_B;
+  assert_true(serve_until(f, hb_is, &want_net, 30));
+  char path[700];
+  snprintf(path, sizeof path, "%s/%016llx.xqzn", cache, (unsigned long long)NET_B);
+  assert_int_equal(access(path, R_OK), 0);
+
+  /* SIGTERM: exit 0 with the unacknowledged games left in the spool. */
+  f->ack = 0;
+  want = f->nseq + 1;
+  assert_true(serve_until(f, distinct_at_least, &want, 30));
+  int unacked = 0;
+  for (int i = 0; i < f->nseq; i++) unacked += !f->acked[i];
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  int status = 0;
+  double t0 = now_s();
+  pid_t w = 0;
+  while (now_s() - t0 < 40 && (w = waitpid(pid, &status, WNOHANG)) == 0) serve(f);
+  assert_int_equal(w, pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  int spooled = count_spool(spool);
+  fprintf(stderr, "unacked at SIGTERM: %d, in the spool after exit: %d\n", unacked, spooled);
+  assert_true(spooled >= unacked);
+  assert_true(spooled >= 1);
+
+  zmq_close(f->router);
+  zmq_close(f->pub);
+  zmq_ctx_term(f->ctx);
+  free(f->net[0]);
+  free(f->net[1]);
+  free(f);
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_worker_against_fake_coordinator),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
