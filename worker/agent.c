@@ -415,10 +415,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
         a->announce_stamp = ++a->stamp;
         a->announce_pending = 0;
         XQ_LOGI(C, "switching at the next game boundary net=%016" PRIx64, a->announced);
-      } else if (a->failed_net == a->announce_pending && now - a->failed_ms < 100) {
-        XQ_LOGW(C, "cannot fetch the announced net; keeps playing with the last one net=%016" PRIx64
-                " playing=%016" PRIx64, a->announce_pending, a->playing_net);
-      }
+      } /* else: fetching, or failed (logged by on_chunk) and retried after FETCH_RETRY_MS */
     }
     schedule(a, stop_ms != 0);
     if (a->welcomed) {
