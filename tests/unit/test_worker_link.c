@@ -5,7 +5,8 @@
  * reader and acknowledges it. Checked: games arrive valid and acked; games left unacked
  * are resent after the fake restarts (closed and bound again on the same port); a
  * NetAnnounce makes the worker fetch the new net and report it in its Heartbeat; SIGTERM
- * ends the worker with exit status 0 and its unacked games in the spool directory.
+ * ends the worker with exit status 0 and its unacked games in the spool directory, and a
+ * new worker process on that spool resends them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -336,6 +337,24 @@ static void test_worker_against_fake_coordinator(void **state) {
   fprintf(stderr, "unacked at SIGTERM: %d, in the spool after exit: %d\n", unacked, spooled);
   assert_true(spooled >= unacked);
   assert_true(spooled >= 1);
+
+  /* A new worker process on the same spool resends the spooled games; acks empty it. */
+  f->ack = 1;
+  pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "1",
+          "--games-per-thread", "2", "--cache", cache, "--spool", spool, "--id", "testw",
+          "--timeout", "1500", (char *)NULL);
+    _exit(127);
+  }
+  assert_true(serve_until(f, all_acked, NULL, 30));
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  t0 = now_s();
+  while (now_s() - t0 < 40 && (w = waitpid(pid, &status, WNOHANG)) == 0) serve(f);
+  assert_int_equal(w, pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
 
   zmq_close(f->router);
   zmq_close(f->pub);
