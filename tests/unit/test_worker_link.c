@@ -4,7 +4,8 @@
  * in small NetChunks and a cheap SelfplayJob, decodes every GameRecord with the game-record
  * reader and acknowledges it. Checked: games arrive valid and acked; games left unacked
  * are resent after the fake restarts (closed and bound again on the same port); a
- * NetAnnounce makes the worker fetch the new net and report it in its Heartbeat; SIGTERM
+ * NetAnnounce makes the worker fetch the new net and report it in its Heartbeat; an
+ * ArenaJob is played and answered with an ArenaResult; SIGTERM
  * ends the worker with exit status 0 and its unacked games in the spool directory, and a
  * new worker process on that spool resends them.
  */
@@ -45,6 +46,9 @@ typedef struct {
   int acked[MAX_SEQ];
   int nseq, games_rx, hellos, chunks;
   uint64_t hb_net;
+  int arena_next;          /* answer the next JobRequest with an ArenaJob */
+  int arena_results;
+  Xqz__ArenaResult arena;  /* the last one */
 } fake_t;
 
 static double now_s(void) {
@@ -172,6 +176,23 @@ static void serve(fake_t *f) {
     }
     case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
       Xqz__Job j = XQZ__JOB__INIT;
+      if (f->arena_next) {
+        f->arena_next = 0;
+        Xqz__ArenaJob aj = XQZ__ARENA_JOB__INIT;
+        aj.match_id = 42;
+        aj.net_a = NET_B;
+        aj.net_b = NET_A;
+        aj.opening_fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+        aj.pair_index = 3;
+        aj.sims = 4;
+        aj.max_plies = 40;
+        j.kind_case = XQZ__JOB__KIND_ARENA;
+        j.arena = &aj;
+        env.body_case = XQZ__ENVELOPE__BODY_JOB;
+        env.job = &j;
+        reply(f, rid, rid_len, &env, in->request_id);
+        break;
+      }
       Xqz__SelfplayJob sj = XQZ__SELFPLAY_JOB__INIT;
       sj.net_id = f->job_net;
       sj.settings = &s;
@@ -205,6 +226,11 @@ static void serve(fake_t *f) {
       break;
     }
     case XQZ__ENVELOPE__BODY_GAME: on_game(f, in->game, rid, rid_len, in->request_id); break;
+    case XQZ__ENVELOPE__BODY_ARENA_RESULT:
+      f->arena = *in->arena_result;
+      f->arena.worker_id = NULL;
+      f->arena_results++;
+      break;
     case XQZ__ENVELOPE__BODY_HEARTBEAT: f->hb_net = in->heartbeat->net_id; break;
     default: break;
   }
@@ -233,6 +259,10 @@ static int all_acked(fake_t *f, void *arg) {
   for (int i = 0; i < f->nseq; i++)
     if (!f->acked[i]) return 0;
   return 1;
+}
+static int arena_done(fake_t *f, void *arg) {
+  (void)arg;
+  return f->arena_results > 0;
 }
 static int hb_is(fake_t *f, void *arg) { return f->hb_net == *(uint64_t *)arg; }
 
@@ -318,6 +348,16 @@ static void test_worker_against_fake_coordinator(void **state) {
   char path[700];
   snprintf(path, sizeof path, "%s/%016llx.xqzn", cache, (unsigned long long)NET_B);
   assert_int_equal(access(path, R_OK), 0);
+
+  /* An arena job: both games of the pair with the two nets, the result from A's view. */
+  f->arena_next = 1;
+  assert_true(serve_until(f, arena_done, NULL, 30));
+  assert_int_equal(f->arena.match_id, 42);
+  assert_int_equal(f->arena.pair_index, 3);
+  assert_true(f->arena.result_a_red >= -1 && f->arena.result_a_red <= 1);
+  assert_true(f->arena.result_a_black >= -1 && f->arena.result_a_black <= 1);
+  assert_true(f->arena.reason_a_red > XQ_REASON_NONE && f->arena.reason_a_red <= XQ_REASON_RESIGN);
+  assert_true(f->arena.reason_a_black > XQ_REASON_NONE && f->arena.reason_a_black <= XQ_REASON_RESIGN);
 
   /* SIGTERM: exit 0 with the unacknowledged games left in the spool. */
   f->ack = 0;
