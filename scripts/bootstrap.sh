@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config git ca-certificates
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libopenblas-dev
       libuv1-dev libsqlite3-dev libcmocka-dev libinih-dev
-      fairy-stockfish)
+      fairy-stockfish sqlite3)
 for a in "$@"; do
   case "$a" in
     --bench) pkgs+=(python3 python3-torch python3-numpy hyperfine) ;;
