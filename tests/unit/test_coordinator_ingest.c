@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "nn/nn_file.h"
+#include "nn/nn_model.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/policy_index.h"
@@ -47,6 +49,9 @@ static int free_port(void) {
   return ntohs(a.sin_port);
 }
 
+static const char *g_extra = "--gating=sprt"; /* settings that differ per test */
+static const char *g_extra2 = "--seed=1";
+
 static pid_t start_coordinator(void) {
   char router[64], pub[64], camp[300], logp[300];
   snprintf(router, sizeof router, "--router=tcp://127.0.0.1:%d", g_router_port);
@@ -59,7 +64,7 @@ static pid_t start_coordinator(void) {
     if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
     execl(XQZ_BINARY_DIR "/coordinator/xqz-coordinator", "xqz-coordinator", "--campaign", camp,
           router, pub, "--fsync_ms=50", "--min_positions=10", "--window=1000", "--reuse=2",
-          "--status_ms=60000", (char *)NULL);
+          "--status_ms=60000", g_extra, g_extra2, (char *)NULL);
     _exit(127);
   }
   g_pid = pid;
@@ -186,13 +191,25 @@ static Xqz__Envelope *status(void *s) {
   return r;
 }
 
-static void test_ingest_and_resume(void **state) {
-  (void)state;
+static void fresh_dir(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/xqz-coord-XXXXXX");
   assert_non_null(mkdtemp(g_dir));
   g_router_port = free_port();
   g_pub_port = free_port();
   while (g_pub_port == g_router_port) g_pub_port = free_port();
+}
+
+static void remove_dir(void) {
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+  if (system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+}
+
+static void test_ingest_and_resume(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--gating=sprt";
+  g_extra2 = "--seed=1";
   pid_t pid = start_coordinator();
   void *ctx = zmq_ctx_new();
   void *s = connect_dealer(ctx);
@@ -304,12 +321,151 @@ static void test_ingest_and_resume(void **state) {
   zmq_ctx_term(ctx);
   free(good);
   free(bad);
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
-  if (system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+  remove_dir();
+}
+
+/* A candidate with gating=none over one pair: an arena job, a result, a promotion that
+ * reaches the PUB socket, promotions.log and Status, and survives a restart. */
+static void test_candidate_promotion(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--gating=none";
+  g_extra2 = "--threshold_games=2";
+  pid_t pid = start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *sub = zmq_socket(ctx, ZMQ_SUB);
+  char addr[64];
+  snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_pub_port);
+  int t = 8000, linger = 0;
+  zmq_setsockopt(sub, ZMQ_RCVTIMEO, &t, sizeof t);
+  zmq_setsockopt(sub, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "", 0);
+  void *s = connect_dealer(ctx);
+  uint64_t best = hello(s); /* the coordinator is up: now subscribe */
+  assert_int_equal(zmq_connect(sub, addr), 0);
+  usleep(300 * 1000); /* let the subscription reach the PUB socket */
+
+  nn_arch_t arch;
+  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
+  nn_model_t *m = NULL;
+  assert_int_equal(nn_model_new(&m, &arch, NULL), 0);
+  nn_model_init(m, 99);
+  nn_file_meta_t meta;
+  memset(&meta, 0, sizeof meta);
+  meta.arch = arch;
+  meta.net_id = nn_file_new_id();
+  meta.parent_id = best;
+  meta.step = 500;
+  unsigned char *net;
+  size_t net_len;
+  assert_int_equal(nn_file_encode(&net, &net_len, m, &meta, NULL), 0);
+  nn_model_free(&m);
+
+  Xqz__Envelope env;
+  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
+  xq_wire_init(&env);
+  cn.net.data = net;
+  cn.net.len = net_len;
+  cn.step = 500;
+  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
+  env.candidate = &cn;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
+  net[200] ^= 0xff; /* a damaged candidate is refused */
+  r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
+  assert_false(r->ack->accepted);
+  xq_wire_free(&r);
+
+  /* Jobs alternate: within two requests one is the arena pair. */
+  Xqz__JobRequest jr = XQZ__JOB_REQUEST__INIT;
+  jr.worker_id = "test-worker";
+  xq_wire_init(&env);
+  env.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
+  env.job_request = &jr;
+  uint64_t match = 0;
+  int arena = 0;
+  for (int i = 0; i < 2; i++) {
+    r = rpc(s, &env);
+    assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_JOB);
+    if (r->job->kind_case == XQZ__JOB__KIND_ARENA) {
+      arena++;
+      match = r->job->arena->match_id;
+      assert_int_equal(r->job->arena->net_a, meta.net_id);
+      assert_int_equal(r->job->arena->net_b, best);
+      assert_int_equal(r->job->arena->pair_index, 0);
+      assert_true(strlen(r->job->arena->opening_fen) > 10);
+    } else {
+      assert_int_equal(r->job->kind_case, XQZ__JOB__KIND_SELFPLAY);
+      assert_int_equal(r->job->selfplay->net_id, best);
+    }
+    xq_wire_free(&r);
+  }
+  assert_int_equal(arena, 1);
+
+  Xqz__ArenaResult ar = XQZ__ARENA_RESULT__INIT;
+  ar.worker_id = "test-worker";
+  ar.match_id = match;
+  ar.pair_index = 0;
+  ar.result_a_red = 1;
+  ar.result_a_black = 0;
+  xq_wire_init(&env);
+  env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
+  env.arena_result = &ar;
+  r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
+
+  xq_errbuf_t eb;
+  assert_int_equal(xq_wire_recv(sub, NULL, NULL, &r, 0, &eb), 0);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_NET_ANNOUNCE);
+  assert_int_equal(r->net_announce->net_id, meta.net_id);
+  assert_int_equal(r->net_announce->size, net_len);
+  assert_true(r->net_announce->elo > 0);
+  xq_wire_free(&r);
+
+  r = status(s);
+  assert_int_equal(r->status->best_net_id, meta.net_id);
+  assert_int_equal(r->status->promotions, 2);
+  assert_non_null(strstr(r->status->last_gating, "promoted"));
+  xq_wire_free(&r);
+
+  char path[400], line[1024];
+  snprintf(path, sizeof path, "%s/camp/promotions.log", g_dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  int lines = 0, promoted = 0;
+  while (fgets(line, sizeof line, f)) {
+    lines++;
+    if (strstr(line, "\"promoted\":true")) promoted++;
+  }
+  fclose(f);
+  assert_int_equal(lines, 2);
+  assert_int_equal(promoted, 2);
+
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  zmq_close(s);
+  pid = start_coordinator();
+  s = connect_dealer(ctx);
+  assert_int_equal(hello(s), meta.net_id);
+  kill(pid, SIGTERM);
+  int st;
+  waitpid(pid, &st, 0);
+  g_pid = -1;
+  assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  zmq_close(s);
+  zmq_close(sub);
+  zmq_ctx_term(ctx);
+  free(net);
+  remove_dir();
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_ingest_and_resume, teardown)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_ingest_and_resume, teardown),
+                                     cmocka_unit_test_teardown(test_candidate_promotion, teardown)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
