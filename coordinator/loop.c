@@ -309,7 +309,10 @@ static void send_ack(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint64_t seq, bool ok
   Xqz__Ack a;
   xq_wire_init(&env);
   xqz__ack__init(&a);
-  a.worker_id = p->worker_id;
+  /* Empty worker id: this Ack answers an ArenaResult or a CandidateNet, never a game, so
+   * a worker must not mistake it for the ack of a spooled game with the same seq. */
+  (void)p;
+  a.worker_id = "";
   a.seq = seq;
   a.accepted = ok;
   a.reason = (char *)reason;
