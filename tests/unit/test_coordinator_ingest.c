@@ -30,6 +30,7 @@
 #include "search/game_record.h"
 #include "support/crc32.h"
 #include "support/rng.h"
+#include "wire/sample.h"
 #include "wire/wire.h"
 
 static char g_dir[256];
@@ -261,6 +262,13 @@ static void test_ingest_and_resume(void **state) {
   assert_int_equal(r->batch->n_samples, 8);
   assert_int_equal(r->batch->samples[0]->board.len, 90);
   assert_int_equal(r->batch->window_positions, positions);
+  xq_sample_t *smp = malloc(sizeof *smp);
+  for (size_t i = 0; i < r->batch->n_samples; i++) {
+    xq_errbuf_t seb;
+    if (xq_sample_from_proto(smp, r->batch->samples[i], &seb) != 0)
+      fail_msg("sample %zu does not validate: %s", i, seb.msg);
+  }
+  free(smp);
   xq_wire_free(&r);
 
   /* The net in chunks; the pieces put together match the file's CRC. */
