@@ -152,3 +152,17 @@ int xqc_db_worker_seen(xqc_db_t *db, const char *worker_id, const char *host, in
   sqlite3_bind_int64(st, 6, now);
   return step_done(db, st);
 }
+
+int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step) {
+  *id = 0;
+  *step = 0;
+  sqlite3_stmt *st = prep(db, "SELECT id, step FROM nets WHERE state='candidate'"
+                              " ORDER BY created DESC, rowid DESC LIMIT 1");
+  if (!st) return XQ_EIO;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    *id = (uint64_t)sqlite3_column_int64(st, 0);
+    *step = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}

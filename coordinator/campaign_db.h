@@ -28,6 +28,9 @@ int xqc_db_set_net_state(xqc_db_t *db, uint64_t id, const char *state, double el
 int xqc_db_add_match(xqc_db_t *db, const xqc_match_row_t *m);
 int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t step,
                          uint64_t match_id, double score, double elo);
+/* The newest net still in state "candidate" (its match was cut short by a restart):
+ * 0 when none. */
+int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step);
 int xqc_db_worker_seen(xqc_db_t *db, const char *worker_id, const char *host, int threads,
                        int role);
 

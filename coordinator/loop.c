@@ -610,6 +610,14 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   c->sigint.data = c->sigterm.data = c;
   uv_signal_start(&c->sigint, on_signal, SIGINT);
   uv_signal_start(&c->sigterm, on_signal, SIGTERM);
+  /* A match cut short by a restart starts again from zero games. */
+  uint64_t pend;
+  int64_t pend_step;
+  if (xqc_db_pending_candidate(c->db, &pend, &pend_step) == 0 && pend) {
+    XQ_LOGI(COMP, "reopening the gating match of a candidate from before the restart"
+            " candidate=%016llx", (unsigned long long)pend);
+    open_match(c, pend, c->best, pend_step);
+  }
   XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx", c->cfg.router, c->cfg.pub,
           (unsigned long long)c->best);
   status_line(c);
