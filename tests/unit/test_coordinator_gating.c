@@ -1,0 +1,111 @@
+/*
+ * test_coordinator_gating.c: decisions of a gating match (coordinator/gating.c, compiled
+ * in here): SPRT accepts a clearly stronger candidate and rejects a weaker one early, the
+ * game cap rejects an undecided match, threshold and none modes decide after N games, bad
+ * or repeated pair reports are refused, and handed-out pairs are re-issued after a timeout.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "../../coordinator/gating.c"
+
+static xqc_config_t cfg_for(const char *mode) {
+  xqc_config_t c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.gating, sizeof c.gating, "%s", mode);
+  c.gating_max_games = 200;
+  c.threshold_games = 10;
+  c.threshold_score = 0.55;
+  c.sprt_elo0 = 0;
+  c.sprt_elo1 = 35;
+  c.sprt_alpha = 0.05;
+  c.sprt_beta = 0.05;
+  return c;
+}
+
+static xqc_gate_decision_t play(xqc_gate_t *g, const xqc_config_t *c, int red, int black) {
+  xqc_gate_decision_t d = XQC_GATE_OPEN;
+  for (int i = 0; i < g->npairs && d == XQC_GATE_OPEN; i++) {
+    int p = xqc_gate_next_pair(g, 0, 1000);
+    assert_int_equal(p, i);
+    g->state[p] = 1;
+    assert_int_equal(xqc_gate_result(g, p, red, black), 0);
+    d = xqc_gate_decide(g, c);
+  }
+  return d;
+}
+
+static void test_sprt(void **state) {
+  (void)state;
+  xqc_config_t c = cfg_for("sprt");
+  xqc_gate_t g;
+  assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(play(&g, &c, 1, 1), XQC_GATE_PROMOTE);
+  assert_true(g.w < 200); /* decided early */
+  double score, elo;
+  xqc_gate_score(&g, &score, &elo);
+  assert_true(score == 1.0 && elo == 800);
+  xqc_gate_close(&g);
+  assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(play(&g, &c, -1, 0), XQC_GATE_REJECT);
+  assert_true(g.l + g.d < 200);
+  xqc_gate_close(&g);
+  /* Even results: undecided until the cap, then rejected. */
+  c.gating_max_games = 20;
+  assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(play(&g, &c, 1, -1), XQC_GATE_REJECT);
+  assert_int_equal(g.w + g.d + g.l, 20);
+  xqc_gate_close(&g);
+}
+
+static void test_threshold_and_none(void **state) {
+  (void)state;
+  xqc_config_t c = cfg_for("threshold");
+  xqc_gate_t g;
+  assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(g.npairs, 5);
+  assert_int_equal(play(&g, &c, 1, 0), XQC_GATE_PROMOTE); /* 0.75 >= 0.55 */
+  xqc_gate_close(&g);
+  assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(play(&g, &c, 1, -1), XQC_GATE_REJECT); /* 0.5 < 0.55 */
+  xqc_gate_close(&g);
+  c = cfg_for("none");
+  assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(play(&g, &c, -1, -1), XQC_GATE_PROMOTE); /* always, still measured */
+  assert_int_equal(g.l, 10);
+  xqc_gate_close(&g);
+}
+
+static void test_bad_reports_and_reissue(void **state) {
+  (void)state;
+  xqc_config_t c = cfg_for("threshold");
+  xqc_gate_t g;
+  assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(xqc_gate_result(&g, -1, 1, 1), XQ_EINVAL);
+  assert_int_equal(xqc_gate_result(&g, 5, 1, 1), XQ_EINVAL);
+  assert_int_equal(xqc_gate_result(&g, 0, 2, 1), XQ_EINVAL);
+  assert_int_equal(xqc_gate_result(&g, 0, 1, 1), 0);
+  assert_int_equal(xqc_gate_result(&g, 0, 1, 1), XQ_EINVAL); /* reported twice */
+  for (int i = 1; i < 5; i++) {
+    g.state[i] = 1;
+    g.issued_ms[i] = 1000;
+  }
+  assert_int_equal(xqc_gate_next_pair(&g, 1500, 1000), -1);
+  assert_int_equal(xqc_gate_next_pair(&g, 2001, 1000), 1); /* lost pair handed out again */
+  char fen[128];
+  assert_int_equal(xqc_gate_opening_fen(&g, 3, fen, NULL), 0);
+  assert_true(strchr(fen, '/') != NULL);
+  xqc_gate_close(&g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sprt),
+      cmocka_unit_test(test_threshold_and_none),
+      cmocka_unit_test(test_bad_reports_and_reissue),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
