@@ -87,6 +87,7 @@ static int peer_get(xqc_t *c, const uint8_t *rid, size_t rid_len) {
   memset(p, 0, sizeof *p);
   memcpy(p->rid, rid, rid_len);
   p->rid_len = rid_len;
+  p->last_seen_ms = xqc_now_ms();
   return c->npeers++;
 }
 
@@ -561,13 +562,22 @@ static void on_timer(uv_timer_t *t) {
     c->last_status_ms = now;
     status_line(c);
   }
+  /* Peers silent for ten timeouts are forgotten (a reconnecting worker gets a new routing
+   * id); cut-off peers are kept so they stay ignored. Queued acks hold their own copy of
+   * the routing id, so forgetting a peer never loses an ack. */
+  int kept = 0;
   for (int i = 0; i < c->npeers; i++) {
     xqc_peer_t *p = &c->peers[i];
-    bool alive = now - p->last_seen_ms <= (uint64_t)c->cfg.worker_timeout_ms;
+    uint64_t silent = now - p->last_seen_ms;
+    bool alive = silent <= (uint64_t)c->cfg.worker_timeout_ms;
     if (p->alive && !alive)
       XQ_LOGW(COMP, "peer silent, presumed gone worker=%s", p->worker_id);
     p->alive = alive;
+    if (!p->cut && silent > 10u * (uint64_t)c->cfg.worker_timeout_ms) continue;
+    if (kept != i) c->peers[kept] = *p;
+    kept++;
   }
+  c->npeers = kept;
   drain(c); /* our sends may have consumed the fd's edge */
 }
 

@@ -137,7 +137,9 @@ int xqc_seg_open(xqc_segments_t *s, const char *dir, uint64_t roll_bytes,
     /* Continue the last file, or start the next one when it is full. */
     char path[600];
     seg_path(path, sizeof path, dir, s->index);
-    if (s->size < HDR_SIZE || s->size >= s->roll_bytes) {
+    if (s->size < HDR_SIZE) {
+      s->size = 0; /* header torn by a crash: the file is started again (no records) */
+    } else if (s->size >= s->roll_bytes) {
       s->index++;
       s->size = 0;
     } else {
