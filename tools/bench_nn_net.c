@@ -25,6 +25,7 @@
 #include "nn/nn_model.h"
 #include "nn/nn_optim.h"
 #include "nn/nn_plan.h"
+#include "support/clock.h"
 
 /* ---- GEMM time accounting ---- */
 
@@ -38,12 +39,6 @@ typedef void (*sgemm_fn_t)(OPENBLAS_CONST enum CBLAS_ORDER, OPENBLAS_CONST enum 
 static bool gemm_counting;
 static double gemm_seconds;
 static sgemm_fn_t real_sgemm;
-
-static double clock_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_TRANSPOSE ta,
                  OPENBLAS_CONST enum CBLAS_TRANSPOSE tb, OPENBLAS_CONST blasint m,
@@ -63,9 +58,9 @@ void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLA
     real_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  double t0 = clock_s();
+  double t0 = xq_clock_s();
   real_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  gemm_seconds += clock_s() - t0;
+  gemm_seconds += xq_clock_s() - t0;
 }
 
 /* ---- inference ---- */
@@ -102,9 +97,9 @@ static double time_split(void (*fn)(void *), void *ctx, double min_time, double 
   int calls = (int)(min_time / t) + 1;
   gemm_seconds = 0;
   gemm_counting = true;
-  double t0 = clock_s();
+  double t0 = xq_clock_s();
   for (int i = 0; i < calls; i++) fn(ctx);
-  double total = clock_s() - t0;
+  double total = xq_clock_s() - t0;
   gemm_counting = false;
   *gemm_share = total > 0 ? gemm_seconds / total : 0;
   return t;

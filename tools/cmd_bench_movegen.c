@@ -6,18 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/rules.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "support/clock.h"
 
 static const struct {
   const char *name, *fen;
@@ -46,16 +40,16 @@ int xqz_bench_movegen(int argc, char **argv) {
       fprintf(stderr, "bench movegen: bad built-in FEN: %s\n", eb.msg);
       return 1;
     }
-    double t0 = now_s();
+    double t0 = xq_clock_s();
     uint64_t n = xq_perft(&pos, bench_positions[i].depth);
-    double dt = now_s() - t0;
+    double dt = xq_clock_s() - t0;
     printf("%-12s %6d %14llu %9.3f %14.0f\n", bench_positions[i].name, bench_positions[i].depth,
            (unsigned long long)n, dt, n / dt);
     fflush(stdout);
   }
   /* Random games: the rules work of self-play without a network. */
   uint64_t rng = 0x1234567ull, plies = 0;
-  double t0 = now_s();
+  double t0 = xq_clock_s();
   for (int g = 0; g < games; g++) {
     xq_pos_startpos(&pos);
     for (;;) {
@@ -68,7 +62,7 @@ int xqz_bench_movegen(int argc, char **argv) {
       plies++;
     }
   }
-  double dt = now_s() - t0;
+  double dt = xq_clock_s() - t0;
   printf("random games: %d games, %llu plies in %.3f s: %.0f games/s, %.0f plies/s\n", games,
          (unsigned long long)plies, dt, games / dt, plies / dt);
   return 0;

@@ -17,18 +17,13 @@
 #include "commands.h"
 #include "nn/conv3x3.h"
 #include "nn/conv3x3_im2col.h"
+#include "support/clock.h"
 
 typedef struct {
   int threads;
   bool quick, json, no_net;
   double min_time; /* seconds per measurement */
 } bench_opts_t;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static float *alloc_rand(size_t count, unsigned *seed) {
   float *p = malloc(sizeof(float) * (count ? count : 1));
@@ -53,11 +48,11 @@ double bench_nn_time(bench_fn fn, void *ctx, double min_time) {
   double best = 1e30;
   for (int round = 0; round < 3; round++) {
     int calls = 0;
-    double t0 = now_s(), t;
+    double t0 = xq_clock_s(), t;
     do {
       fn(ctx);
       calls++;
-      t = now_s() - t0;
+      t = xq_clock_s() - t0;
     } while (t < min_time);
     if (t / calls < best) best = t / calls;
   }

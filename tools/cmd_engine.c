@@ -31,6 +31,7 @@
 #include "search/engine_proto.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
+#include "support/clock.h"
 
 #define ENGINE_NAME "xqzero"
 #define ENGINE_AUTHOR "the xqzero authors"
@@ -54,12 +55,6 @@ typedef struct {
   xq_go_t go;
   int64_t start_ms;
 } engine_t;
-
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Writes one protocol line, whole and flushed, from either thread. */
 static void say(engine_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -107,7 +102,7 @@ static void *search_main(void *arg) {
   bool failed = false;
   for (;;) {
     if (atomic_load(&e->stop)) break;
-    int64_t t = now_ms();
+    int64_t t = xq_clock_ms();
     int64_t deadline = atomic_load(&e->deadline_ms);
     if (deadline && t >= deadline && nodes > 0) break;
     xq_mcts_limits_t lim = {.stop = &e->stop, .depth = go->depth > 0 ? go->depth : 0};
@@ -125,7 +120,7 @@ static void *search_main(void *arg) {
       best = r->best;
       ponder = r->pv_len >= 2 ? r->pv[1] : 0;
     }
-    print_info(e, r, nodes, now_ms() - e->start_ms);
+    print_info(e, r, nodes, xq_clock_ms() - e->start_ms);
     if (node_limit && nodes >= node_limit) break;
     if (go->depth > 0 && r->depth >= go->depth) break;
     if (r->simulations == 0 && !open && !deadline) break; /* nothing more to do (tree full) */
@@ -138,7 +133,7 @@ static void *search_main(void *arg) {
   /* UCI: after `go infinite` or `go ponder`, bestmove waits for `stop` (or ponderhit). */
   while ((go->infinite || atomic_load(&e->pondering)) && !atomic_load(&e->stop)) {
     int64_t deadline = atomic_load(&e->deadline_ms);
-    if (!go->infinite && deadline && now_ms() >= deadline) break;
+    if (!go->infinite && deadline && xq_clock_ms() >= deadline) break;
     struct timespec ts = {0, 5 * 1000000};
     nanosleep(&ts, NULL);
   }
@@ -190,7 +185,7 @@ static void cmd_go(engine_t *e, const char *args) {
     say(e, "info string error: %s", eb.msg);
     return;
   }
-  e->start_ms = now_ms();
+  e->start_ms = xq_clock_ms();
   xq_outcome_t oc = xq_adjudicate(e->pos, 0);
   xq_move_t moves[XQ_MAX_MOVES];
   if (oc.result != XQ_RESULT_NONE || xq_gen_legal(e->pos, moves) == 0) {
@@ -330,7 +325,7 @@ static int engine_loop(engine_t *e) {
       if (e->searching && atomic_load(&e->pondering)) {
         int64_t budget = e->go.movetime > 0 ? e->go.movetime
                                             : xq_proto_time_budget(&e->go, e->search_pos->side);
-        atomic_store(&e->deadline_ms, now_ms() + (budget > 0 ? budget : 1000));
+        atomic_store(&e->deadline_ms, xq_clock_ms() + (budget > 0 ? budget : 1000));
         atomic_store(&e->pondering, 0);
       }
       break;

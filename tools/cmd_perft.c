@@ -6,18 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "support/clock.h"
 
 static int usage(void) {
   fprintf(stderr,
@@ -51,7 +45,7 @@ int xqz_cmd_perft(int argc, char **argv) {
     fprintf(stderr, "xqz perft: bad FEN: %s\n", eb.msg);
     return 2;
   }
-  double t0 = now_seconds();
+  double t0 = xq_clock_s();
   uint64_t total = 0;
   if (divide) {
     xq_move_t moves[XQ_MAX_MOVES];
@@ -68,7 +62,7 @@ int xqz_cmd_perft(int argc, char **argv) {
   } else {
     total = xq_perft(&pos, (int)depth);
   }
-  double dt = now_seconds() - t0;
+  double dt = xq_clock_s() - t0;
   printf("%llu\n", (unsigned long long)total);
   fprintf(stderr, "perft %ld: %llu nodes in %.3f s, %.0f nodes/s\n", depth,
           (unsigned long long)total, dt, dt > 0 ? total / dt : 0.0);

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "nn/nn_file.h"
 #include "search/selfplay.h"
+#include "support/clock.h"
 
 typedef struct {
   FILE *f;
@@ -22,14 +23,8 @@ typedef struct {
   int err;
 } sp_ctx_t;
 
-static double sp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void sp_progress(const sp_ctx_t *c, const xq_selfplay_stats_t *t, const char *end) {
-  double dt = sp_now() - c->t0;
+  double dt = xq_clock_s() - c->t0;
   fprintf(stderr, "\rgames %lld/%lld  %.1f plies/s  %.1f positions/s  avg len %.1f  "
                   "1-0 %lld 0-1 %lld draw %lld |",
           (long long)t->games, (long long)c->ngames, dt > 0 ? (double)t->plies / dt : 0.0,
@@ -125,7 +120,7 @@ int xqz_cmd_selfplay(int argc, char **argv) {
     return 1;
   }
   cfg.sims_fast = fast > 0 ? fast : (cfg.sims_full / 5 > 0 ? cfg.sims_full / 5 : 1);
-  sp_ctx_t c = {.t0 = sp_now(), .ngames = games};
+  sp_ctx_t c = {.t0 = xq_clock_s(), .ngames = games};
   c.f = fopen(out, "wb");
   if (!c.f) {
     perror(out);
@@ -148,7 +143,7 @@ int xqz_cmd_selfplay(int argc, char **argv) {
   printf("{\"games\":%lld,\"plies\":%lld,\"positions\":%lld,\"sims\":%lld,\"seconds\":%.2f,"
          "\"net_share\":%.3f,\"false_resigns\":%lld,\"resign_checked\":%lld}\n",
          (long long)st.games, (long long)st.plies, (long long)st.positions, (long long)st.sims,
-         sp_now() - c.t0, st.total_s > 0 ? st.net_s / st.total_s : 0.0,
+         xq_clock_s() - c.t0, st.total_s > 0 ? st.net_s / st.total_s : 0.0,
          (long long)st.false_resigns, (long long)st.resign_checked);
   return 0;
 }

@@ -23,17 +23,12 @@
 #include "support/log.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
+#include "support/clock.h"
 
 #define COMP "trainer"
 
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void sleep_ms(int64_t ms) {
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
@@ -145,7 +140,7 @@ static int checkpoint(trainer_t *t, const char *why) {
                   t->ckpt_path, eb.msg);
   else XQ_LOGI(COMP, "checkpoint written path=%s step=%lld why=%s", t->ckpt_path,
                (long long)t->opt.step, why);
-  t->t_ckpt = now_s();
+  t->t_ckpt = xq_clock_s();
   return rc;
 }
 
@@ -241,7 +236,7 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
 }
 
 static void log_progress(trainer_t *t, const Xqz__Batch *b) {
-  double now = now_s(), dt = now - t->t_log;
+  double now = xq_clock_s(), dt = now - t->t_log;
   double k = t->loss_n ? 1.0 / t->loss_n : 0.0;
   XQ_LOGI(COMP, "training step=%lld loss=%.4f policy=%.4f value=%.4f l2=%.5f lr=%g "
           "samples_per_s=%.1f window=%llu best_net=%016llx",
@@ -258,29 +253,29 @@ static void log_progress(trainer_t *t, const Xqz__Batch *b) {
 
 /* Returns the exit code. */
 static int run(trainer_t *t) {
-  t->t_log = t->t_ckpt = now_s();
+  t->t_log = t->t_ckpt = xq_clock_s();
   bool need_request = true;
   uint64_t waiting_for = 0;
-  double sent_at = now_s();
+  double sent_at = xq_clock_s();
   while (!stop_signal) {
     if (t->o.max_steps > 0 && t->opt.step >= t->o.max_steps) {
       XQ_LOGI(COMP, "reached --max-steps step=%lld", (long long)t->opt.step);
       break;
     }
-    if (now_s() - t->t_ckpt >= t->o.checkpoint_every_s) checkpoint(t, "timer");
+    if (xq_clock_s() - t->t_ckpt >= t->o.checkpoint_every_s) checkpoint(t, "timer");
     flush_candidate(t);
     if (need_request) {
       if (send_batch_request(t)) { /* not connected (yet): ZMQ_IMMEDIATE queues nothing */
-        if (now_s() - sent_at >= (double)t->o.timeout_ms / 1000.0) {
+        if (xq_clock_s() - sent_at >= (double)t->o.timeout_ms / 1000.0) {
           XQ_LOGW(COMP, "coordinator unreachable; retrying (is it running?) endpoint=%s",
                   t->o.coordinator);
-          sent_at = now_s();
+          sent_at = xq_clock_s();
         }
         sleep_ms(100);
         continue;
       }
       waiting_for = t->next_request;
-      sent_at = now_s();
+      sent_at = xq_clock_s();
       need_request = false;
     }
     zmq_pollitem_t pi = {t->sock, 0, ZMQ_POLLIN, 0};
@@ -290,7 +285,7 @@ static int run(trainer_t *t) {
       return 1;
     }
     if (rc <= 0) {
-      if (now_s() - sent_at >= (double)t->o.timeout_ms / 1000.0) {
+      if (xq_clock_s() - sent_at >= (double)t->o.timeout_ms / 1000.0) {
         XQ_LOGW(COMP, "no reply from the coordinator; asking again (is it running?) "
                 "endpoint=%s timeout_ms=%lld", t->o.coordinator, (long long)t->o.timeout_ms);
         need_request = true;

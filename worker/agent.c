@@ -17,6 +17,7 @@
 #include "support/log.h"
 #include "support/rng.h"
 #include "wire/wire.h"
+#include "support/clock.h"
 
 #define C "worker"
 #define ANNOUNCE_SPREAD_MS 5000  /* random delay before fetching an announced net */
@@ -63,7 +64,7 @@ typedef struct {
 
 static void send_env(agent_t *a, Xqz__Envelope *env, int request) {
   if (xq_link_send(&a->link, env)) XQ_LOGD(C, "send failed (queue full or closed)");
-  if (request && !a->first_unanswered_ms) a->first_unanswered_ms = xq_now_ms();
+  if (request && !a->first_unanswered_ms) a->first_unanswered_ms = xq_clock_ms();
 }
 
 static void send_hello(agent_t *a) {
@@ -89,7 +90,7 @@ static void send_job_request(agent_t *a) {
   env.job_request = &r;
   send_env(a, &env, 1);
   a->job_pending = 1;
-  a->job_pending_ms = xq_now_ms();
+  a->job_pending_ms = xq_clock_ms();
 }
 
 static void send_net_request(agent_t *a) {
@@ -102,7 +103,7 @@ static void send_net_request(agent_t *a) {
   env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
   env.net_request = &r;
   send_env(a, &env, 1);
-  a->fetch_tx_ms = xq_now_ms();
+  a->fetch_tx_ms = xq_clock_ms();
 }
 
 static void send_game(void *ctx, const char *wid, uint64_t seq, const void *rec, size_t len) {
@@ -129,14 +130,14 @@ static void send_heartbeat(agent_t *a) {
   env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
   env.heartbeat = &h;
   send_env(a, &env, 0);
-  a->last_hb_ms = xq_now_ms();
+  a->last_hb_ms = xq_clock_ms();
 }
 
 /* Starts fetching id unless it is cached or being fetched; 1 when it is cached. */
 static int want_net(agent_t *a, uint64_t id) {
   if (!id || xq_netcache_has(a->o->cache, id)) return 1;
   if (a->fetch.id) return 0;
-  if (id == a->failed_net && xq_now_ms() - a->failed_ms < FETCH_RETRY_MS) return 0;
+  if (id == a->failed_net && xq_clock_ms() - a->failed_ms < FETCH_RETRY_MS) return 0;
   if (!a->welcomed) return 0;
   xq_netfetch_begin(&a->fetch, id);
   XQ_LOGI(C, "fetching net net=%016" PRIx64, id);
@@ -159,7 +160,7 @@ static void on_chunk(agent_t *a, const Xqz__NetChunk *c) {
     XQ_LOGW(C, "net fetch failed; keeps playing with the last net, retries in %d s net=%016" PRIx64
             " playing=%016" PRIx64 " error=\"%s\"", FETCH_RETRY_MS / 1000, c->net_id, a->playing_net, eb.msg);
     a->failed_net = c->net_id;
-    a->failed_ms = xq_now_ms();
+    a->failed_ms = xq_clock_ms();
   }
   xq_netfetch_close(&a->fetch);
 }
@@ -196,7 +197,7 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
     uint64_t id = env->net_announce->net_id;
     if (!id || id == a->announced || id == a->announce_pending) return;
     a->announce_pending = id;
-    a->announce_at_ms = xq_now_ms() + (int64_t)xq_rng_below(&a->rng, ANNOUNCE_SPREAD_MS);
+    a->announce_at_ms = xq_clock_ms() + (int64_t)xq_rng_below(&a->rng, ANNOUNCE_SPREAD_MS);
     XQ_LOGI(C, "new net announced net=%016" PRIx64 " elo=%.1f", id, env->net_announce->elo);
     return;
   }
@@ -245,7 +246,7 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
       XQ_LOGW(C, "coordinator error code=%u message=\"%s\"", env->error->code, env->error->message);
       if (a->fetch.id) { /* most likely about the net we asked for */
         a->failed_net = a->fetch.id;
-        a->failed_ms = xq_now_ms();
+        a->failed_ms = xq_clock_ms();
         xq_netfetch_close(&a->fetch);
       }
       break;
@@ -256,7 +257,7 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
 /* Chooses and posts the next task when the play thread is idle. */
 static void schedule(agent_t *a, int stopping) {
   if (stopping || !xq_play_loop_idle(&a->play) || !a->job_kind) return;
-  int64_t now = xq_now_ms();
+  int64_t now = xq_clock_ms();
   if (a->job_pending && now - a->job_pending_ms < a->o->request_timeout_ms) return;
   if (xq_spool_full(a->spool)) {
     if (!a->spool_full_logged)
@@ -376,11 +377,11 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
           a->worker_id, o->coordinator, o->pub, o->threads, o->games_per_thread,
           xq_spool_count(a->spool));
   a->heartbeat_ms = 5000;
-  a->last_progress_ms = xq_now_ms();
+  a->last_progress_ms = xq_clock_ms();
   send_hello(a);
   int64_t stop_ms = 0;
   for (;;) {
-    int64_t now = xq_now_ms();
+    int64_t now = xq_clock_ms();
     if (*stop && !stop_ms) {
       stop_ms = now;
       XQ_LOGI(C, "stopping: finishing the running games unacked=%zu", xq_spool_count(a->spool));
@@ -407,7 +408,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
       on_message(a, env, from_pub);
       xq_wire_free(&env);
     }
-    now = xq_now_ms();
+    now = xq_clock_ms();
     /* Announced net: fetch after the random delay; play it from the next batch. */
     if (a->announce_pending && now >= a->announce_at_ms && !stop_ms) {
       if (want_net(a, a->announce_pending)) {
@@ -450,7 +451,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
       xq_wire_free(&env);
     }
   }
-  progress(a, xq_now_ms());
+  progress(a, xq_clock_ms());
   XQ_LOGI(C, "stopped unacked_in_spool=%zu", xq_spool_count(a->spool));
   code = 0;
   xq_play_loop_join(&a->play);

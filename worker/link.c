@@ -9,15 +9,10 @@
 
 #include "support/log.h"
 #include "wire/wire.h"
+#include "support/clock.h"
 
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 60000
-
-int64_t xq_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
   static int nmon;
@@ -56,7 +51,7 @@ int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *
   if (!l->sub || xq_wire_socket_setup(l->sub) || zmq_setsockopt(l->sub, ZMQ_SUBSCRIBE, "", 0) ||
       zmq_connect(l->sub, l->pub))
     return xq_err_set(eb, XQ_EIO, "subscribe %s: %s", l->pub, zmq_strerror(errno));
-  l->last_rx_ms = xq_now_ms();
+  l->last_rx_ms = xq_clock_ms();
   return 0;
 }
 
@@ -71,7 +66,7 @@ void xq_link_close(xq_link_t *l) {
 int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb) {
   if (l->dealer) zmq_close(l->dealer);
   l->dealer = NULL;
-  int64_t now = xq_now_ms();
+  int64_t now = xq_clock_ms();
   l->next_connect_ms = now + l->backoff_ms;
   l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
   l->reconnects++;
@@ -126,7 +121,7 @@ int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pu
     }
     *from_pub = i;
     if (!i) {
-      l->last_rx_ms = xq_now_ms();
+      l->last_rx_ms = xq_clock_ms();
       l->backoff_ms = BACKOFF_MIN_MS;
     }
     return 1;

@@ -29,8 +29,6 @@ typedef struct {
   int64_t reconnects;
 } xq_link_t;
 
-/* Monotonic milliseconds. */
-int64_t xq_now_ms(void);
 int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *eb);
 void xq_link_close(xq_link_t *l);
 /* Reopens the DEALER (the SUB reconnects by itself); doubles the backoff. */

@@ -12,6 +12,7 @@
 #include "rules/policy_index.h"
 #include "rules/rules.h"
 #include "search/mcts_tree.h"
+#include "support/clock.h"
 
 struct xq_mcts {
   xqt_tree_t tree;
@@ -75,12 +76,6 @@ void xq_mcts_free(xq_mcts_t **ps) {
 
 void xq_mcts_clear(xq_mcts_t *s) { xqt_clear(&s->tree); }
 
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Gathers up to want leaves, evaluates them, backs up. Returns completed simulations. */
 static int run_batch(xq_mcts_t *s, int want) {
   int ne = 0, done = 0;
@@ -110,7 +105,7 @@ static int run_batch(xq_mcts_t *s, int want) {
 
 int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
                    xq_mcts_result_t *res) {
-  int64_t t0 = now_ms();
+  int64_t t0 = xq_clock_ms();
   memset(res, 0, sizeof *res);
   xq_outcome_t o = xq_adjudicate(pos, s->tree.cfg.max_plies);
   if (o.result != XQ_RESULT_NONE) return XQ_EINVAL;
@@ -126,7 +121,7 @@ int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
   for (int it = 0;; it++) {
     if (lim->stop && atomic_load(lim->stop)) break;
     if (max_sims > 0 && sims >= max_sims) break;
-    if (lim->movetime_ms > 0 && now_ms() - t0 >= lim->movetime_ms) break;
+    if (lim->movetime_ms > 0 && xq_clock_ms() - t0 >= lim->movetime_ms) break;
     if (lim->depth > 0 && (it & 15) == 0) {
       xqt_fill_result(t, res);
       if (res->pv_len >= lim->depth) break;
@@ -137,6 +132,6 @@ int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
   }
   xqt_fill_result(t, res);
   res->simulations = sims;
-  res->elapsed_ms = now_ms() - t0;
+  res->elapsed_ms = xq_clock_ms() - t0;
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "rules/rules.h"
 #include "search/mcts_tree.h"
 #include "support/rng.h"
+#include "support/clock.h"
 
 void xq_selfplay_config_default(xq_selfplay_config_t *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -88,12 +89,6 @@ typedef struct {
   int id;
   xq_selfplay_stats_t st;
 } worker_t;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void begin_move(const xq_selfplay_config_t *cfg, game_t *g, xq_rng_t *rng) {
   g->full = xq_rng_uniform(rng) < cfg->full_frac;
@@ -218,7 +213,7 @@ static void *worker_main(void *arg) {
   shared_t *sh = w->sh;
   const xq_selfplay_config_t *cfg = sh->cfg;
   int G = cfg->parallel;
-  double t0 = now_s();
+  double t0 = xq_clock_s();
   xq_evaluator_t *ev = NULL;
   xq_errbuf_t eb = {{0}};
   int rc = sh->net_path ? xq_evaluator_net_new(&ev, sh->net_path, G, &eb)
@@ -251,7 +246,7 @@ static void *worker_main(void *arg) {
   for (int i = 0; i < G; i++) start_game(sh, &games[i], &rng, ev->net_id);
   uint64_t cmask = (uint64_t)cfg->cache_size - 1;
   for (;;) {
-    if (cfg->time_limit_s > 0 && now_s() - t0 >= cfg->time_limit_s) break;
+    if (cfg->time_limit_s > 0 && xq_clock_s() - t0 >= cfg->time_limit_s) break;
     int nb = 0, nactive = 0;
     for (int i = 0; i < G; i++) {
       game_t *g = &games[i];
@@ -282,9 +277,9 @@ static void *worker_main(void *arg) {
     }
     if (!nactive) break;
     if (nb) {
-      double ta = now_s();
+      double ta = xq_clock_s();
       ev->eval(ev, ptrs, nb, priors, values);
-      w->st.net_s += now_s() - ta;
+      w->st.net_s += xq_clock_s() - ta;
       w->st.evals += nb;
       w->st.batches++;
     }
@@ -317,7 +312,7 @@ static void *worker_main(void *arg) {
     }
   }
 out:
-  w->st.total_s = now_s() - t0;
+  w->st.total_s = xq_clock_s() - t0;
   for (int i = 0; games && i < G; i++) {
     xqt_free(&games[i].tree);
     xq_record_free(&games[i].rec);

@@ -27,17 +27,12 @@
 #include "rules/fen.h"
 #include "rules/notation.h"
 #include "search/player_impl.h"
+#include "support/clock.h"
 
 #define UCI_HANDSHAKE_MS 10000   /* uciok / readyok */
 #define UCI_SEARCH_MS 60000      /* bestmove for depth and nodes limits */
 #define UCI_STOP_GRACE_MS 2000   /* after `stop`, before giving up */
 #define UCI_MAX_ARGS 16
-
-static int64_t uci_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int uci_send(xq_player_t *p, const char *line, xq_errbuf_t *eb) {
   size_t n = strlen(line), off = 0;
@@ -68,7 +63,7 @@ static int uci_readline(xq_player_t *p, char *line, size_t cap, int64_t deadline
       p->uci.len -= used;
       return 0;
     }
-    int64_t left = deadline_ms - uci_now_ms();
+    int64_t left = deadline_ms - xq_clock_ms();
     if (left <= 0) return xq_err_set(eb, XQ_EIO, "%s: the engine did not answer in time", p->name);
     struct pollfd pfd = {.fd = p->uci.from_fd, .events = POLLIN};
     int r = poll(&pfd, 1, (int)(left > 1000000 ? 1000000 : left));
@@ -89,7 +84,7 @@ static int uci_readline(xq_player_t *p, char *line, size_t cap, int64_t deadline
 /* Reads lines until one starts with word; that line is left in line. */
 static int uci_expect(xq_player_t *p, const char *word, char *line, size_t cap, int64_t timeout_ms,
                       xq_errbuf_t *eb) {
-  int64_t deadline = uci_now_ms() + timeout_ms;
+  int64_t deadline = xq_clock_ms() + timeout_ms;
   size_t wl = strlen(word);
   for (;;) {
     int rc = uci_readline(p, line, cap, deadline, eb);
