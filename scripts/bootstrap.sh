@@ -7,10 +7,10 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config git ca-certificates
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libopenblas-dev
       libuv1-dev libsqlite3-dev libcmocka-dev libinih-dev
-      fairy-stockfish sqlite3)
+      fairy-stockfish sqlite3 python3)
 for a in "$@"; do
   case "$a" in
-    --bench) pkgs+=(python3 python3-torch python3-numpy hyperfine) ;;
+    --bench) pkgs+=(python3-torch python3-numpy hyperfine) ;;
     --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
     -h|--help) echo "usage: scripts/bootstrap.sh [--bench] [--fuzz]"; exit 0 ;;
     *) echo "bootstrap.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;

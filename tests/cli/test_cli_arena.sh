@@ -2,14 +2,8 @@
 # test_cli_arena.sh XQZ: `xqz arena` prints progress on stderr, one JSON object as the last
 # line of stdout, stops early on an SPRT decision, and exits 2 on bad arguments or specs.
 set -u
+. "$(dirname "$0")/lib.sh"
 XQZ=$1
-fails=0
-n=0
-check() { # check NAME CONDITION...
-  local name=$1; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
 json_ok() { # json_ok LINE PYTHON-EXPRESSION-ON-j
   python3 -c 'import json, sys; j = json.loads(sys.argv[1]); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
 }
@@ -57,5 +51,4 @@ check "missing openings file exits 2" test "$rc" -eq 2
 printf 'startpos h2h8\n' >"$tmp/bad.txt"
 err=$("$XQZ" arena random random --games 2 --openings "$tmp/bad.txt" 2>&1 >/dev/null); rc=$?
 check "illegal opening move exits 2 naming the line" test "$rc" -eq 2 -a -n "$(grep ':1:' <<<"$err")"
-echo "$((n - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

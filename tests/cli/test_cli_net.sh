@@ -2,15 +2,10 @@
 # test_cli_net.sh XQZ: `xqz net init` / `xqz net info` as a user runs them: the file they
 # write, refusing to overwrite, and clear errors for bad arguments and damaged files.
 set -u
+. "$(dirname "$0")/lib.sh"
 XQZ=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fails=0 total=0
-check() { # check NAME COMMAND...
-  local name=$1; shift
-  total=$((total + 1))
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
 out=$("$XQZ" net init --size tiny --seed 3 --id 0x2a --out "$dir/a.xqzn" 2>&1); rc=$?
 check "init exits 0" test "$rc" -eq 0
 check "init reports the architecture" grep -q "2x16 net" <<<"$out"
@@ -44,5 +39,4 @@ check "--blocks without --channels exits 2" test "$rc" -eq 2
 "$XQZ" net init --size tiny >/dev/null 2>&1; rc=$?
 check "missing --out exits 2" test "$rc" -eq 2
 check "nothing written on bad arguments" test ! -e "$dir/c.xqzn"
-echo "$((total - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # test_cli_perft.sh XQZ: `xqz perft` output format, --divide, and its errors.
 set -u
+. "$(dirname "$0")/lib.sh"
 XQZ=$1
-fails=0
-check() { # check NAME CONDITION...
-  local name=$1; shift
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
 out=$("$XQZ" perft startpos 3 --divide 2>/dev/null); rc=$?
 check "divide exit 0" test "$rc" -eq 0
 check "divide: 44 move lines then the total" test "$(echo "$out" | wc -l)" -eq 45
@@ -26,5 +22,4 @@ check "bad FEN names the problem" grep -q "9 ranks, expected 10" <<<"$err"
 check "bad depth exits 2" test "$rc" -eq 2
 "$XQZ" nosuchcommand >/dev/null 2>&1; rc=$?
 check "unknown command exits 2" test "$rc" -eq 2
-echo "$((12 - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

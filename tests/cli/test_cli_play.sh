@@ -4,15 +4,10 @@
 # help work, quit ends cleanly; a game against a tiny net shows the net's move and value,
 # and a finished game is announced with its reason.
 set -u
+. "$(dirname "$0")/lib.sh"
 XQZ=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fails=0 total=0
-check() { # check NAME COMMAND...
-  local name=$1; shift
-  total=$((total + 1))
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
 out=$(printf 'h2e2\nh2e9\nxyz\nhelp\nundo\nquit\n' | "$XQZ" play --opponent random --seed 3 2>&1); rc=$?
 check "play exits 0 on quit" test "$rc" -eq 0
 check "board has file letters" grep -q "^    a b c d e f g h i$" <<<"$out"
@@ -42,5 +37,4 @@ out=$(printf 'quit\n' | "$XQZ" play --net "$dir/none.xqzn" 2>&1); rc=$?
 check "missing net fails" test "$rc" -ne 0
 "$XQZ" play --as green --opponent random </dev/null >/dev/null 2>&1; rc=$?
 check "bad --as is a usage error" test "$rc" -eq 2
-echo "$((total - fails))/$total passed"
-test "$fails" -eq 0
+finish

@@ -3,15 +3,10 @@
 # games into a record file, the summary is one JSON line, bad input leaves nothing behind
 # and an existing record file is never replaced silently.
 set -u
+. "$(dirname "$0")/lib.sh"
 XQZ=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fails=0 total=0
-check() { # check NAME COMMAND...
-  local name=$1; shift
-  total=$((total + 1))
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
 "$XQZ" net init --size tiny --seed 5 --out "$dir/net.xqzn" >/dev/null
 out=$("$XQZ" selfplay --net "$dir/net.xqzn" --games 3 --sims 16 --fast-sims 4 --max-plies 60 \
       --seed 2 --out "$dir/g.xqzg" 2>"$dir/err"); rc=$?
@@ -34,5 +29,4 @@ check "nothing written for a missing net" test ! -e "$dir/m.xqzg"
 "$XQZ" selfplay --net "$dir/net.xqzn" --games 0 --out "$dir/z.xqzg" >/dev/null 2>&1; rc=$?
 check "zero games is bad usage" test "$rc" -eq 2
 check "nothing written on bad usage" test ! -e "$dir/z.xqzg"
-echo "$((total - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -8,6 +8,7 @@
 #   and restart it (resumes at its checkpoint step), a torn last segment record (dropped,
 #   the rest loads).
 set -u
+. "$(dirname "$0")/../cli/lib.sh"
 BIN=$1
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
 dir=$(mktemp -d)
@@ -21,12 +22,6 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-fails=0 total=0
-check() { # check NAME COMMAND...
-  local name=$1; shift
-  total=$((total + 1))
-  if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
 # wait_for SECONDS COMMAND...: polls until COMMAND succeeds; false on time-out.
 wait_for() {
   local end=$((SECONDS + $1)); shift
@@ -115,5 +110,4 @@ check "coordinator restarts on a torn segment" wait_for 20 grep -q " status " "$
 check "the torn record is reported" grep -qi "torn\|truncat" "$dir/coord.log"
 kill -TERM "$coord"; wait "$coord"
 pids=()
-echo "$((total - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish
