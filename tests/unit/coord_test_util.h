@@ -1,0 +1,271 @@
+/*
+ * coord_test_util.h: helpers of the tests that drive a real xqz-coordinator over loopback
+ * (test_coordinator_ingest, test_coordinator_hostile): a temp campaign with free loopback
+ * ports, starting the binary (g_extra, g_extra2: settings that differ per test), DEALER
+ * clients, Hello, random game records (consistent or with one flaw), GameRecord and Status
+ * round trips. Include it once per test program, after cmocka.h.
+ */
+#ifndef XQZ_COORD_TEST_UTIL_H
+#define XQZ_COORD_TEST_UTIL_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "nn/nn_file.h"
+#include "nn/nn_model.h"
+#include "rules/fen.h"
+#include "rules/movegen.h"
+#include "rules/policy_index.h"
+#include "rules/rules.h"
+#include "search/game_record.h"
+#include "support/crc32.h"
+#include "support/rng.h"
+#include "wire/sample.h"
+#include "wire/wire.h"
+
+static char g_dir[256];
+static pid_t g_pid = -1; /* the coordinator, killed by the teardown if a check fails */
+static int g_router_port, g_pub_port;
+
+static inline int free_port(void) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+  socklen_t len = sizeof a;
+  getsockname(s, (struct sockaddr *)&a, &len);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+static const char *g_extra = "--gating=sprt"; /* settings that differ per test */
+static const char *g_extra2 = "--seed=1";
+
+static inline pid_t start_coordinator(void) {
+  char router[64], pub[64], camp[300], logp[300];
+  snprintf(router, sizeof router, "--router=tcp://127.0.0.1:%d", g_router_port);
+  snprintf(pub, sizeof pub, "--pub=tcp://127.0.0.1:%d", g_pub_port);
+  snprintf(camp, sizeof camp, "%s/camp", g_dir);
+  snprintf(logp, sizeof logp, "%s/coordinator.log", g_dir);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
+    execl(XQZ_BINARY_DIR "/coordinator/xqz-coordinator", "xqz-coordinator", "--campaign", camp,
+          router, pub, "--fsync_ms=50", "--min_positions=10", "--window=1000", "--reuse=2",
+          "--status_ms=60000", g_extra, g_extra2, (char *)NULL);
+    _exit(127);
+  }
+  g_pid = pid;
+  return pid;
+}
+
+static inline int teardown(void **state) {
+  (void)state;
+  if (g_pid > 0) {
+    kill(g_pid, SIGKILL);
+    waitpid(g_pid, NULL, 0);
+    g_pid = -1;
+  }
+  return 0;
+}
+
+/* Sends env and waits for one reply (5 s). */
+static inline Xqz__Envelope *rpc(void *s, Xqz__Envelope *env) {
+  assert_int_equal(xq_wire_send(s, NULL, 0, env, 0), 0);
+  Xqz__Envelope *r = NULL;
+  xq_errbuf_t eb;
+  int rc = xq_wire_recv(s, NULL, NULL, &r, 0, &eb);
+  if (rc != 0) fail_msg("no reply: %d", rc);
+  return r;
+}
+
+static inline void *connect_dealer(void *ctx) {
+  void *s = zmq_socket(ctx, ZMQ_DEALER);
+  int t = 8000, linger = 0;
+  zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
+  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  char addr[64];
+  snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
+  assert_int_equal(zmq_connect(s, addr), 0);
+  return s;
+}
+
+static inline uint64_t hello_as(void *s, const char *worker_id) {
+  Xqz__Envelope env;
+  Xqz__Hello h = XQZ__HELLO__INIT;
+  xq_wire_init(&env);
+  h.role = XQZ__ROLE__ROLE_WORKER;
+  h.worker_id = (char *)worker_id;
+  h.host = "localhost";
+  h.threads = 1;
+  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
+  env.hello = &h;
+  env.request_id = 1;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
+  assert_int_equal(r->request_id, 1);
+  uint64_t id = r->welcome->best_net_id;
+  assert_true(id != 0);
+  assert_non_null(r->welcome->settings);
+  xq_wire_free(&r);
+  return id;
+}
+
+/* Flaws random_game can put into a game (0: none, a consistent game). */
+enum { GAME_OK = 0, GAME_BAD_RESULT = 1, GAME_ILLEGAL_MOVE = 2, GAME_PI_ILLEGAL = 3 };
+
+/* A move of the side to move that is not legal in pos, with its policy index. */
+static inline xq_move_t illegal_move(const xq_pos_t *pos, const xq_move_t *legal, int n,
+                                     int *index) {
+  for (int from = 0; from < 90; from++)
+    for (int to = 0; to < 90; to++) {
+      if (from == to) continue;
+      xq_move_t m = xq_mv_make(from, to);
+      int idx = xq_policy_index_for(m, pos->side);
+      if (idx < 0 || idx >= XQ_POLICY_SIZE) continue;
+      int found = 0;
+      for (int k = 0; k < n; k++) found |= legal[k] == m;
+      if (!found) {
+        *index = idx;
+        return m;
+      }
+    }
+  fail_msg("no illegal move found");
+  return 0;
+}
+
+static inline uint64_t hello(void *s) { return hello_as(s, "test-worker"); }
+
+/* A random legal game of up to 40 plies ending on the length cap (or by the rules);
+ * `flaw` (GAME_*) makes it inconsistent: a result the rules do not give, an illegal move
+ * at ply 4, or visits on an illegal move at ply 4. */
+static inline void random_game(unsigned char **buf, size_t *len, uint64_t seed, int flaw) {
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_record_reset(&r, XQ_START_FEN, 42);
+  xq_pos_t *pos = malloc(sizeof *pos);
+  assert_int_equal(xq_fen_parse(pos, XQ_START_FEN, NULL), 0);
+  xq_rng_t rng;
+  xq_rng_seed(&rng, seed);
+  xq_outcome_t o = {0};
+  for (int i = 0; i < 40; i++) {
+    o = xq_adjudicate(pos, 0);
+    if (o.result != XQ_RESULT_NONE) break;
+    xq_move_t mv[XQ_MAX_MOVES];
+    int n = xq_gen_legal(pos, mv);
+    assert_true(n > 0);
+    xq_move_t m = mv[xq_rng_below(&rng, (uint64_t)n)];
+    xq_visit_t v[2] = {{(uint16_t)xq_policy_index_for(m, pos->side), 10},
+                       {(uint16_t)xq_policy_index_for(mv[0], pos->side), 3}};
+    int nv = mv[0] == m ? 1 : 2;
+    if (i == 4 && flaw == GAME_ILLEGAL_MOVE) {
+      int idx;
+      m = illegal_move(pos, mv, n, &idx);
+      v[0].index = (uint16_t)idx;
+      assert_int_equal(xq_record_add(&r, m, true, 0.0f, v, 1), 0);
+      o.result = XQ_RESULT_NONE;
+      break;
+    }
+    if (i == 4 && flaw == GAME_PI_ILLEGAL) {
+      int idx;
+      (void)illegal_move(pos, mv, n, &idx);
+      v[1].index = (uint16_t)idx;
+      nv = 2;
+    }
+    assert_int_equal(xq_record_add(&r, m, true, 0.0f, v, nv), 0);
+    xq_pos_make(pos, m);
+    o = xq_adjudicate(pos, 0);
+  }
+  if (o.result != XQ_RESULT_NONE) {
+    r.result = o.result;
+    r.reason = o.reason;
+  } else {
+    r.result = XQ_RESULT_DRAW;
+    r.reason = XQ_REASON_LENGTH_CAP;
+  }
+  if (flaw == GAME_BAD_RESULT) { /* the rules do not give this */
+    r.result = XQ_RESULT_RED_WIN;
+    r.reason = XQ_REASON_CHECKMATE;
+  }
+  assert_int_equal(xq_record_encode(&r, buf, len), 0);
+  xq_record_free(&r);
+  free(pos);
+}
+
+static inline Xqz__Envelope *send_game_as(void *s, const char *worker_id, uint64_t seq,
+                                          unsigned char *buf, size_t len) {
+  Xqz__Envelope env;
+  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
+  xq_wire_init(&env);
+  g.worker_id = (char *)worker_id;
+  g.seq = seq;
+  g.record.data = buf;
+  g.record.len = len;
+  env.body_case = XQZ__ENVELOPE__BODY_GAME;
+  env.game = &g;
+  env.request_id = 100 + seq;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
+  assert_int_equal(r->ack->seq, seq);
+  return r;
+}
+
+static inline Xqz__Envelope *send_game(void *s, uint64_t seq, unsigned char *buf,
+                                       size_t len) {
+  return send_game_as(s, "test-worker", seq, buf, len);
+}
+
+static inline Xqz__Envelope *status(void *s) {
+  Xqz__Envelope env;
+  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
+  xq_wire_init(&env);
+  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
+  env.status_request = &q;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_STATUS);
+  return r;
+}
+
+/* A tiny random net as a .xqzn file (malloc'd), child of parent, trained to `step`. */
+static inline void tiny_net(unsigned char **net, size_t *len, nn_file_meta_t *meta,
+                            uint64_t parent, int64_t step) {
+  nn_arch_t arch;
+  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
+  nn_model_t *m = NULL;
+  assert_int_equal(nn_model_new(&m, &arch, NULL), 0);
+  nn_model_init(m, 99);
+  memset(meta, 0, sizeof *meta);
+  meta->arch = arch;
+  meta->net_id = nn_file_new_id();
+  meta->parent_id = parent;
+  meta->step = step;
+  assert_int_equal(nn_file_encode(net, len, m, meta, NULL), 0);
+  nn_model_free(&m);
+}
+
+static inline void fresh_dir(void) {
+  snprintf(g_dir, sizeof g_dir, "/tmp/xqz-coord-XXXXXX");
+  assert_non_null(mkdtemp(g_dir));
+  g_router_port = free_port();
+  g_pub_port = free_port();
+  while (g_pub_port == g_router_port) g_pub_port = free_port();
+}
+
+static inline void remove_dir(void) {
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+  if (system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+}
+
+#endif
