@@ -16,5 +16,6 @@ int xqz_cmd_selfplay(int argc, char **argv);
 int xqz_bench_movegen(int argc, char **argv);
 int xqz_bench_nn(int argc, char **argv);
 int xqz_bench_selfplay(int argc, char **argv);
+int xqz_bench_coordinator(int argc, char **argv);
 
 #endif
