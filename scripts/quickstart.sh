@@ -91,7 +91,7 @@ field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
 end=$((SECONDS + minutes * 60))
 last_pos=0 last_t=$SECONDS
 while [ $SECONDS -lt $end ]; do
-  sleep 10
+  sleep 10 & wait $!  # wait returns at once when a signal arrives
   for p in "${pids[@]}"; do
     if ! kill -0 "$p" 2>/dev/null; then
       echo "quickstart: a process stopped unexpectedly; see the logs in $camp/" >&2
