@@ -50,17 +50,25 @@ static bool can_mate(xq_pos_t *pos, int n) {
   return false;
 }
 
-static void search(const char *fen, int64_t nodes, uint64_t seed, float noise,
-                   xq_mcts_result_t *res, xq_pos_t *pos) {
-  xq_evaluator_t *ev;
-  assert_int_equal(xq_evaluator_uniform_new(&ev, 16), 0);
+/* A search over a uniform evaluator of max_batch positions; the caller frees
+ * both with xq_mcts_free and xq_evaluator_free. */
+static xq_mcts_t *uniform_search_new(xq_evaluator_t **ev, int max_batch, int node_budget,
+                                     float noise, uint64_t seed) {
+  assert_int_equal(xq_evaluator_uniform_new(ev, max_batch), 0);
   xq_mcts_config_t cfg;
   xq_mcts_config_default(&cfg);
-  cfg.node_budget = 1 << 18;
+  cfg.node_budget = node_budget;
   cfg.noise_frac = noise;
   xq_mcts_t *s;
   xq_errbuf_t eb = {{0}};
-  assert_int_equal(xq_mcts_new(&s, &cfg, ev, seed, &eb), 0);
+  if (xq_mcts_new(&s, &cfg, *ev, seed, &eb)) fail_msg("xq_mcts_new: %s", eb.msg);
+  return s;
+}
+
+static void search(const char *fen, int64_t nodes, uint64_t seed, float noise,
+                   xq_mcts_result_t *res, xq_pos_t *pos) {
+  xq_evaluator_t *ev;
+  xq_mcts_t *s = uniform_search_new(&ev, 16, 1 << 18, noise, seed);
   th_parse(pos, fen);
   xq_mcts_limits_t lim = {.nodes = nodes};
   assert_int_equal(xq_mcts_search(s, pos, &lim, res), 0);
@@ -121,15 +129,8 @@ static void test_losing_side_value(void **state) {
   search("4k4/9/9/9/9/9/9/9/1R7/R2K5 w - - 0 1", 6000, 3, 0.0f, &res, &pos);
   xq_pos_make(&pos, res.best);
   xq_mcts_result_t r2;
-  char fen[128];
-  (void)fen;
   xq_evaluator_t *ev;
-  assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
-  xq_mcts_config_t cfg;
-  xq_mcts_config_default(&cfg);
-  cfg.node_budget = 1 << 16;
-  xq_mcts_t *s;
-  assert_int_equal(xq_mcts_new(&s, &cfg, ev, 1, NULL), 0);
+  xq_mcts_t *s = uniform_search_new(&ev, 8, 1 << 16, 0.0f, 1);
   xq_mcts_limits_t lim = {.nodes = 2000};
   assert_int_equal(xq_mcts_search(s, &pos, &lim, &r2), 0);
   if (!(r2.value < -0.5f)) fail_msg("mated side value %f", r2.value);
@@ -169,12 +170,7 @@ static void test_deterministic(void **state) {
 static void test_tree_reuse(void **state) {
   (void)state;
   xq_evaluator_t *ev;
-  assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
-  xq_mcts_config_t cfg;
-  xq_mcts_config_default(&cfg);
-  cfg.node_budget = 1 << 16;
-  xq_mcts_t *s;
-  assert_int_equal(xq_mcts_new(&s, &cfg, ev, 9, NULL), 0);
+  xq_mcts_t *s = uniform_search_new(&ev, 8, 1 << 16, 0.0f, 9);
   xq_pos_t pos;
   th_parse(&pos, XQ_START_FEN);
   xq_mcts_result_t res;
@@ -203,12 +199,7 @@ static void test_tree_reuse(void **state) {
 static void test_small_pool(void **state) {
   (void)state;
   xq_evaluator_t *ev;
-  assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
-  xq_mcts_config_t cfg;
-  xq_mcts_config_default(&cfg);
-  cfg.node_budget = 300;
-  xq_mcts_t *s;
-  assert_int_equal(xq_mcts_new(&s, &cfg, ev, 9, NULL), 0);
+  xq_mcts_t *s = uniform_search_new(&ev, 8, 300, 0.0f, 9);
   xq_pos_t pos;
   th_parse(&pos, XQ_START_FEN);
   xq_mcts_result_t res;
