@@ -13,6 +13,7 @@ int xqz_cmd_arena(int argc, char **argv);
 int xqz_cmd_engine(int argc, char **argv);
 int xqz_cmd_play(int argc, char **argv);
 int xqz_cmd_selfplay(int argc, char **argv);
+int xqz_cmd_explain(int argc, char **argv);
 int xqz_bench_movegen(int argc, char **argv);
 int xqz_bench_nn(int argc, char **argv);
 int xqz_bench_selfplay(int argc, char **argv);

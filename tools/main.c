@@ -17,6 +17,7 @@ static const xqz_command_t commands[] = {
     {"arena", xqz_cmd_arena, "match two players: arena A B --games N [--openings F] [--sprt E0,E1]"},
     {"engine", xqz_cmd_engine, "UCI/UCCI engine on stdin/stdout: engine --net FILE [--seed S]"},
     {"play", xqz_cmd_play, "play a net in the terminal: play --net FILE [--sims N] [--as red|black]"},
+    {"explain", xqz_cmd_explain, "what a net sees: explain FEN|startpos --net FILE [--json] (value, worth of each piece)"},
     {"selfplay", xqz_cmd_selfplay, "self-play games to a file: selfplay --net F --games N --out F [--threads T] [--parallel G] [--sims S]"},
 };
 

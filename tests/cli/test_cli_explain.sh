@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test_cli_explain.sh XQZ: `xqz explain` as a user runs it: one row per piece but the kings,
+# each piece's worth consistent with the two values it was computed from, removals that
+# would be illegal shown as such, and clear errors for a bad FEN or a missing net.
+set -u
+. "$(dirname "$0")/lib.sh"
+XQZ=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$XQZ" net init --size tiny --seed 5 --out "$dir/n.xqzn" >/dev/null 2>&1
+json=$("$XQZ" explain startpos --net "$dir/n.xqzn" --json 2>&1); rc=$?
+check "explain --json exits 0" test "$rc" -eq 0
+consistent() {
+  python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+v = d["value"]
+assert -1 <= v <= 1, v
+ps = d["pieces"]
+assert len(ps) == 30, len(ps)          # 32 pieces, kings excepted
+assert all(p["legal"] for p in ps)
+for p in ps:
+    sign = 1 if p["colour"] == "red" else -1
+    assert abs(p["worth"] - sign * (v - p["value_without"])) < 1e-5, p
+assert {p["square"] for p in ps if p["name"] == "rook"} == {"a0", "i0", "a9", "i9"}
+' "$1"
+}
+check "startpos: 30 pieces, worth = owner's value with minus without" consistent "$json"
+table=$("$XQZ" explain startpos --net "$dir/n.xqzn" 2>&1)
+check "table shows the value" grep -q "^value .* for Red (Red to move)" <<<"$table"
+check "table has a row per piece" test "$(grep -cE '^[a-i][0-9] ' <<<"$table")" -eq 30
+check "board has ten ranks" test "$(grep -cE '^[0-9] ' <<<"$table")" -eq 10
+# Removing the horse between the two kings would leave them facing: illegal, not evaluated.
+fen="3k5/9/9/9/3N5/9/9/9/9/3K5 w - - 0 1"
+json=$("$XQZ" explain "$fen" --net "$dir/n.xqzn" --json 2>&1)
+check "blocking piece: removal flagged illegal" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); assert d["pieces"] == [{"square": "d5", "piece": "N", "name": "horse", "colour": "red", "legal": False}], d' "$json"
+err=$("$XQZ" explain "rnbakabnr/9/1c5c1/p1p1p1p1p w - - 0 1" --net "$dir/n.xqzn" 2>&1); rc=$?
+check "bad FEN: usage error" test "$rc" -eq 2
+check "bad FEN: says so" grep -q "bad FEN" <<<"$err"
+err=$("$XQZ" explain startpos --net "$dir/missing.xqzn" 2>&1); rc=$?
+check "missing net fails" test "$rc" -eq 1
+check "missing net named" grep -q "missing.xqzn" <<<"$err"
+err=$("$XQZ" explain startpos 2>&1); rc=$?
+check "no --net: usage" test "$rc" -eq 2
+finish
