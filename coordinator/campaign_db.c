@@ -7,6 +7,8 @@
 
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "support/log.h"
@@ -23,7 +25,14 @@ static const char *SCHEMA =
     " net INTEGER, parent INTEGER, step INTEGER, match INTEGER, score REAL, elo REAL,"
     " time INTEGER);"
     "CREATE TABLE IF NOT EXISTS workers(worker_id TEXT PRIMARY KEY, host TEXT,"
-    " threads INTEGER, role INTEGER, first_seen INTEGER, last_seen INTEGER);";
+    " threads INTEGER, role INTEGER, first_seen INTEGER, last_seen INTEGER);"
+    "CREATE TABLE IF NOT EXISTS worker_stats(worker_id TEXT PRIMARY KEY, host TEXT,"
+    " threads INTEGER, role INTEGER, version TEXT, net_id INTEGER, games INTEGER,"
+    " positions INTEGER, plies INTEGER, red_wins INTEGER, black_wins INTEGER, draws INTEGER,"
+    " by_reason TEXT, rejected INTEGER, faults INTEGER, last_seen_ms INTEGER, key TEXT,"
+    " banned INTEGER);"
+    "CREATE TABLE IF NOT EXISTS losses(step INTEGER, time INTEGER, loss REAL, policy REAL,"
+    " value REAL);";
 
 int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
   sqlite3 *h = NULL;
@@ -164,5 +173,119 @@ int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step) {
     *step = sqlite3_column_int64(st, 1);
   }
   sqlite3_finalize(st);
+  return 0;
+}
+
+int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l) {
+  sqlite3_stmt *st = prep(db, "INSERT INTO losses(step, time, loss, policy, value)"
+                              " VALUES(?,?,?,?,?)");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)l->step);
+  sqlite3_bind_int64(st, 2, l->time);
+  sqlite3_bind_double(st, 3, l->loss);
+  sqlite3_bind_double(st, 4, l->policy);
+  sqlite3_bind_double(st, 5, l->value);
+  return step_done(db, st);
+}
+
+static void loss_row(sqlite3_stmt *st, xqc_loss_row_t *l) {
+  l->step = (uint64_t)sqlite3_column_int64(st, 0);
+  l->time = sqlite3_column_int64(st, 1);
+  l->loss = sqlite3_column_double(st, 2);
+  l->policy = sqlite3_column_double(st, 3);
+  l->value = sqlite3_column_double(st, 4);
+}
+
+int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
+  *rows = NULL;
+  *n = 0;
+  /* Every k-th row (k chosen so at most max_points - 1 are kept) plus the newest one. */
+  sqlite3_stmt *st = prep(db, "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM losses");
+  if (!st) return XQ_EIO;
+  int64_t count = 0, last = 0;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    count = sqlite3_column_int64(st, 0);
+    last = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  if (count == 0 || max_points < 2) return 0;
+  int64_t k = (count + max_points - 2) / (max_points - 1);
+  st = prep(db, "SELECT step, time, loss, policy, value FROM losses"
+                " WHERE (rowid - 1) % ? = 0 OR rowid = ? ORDER BY rowid");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, k);
+  sqlite3_bind_int64(st, 2, last);
+  xqc_loss_row_t *r = malloc((size_t)max_points * sizeof *r);
+  if (!r) {
+    sqlite3_finalize(st);
+    return XQ_ENOMEM;
+  }
+  int m = 0;
+  while (m < max_points && sqlite3_step(st) == SQLITE_ROW) loss_row(st, &r[m++]);
+  sqlite3_finalize(st);
+  *rows = r;
+  *n = m;
+  return 0;
+}
+
+int xqc_db_last_loss(xqc_db_t *db, xqc_loss_row_t *l, bool *found) {
+  *found = false;
+  memset(l, 0, sizeof *l);
+  sqlite3_stmt *st = prep(db, "SELECT step, time, loss, policy, value FROM losses"
+                              " ORDER BY rowid DESC LIMIT 1");
+  if (!st) return XQ_EIO;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    loss_row(st, l);
+    *found = true;
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+int xqc_db_matches(xqc_db_t *db, uint64_t after_id, int newest, int max_rows,
+                   xqc_match_info_t **rows, int *n) {
+  *rows = NULL;
+  *n = 0;
+  /* best_elo: the Elo of the latest promotion up to this match (the match's own when it
+   * promoted; net 1's row has match 0). Match ids grow over restarts (main.c). */
+  static const char *COLS =
+      "SELECT m.id, m.net_a, m.net_b, COALESCE(n.step, 0), m.wins, m.draws, m.losses,"
+      " m.score, m.elo, m.decision, m.time, COALESCE((SELECT p.elo FROM promotions p"
+      " WHERE p.match <= m.id ORDER BY p.seq DESC LIMIT 1), 0)"
+      " FROM matches m LEFT JOIN nets n ON n.id = m.net_a ";
+  char sql[800];
+  if (newest > 0)
+    snprintf(sql, sizeof sql, "%s WHERE m.id IN (SELECT id FROM matches WHERE id > ?"
+             " ORDER BY id DESC LIMIT %d) ORDER BY m.id", COLS, newest);
+  else
+    snprintf(sql, sizeof sql, "%s WHERE m.id > ? ORDER BY m.id LIMIT %d", COLS, max_rows);
+  sqlite3_stmt *st = prep(db, sql);
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)after_id);
+  int cap = newest > 0 ? newest : max_rows, m = 0;
+  xqc_match_info_t *r = calloc((size_t)(cap > 0 ? cap : 1), sizeof *r);
+  if (!r) {
+    sqlite3_finalize(st);
+    return XQ_ENOMEM;
+  }
+  while (m < cap && sqlite3_step(st) == SQLITE_ROW) {
+    xqc_match_info_t *x = &r[m++];
+    x->match_id = (uint64_t)sqlite3_column_int64(st, 0);
+    x->net_a = (uint64_t)sqlite3_column_int64(st, 1);
+    x->net_b = (uint64_t)sqlite3_column_int64(st, 2);
+    x->step = sqlite3_column_int64(st, 3);
+    x->wins = sqlite3_column_int64(st, 4);
+    x->draws = sqlite3_column_int64(st, 5);
+    x->losses = sqlite3_column_int64(st, 6);
+    x->score = sqlite3_column_double(st, 7);
+    x->elo = sqlite3_column_double(st, 8);
+    const unsigned char *d = sqlite3_column_text(st, 9);
+    snprintf(x->decision, sizeof x->decision, "%s", d ? (const char *)d : "");
+    x->time = sqlite3_column_int64(st, 10);
+    x->best_elo = sqlite3_column_double(st, 11);
+  }
+  sqlite3_finalize(st);
+  *rows = r;
+  *n = m;
   return 0;
 }

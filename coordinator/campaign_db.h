@@ -6,6 +6,7 @@
 #ifndef XQC_CAMPAIGN_DB_H
 #define XQC_CAMPAIGN_DB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "support/error.h"
@@ -18,6 +19,21 @@ typedef struct {
   double score, elo;
   const char *decision; /* "promoted", "rejected" */
 } xqc_match_row_t;
+
+/* A decided match as the views show it (status.c turns it into a MatchStatus). */
+typedef struct {
+  uint64_t match_id, net_a, net_b;
+  int64_t step, wins, draws, losses, time;
+  double score, elo, best_elo;
+  char decision[16];
+} xqc_match_info_t;
+
+/* One point of the trainer's loss curve. */
+typedef struct {
+  uint64_t step;
+  int64_t time; /* unix seconds */
+  double loss, policy, value;
+} xqc_loss_row_t;
 
 int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb);
 void xqc_db_close(xqc_db_t **db);
@@ -33,5 +49,16 @@ int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t ste
 int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step);
 int xqc_db_worker_seen(xqc_db_t *db, const char *worker_id, const char *host, int threads,
                        int role);
+
+int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l);
+/* The newest loss point (*found false when there is none). */
+int xqc_db_last_loss(xqc_db_t *db, xqc_loss_row_t *l, bool *found);
+/* The loss curve thinned to at most max_points (>= 2) rows, oldest first, always ending
+ * with the newest; *rows is malloc'd (caller frees). */
+int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n);
+/* Decided matches with id > after_id, oldest first: the `newest` last ones when newest
+ * > 0, else the first max_rows. *rows is malloc'd (caller frees). */
+int xqc_db_matches(xqc_db_t *db, uint64_t after_id, int newest, int max_rows,
+                   xqc_match_info_t **rows, int *n);
 
 #endif

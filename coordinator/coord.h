@@ -15,9 +15,11 @@
 #include "replay.h"
 #include "segments.h"
 #include "support/rng.h"
+#include "workers.h"
 #include "xqz.pb-c.h"
 
 #define XQC_RID_MAX 255
+#define XQC_RATE_SAMPLES 62 /* one a second: the ingest rate over the last minute */
 
 typedef struct {
   uint8_t rid[XQC_RID_MAX];
@@ -71,6 +73,19 @@ typedef struct {
   int64_t queued_step;
   char last_gating[160];
   bool stopping;
+  /* Watching (status.c): per-worker statistics, the trainer's loss, the ingest rate. */
+  xqc_workers_t workers;
+  uint64_t start_ms, last_workers_save_ms;
+  uint64_t banned_games;          /* games refused because their sender is banned */
+  xqc_loss_row_t last_loss;       /* newest report (step 0: none yet) */
+  xqc_loss_row_t loss_acc;        /* sums since the last stored row */
+  uint32_t loss_acc_steps;
+  uint64_t loss_saved_step;
+  int64_t loss_saved_time;
+  struct {
+    uint64_t ms[XQC_RATE_SAMPLES], positions[XQC_RATE_SAMPLES]; /* ring of samples */
+    int head, n;
+  } rate;
 } xqc_t;
 
 uint64_t xqc_now_ms(void);
@@ -78,8 +93,11 @@ uint64_t xqc_now_ms(void);
 void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env);
 void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
                      unsigned code, const char *msg);
-/* Counts a malformed message against a peer; cuts it off over the threshold. */
+/* Counts a malformed or unexpected message against a peer (and its worker's faults);
+ * cuts it off over the threshold. */
 void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what);
+/* The same without the worker's fault count (a rejected game counts as `rejected`). */
+void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what);
 
 /* ingest.c */
 int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */

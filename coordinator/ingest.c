@@ -70,9 +70,15 @@ void xqc_seen_free(xqc_seen_t *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* Replays one stored or received record into samples; returns the count or an error. */
+/* What a worker's statistics need of an accepted record. */
+typedef struct {
+  int result, reason, plies;
+} game_facts_t;
+
+/* Replays one stored or received record into samples; returns the count or an error.
+ * facts (may be NULL) gets the result, end reason and length. */
 static int record_samples(const unsigned char *buf, size_t len, xq_sample_t **out,
-                          xq_errbuf_t *eb) {
+                          game_facts_t *facts, xq_errbuf_t *eb) {
   xq_game_record_t rec;
   xq_record_init(&rec);
   *out = NULL;
@@ -85,6 +91,7 @@ static int record_samples(const unsigned char *buf, size_t len, xq_sample_t **ou
       free(*out);
       *out = NULL;
     }
+    if (facts) *facts = (game_facts_t){(int)rec.result, (int)rec.reason, rec.nplies};
   }
   xq_record_free(&rec);
   return rc;
@@ -95,7 +102,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   xqc_t *c = user;
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
-  int n = record_samples(rec, len, &s, &eb);
+  int n = record_samples(rec, len, &s, NULL, &eb);
   if (n < 0) {
     /* Accepted once, so this means a rules change or damage: say so, keep going. */
     XQ_LOGW(COMP, "stored game no longer replays; skipped worker=%s seq=%llu reason=\"%s\"",
@@ -173,13 +180,21 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   }
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
-  int n = record_samples(g->record.data, g->record.len, &s, &eb);
+  game_facts_t facts;
+  int n = record_samples(g->record.data, g->record.len, &s, &facts, &eb);
   if (n < 0) {
     c->rejected_games++;
     p->rejected++;
+    /* Only known workers are charged: a made-up id in a bad record creates no entry. */
+    xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+    if (!w) w = xqc_workers_find(&c->workers, wid);
+    if (w) {
+      w->rejected++;
+      w->dirty = true;
+    }
     XQ_LOGW(COMP, "game rejected worker=%s seq=%llu reason=\"%s\"", wid,
             (unsigned long long)g->seq, eb.msg);
-    xqc_peer_fault(c, p, "inconsistent game record");
+    xqc_peer_error(c, p, "inconsistent game record");
     send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false, eb.msg);
     return;
   }
@@ -197,6 +212,9 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   c->games++;
   c->positions += (uint64_t)n;
   p->games_done++;
+  xqc_worker_t *w = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
+                                    (uint64_t)c->cfg.worker_timeout_ms);
+  if (w) xqc_worker_game(w, facts.result, facts.reason, facts.plies, n);
   queue_ack(c, p, request_id, wid, g->seq);
 }
 

@@ -13,6 +13,7 @@
 
 #include "campaign.h"
 #include "coord.h"
+#include "status.h"
 #include "nn/nn_file.h"
 #include "rules/fen.h"
 #include "support/atomic_file.h"
@@ -60,7 +61,7 @@ static void peer_name(const xqc_peer_t *p, char *buf, size_t n) {
   buf[k] = '\0';
 }
 
-void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what) {
+void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what) {
   char name[300];
   peer_name(p, name, sizeof name);
   p->errors++;
@@ -71,6 +72,15 @@ void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what) {
     XQ_LOGE(COMP, "peer cut off (its messages are ignored until the coordinator restarts);"
             " check that peer's software version peer=%s errors=%lld", name, (long long)p->errors);
   }
+}
+
+void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what) {
+  xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+  if (w) {
+    w->faults++;
+    w->dirty = true;
+  }
+  xqc_peer_error(c, p, what);
 }
 
 static int peer_get(xqc_t *c, const uint8_t *rid, size_t rid_len) {
@@ -115,6 +125,16 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
   p->role = h->role;
   p->hello = true;
   if (wid[0]) xqc_db_worker_seen(c->db, wid, h->host ? h->host : "", (int)h->threads, h->role);
+  xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
+                                     (uint64_t)c->cfg.worker_timeout_ms);
+  if (ws) {
+    snprintf(ws->host, sizeof ws->host, "%s", h->host ? h->host : "");
+    snprintf(ws->version, sizeof ws->version, "%s",
+             h->software_version ? h->software_version : "");
+    ws->threads = h->threads;
+    ws->role = h->role;
+    xqc_worker_touch(ws, xqc_now_ms());
+  }
   XQ_LOGI(COMP, "hello worker=%s role=%d host=%s threads=%u version=%s", wid, h->role,
           h->host ? h->host : "", h->threads, h->software_version ? h->software_version : "");
   Xqz__Envelope env;
@@ -135,6 +155,11 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
 
 static void on_heartbeat(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Heartbeat *h) {
   p->net_id = h->net_id;
+  xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+  if (w && w->net_id != h->net_id) {
+    w->net_id = h->net_id;
+    w->dirty = true;
+  }
   if (h->games_done > p->games_done) p->games_done = h->games_done;
   /* Echo: the peer learns the coordinator is alive and which net is best. */
   Xqz__Envelope env;
@@ -266,6 +291,7 @@ static void send_wait(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint32_t ms, const c
 
 static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__BatchRequest *r) {
   if ((int64_t)r->trainer_step > c->trainer_step) c->trainer_step = (int64_t)r->trainer_step;
+  xqc_status_loss_report(c, r);
   uint32_t n = r->size ? r->size : (uint32_t)c->cfg.batch_size;
   if (n > 8192) n = 8192;
   char why[160];
@@ -456,37 +482,52 @@ static void on_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Candid
 }
 
 static uint32_t count_workers(const xqc_t *c) {
-  uint32_t n = 0;
-  uint64_t now = xqc_now_ms();
-  for (int i = 0; i < c->npeers; i++)
-    if (c->peers[i].hello && !c->peers[i].cut && c->peers[i].role == XQZ__ROLE__ROLE_WORKER &&
-        now - c->peers[i].last_seen_ms <= (uint64_t)c->cfg.worker_timeout_ms)
-      n++;
-  return n;
+  return xqc_workers_alive(&c->workers, XQZ__ROLE__ROLE_WORKER, xqc_now_ms(),
+                           (uint64_t)c->cfg.worker_timeout_ms);
 }
 
 static void on_status(xqc_t *c, xqc_peer_t *p, uint64_t rq) {
+  Xqz__Status *s = NULL;
+  int rc = xqc_status_build(c, &s);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "status not built err=\"%s\"", xq_strerror(rc));
+    xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_INTERNAL, "status not available");
+    return;
+  }
   Xqz__Envelope env;
-  Xqz__Status s;
   xq_wire_init(&env);
-  xqz__status__init(&s);
-  s.best_net_id = c->best;
-  s.games = c->games;
-  s.positions = c->positions;
-  s.window_positions = c->replay.count;
-  s.workers = count_workers(c);
-  s.trainer_step = (uint64_t)c->trainer_step;
-  s.promotions = (uint64_t)c->promotions;
-  s.last_gating = c->last_gating;
   env.request_id = rq;
   env.body_case = XQZ__ENVELOPE__BODY_STATUS;
-  env.status = &s;
+  env.status = s;
   xqc_reply(c, p->rid, p->rid_len, &env);
+  xqc_status_free(&s);
+}
+
+static void on_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq,
+                          const Xqz__PromotionsRequest *r) {
+  Xqz__Promotions *pr = NULL;
+  int rc = xqc_promotions_build(c, r->after_match_id, &pr);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "promotions not built err=\"%s\"", xq_strerror(rc));
+    xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_INTERNAL, "promotions not available");
+    return;
+  }
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_PROMOTIONS;
+  env.promotions = pr;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+  xqc_promotions_free(&pr);
 }
 
 static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
   xqc_peer_t *p = &c->peers[pi];
   uint64_t rq = env->request_id;
+  if (p->hello) {
+    xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+    if (w) xqc_worker_touch(w, xqc_now_ms());
+  }
   switch (env->body_case) {
   case XQZ__ENVELOPE__BODY_HELLO: on_hello(c, p, rq, env->hello); break;
   case XQZ__ENVELOPE__BODY_HEARTBEAT: on_heartbeat(c, p, rq, env->heartbeat); break;
@@ -497,6 +538,9 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
   case XQZ__ENVELOPE__BODY_BATCH_REQUEST: on_batch_request(c, p, rq, env->batch_request); break;
   case XQZ__ENVELOPE__BODY_CANDIDATE: on_candidate(c, p, rq, env->candidate); break;
   case XQZ__ENVELOPE__BODY_STATUS_REQUEST: on_status(c, p, rq); break;
+  case XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST:
+    on_promotions(c, p, rq, env->promotions_request);
+    break;
   default:
     xqc_peer_fault(c, p, "unexpected message type");
     xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_UNEXPECTED, "unexpected message type");
@@ -558,6 +602,12 @@ static void on_timer(uv_timer_t *t) {
   xqc_t *c = t->data;
   uint64_t now = xqc_now_ms();
   xqc_ingest_flush(c);
+  xqc_status_rate_sample(c, now);
+  /* Worker statistics are worth a transaction a second, not one per fsync tick. */
+  if (now - c->last_workers_save_ms >= 1000) {
+    c->last_workers_save_ms = now;
+    xqc_workers_save(&c->workers, c->db);
+  }
   if (now - c->last_status_ms >= (uint64_t)c->cfg.status_ms) {
     c->last_status_ms = now;
     status_line(c);
@@ -608,6 +658,8 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   size_t fdlen = sizeof fd;
   zmq_getsockopt(c->router, ZMQ_FD, &fd, &fdlen);
   c->loop = uv_default_loop();
+  c->start_ms = xqc_now_ms();
+  xqc_status_rate_sample(c, c->start_ms);
   uv_poll_init(c->loop, &c->router_poll, fd);
   c->router_poll.data = c;
   uv_poll_start(&c->router_poll, UV_READABLE, on_router);
@@ -635,6 +687,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_run(c->loop, UV_RUN_DEFAULT);
   /* Stopping: make everything acknowledged durable, send the last acks, close. */
   xqc_ingest_flush(c);
+  xqc_workers_save(&c->workers, c->db);
   status_line(c);
   uv_close((uv_handle_t *)&c->router_poll, on_close);
   uv_close((uv_handle_t *)&c->timer, on_close);

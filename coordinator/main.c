@@ -11,6 +11,7 @@
 
 #include "campaign.h"
 #include "coord.h"
+#include "status.h"
 #include "support/log.h"
 
 #define COMP "coordinator"
@@ -92,6 +93,8 @@ int main(int argc, char **argv) {
   snprintf(c->last_gating, sizeof c->last_gating, "none yet");
   rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->best, &c->best_elo, &c->promotions, &eb);
   if (rc == 0) rc = xqc_replay_init(&c->replay, (uint64_t)c->cfg.window);
+  if (rc == 0) rc = xqc_workers_init(&c->workers);
+  if (rc == 0) xqc_status_open(c);
   if (rc == 0) rc = xqc_ingest_open(c, &eb);
   if (rc == 0) rc = xqc_run(c, &eb);
   if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
@@ -99,6 +102,7 @@ int main(int argc, char **argv) {
   xqc_gate_close(&c->gate);
   xqc_replay_close(&c->replay);
   xqc_seen_free(&c->seen);
+  xqc_workers_close(&c->workers);
   xqc_db_close(&c->db);
   free(c->peers);
   free(c->acks);

@@ -2,16 +2,38 @@
  * status.h: the coordinator's state as one Status message (proto/xqz.proto). It is the
  * single source of every view: the StatusRequest reply (`xqz status`), the HTTP
  * endpoints (/api/status, /metrics, the dashboard) and the periodic status log line.
+ * Also the other watched quantities that feed it: the ingest rate samples, the trainer's
+ * loss reports, and the gating match list (PromotionsRequest, /api/promotions).
  *
  * Ownership: xqc_status_build allocates the whole message tree; free it with
- * xqc_status_free.
+ * xqc_status_free. Likewise xqc_promotions_build / xqc_promotions_free.
  */
 #ifndef XQC_STATUS_H
 #define XQC_STATUS_H
 
 #include "coord.h"
 
+#define XQC_RECENT_MATCHES 20    /* Status.recent_matches */
+#define XQC_LOSS_POINTS 200      /* Status.loss_history */
+#define XQC_PROMOTIONS_MAX 1000  /* matches in one Promotions reply (ask again for more) */
+
 int xqc_status_build(xqc_t *c, Xqz__Status **out);
 void xqc_status_free(Xqz__Status **s);
+
+/* Decided matches with id > after_match_id, oldest first (at most XQC_PROMOTIONS_MAX). */
+int xqc_promotions_build(xqc_t *c, uint64_t after_match_id, Xqz__Promotions **out);
+void xqc_promotions_free(Xqz__Promotions **p);
+
+/* Called by the timer: records (now, positions) about once a second. */
+void xqc_status_rate_sample(xqc_t *c, uint64_t now_ms);
+/* Positions ingested per second over the last minute (0 before two samples). */
+double xqc_status_rate(const xqc_t *c);
+/* A trainer's loss report (BatchRequest.loss_*): kept as the last loss, stored in the
+ * losses table at most once per XQC_LOSS_EVERY_STEPS steps and XQC_LOSS_EVERY_S. */
+#define XQC_LOSS_EVERY_STEPS 20
+#define XQC_LOSS_EVERY_S 10
+void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r);
+/* Loads the last loss point at start. */
+void xqc_status_open(xqc_t *c);
 
 #endif

@@ -1,0 +1,305 @@
+/*
+ * status_json.c: JSON text of Status and of a match list (see status_json.h).
+ *
+ * Shapes: every Status field under its proto name. Net ids (best_net_id, net_id, net_a,
+ * net_b) are 16-digit hex strings; other integers are JSON numbers; a double that is not
+ * finite (an Elo bound of a match won or lost 100%) is null; role is "worker",
+ * "trainer", "cli" or "unknown"; by_reason is an object keyed by end reason name
+ * ("checkmate", ...: xq_reason_name); an absent open_match or last_loss is null.
+ */
+#include "wire/status_json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rules.h"
+
+/* A growing string; after an allocation failure every append is a no-op and the
+ * result is NULL. */
+typedef struct {
+  char *s;
+  size_t n, cap;
+  bool failed;
+} jbuf_t;
+
+static void jb_reserve(jbuf_t *b, size_t more) {
+  if (b->failed || b->n + more + 1 <= b->cap) return;
+  size_t ncap = b->cap ? b->cap : 1024;
+  while (ncap < b->n + more + 1) ncap *= 2;
+  char *ns = realloc(b->s, ncap);
+  if (!ns) {
+    b->failed = true;
+    return;
+  }
+  b->s = ns;
+  b->cap = ncap;
+}
+
+static void jb_put(jbuf_t *b, const char *s, size_t n) {
+  jb_reserve(b, n);
+  if (b->failed) return;
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = '\0';
+}
+
+static void jb_lit(jbuf_t *b, const char *s) { jb_put(b, s, strlen(s)); }
+
+static void jb_printf(jbuf_t *b, const char *fmt, ...) {
+  char tmp[128];
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (k < 0 || (size_t)k >= sizeof tmp) {
+    b->failed = true; /* never happens for the numbers written here */
+    return;
+  }
+  jb_put(b, tmp, (size_t)k);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; bytes >= 0x80
+ * pass through (the texts are UTF-8 or ASCII from our own programs, but a peer's host
+ * name is not trusted: invalid UTF-8 bytes are replaced by U+FFFD). */
+static void jb_str(jbuf_t *b, const char *s) {
+  jb_lit(b, "\"");
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  while (*p) {
+    unsigned char ch = *p;
+    if (ch == '"' || ch == '\\') {
+      char e[2] = {'\\', (char)ch};
+      jb_put(b, e, 2);
+      p++;
+    } else if (ch < 0x20 || ch == 0x7f) {
+      switch (ch) {
+      case '\n': jb_lit(b, "\\n"); break;
+      case '\r': jb_lit(b, "\\r"); break;
+      case '\t': jb_lit(b, "\\t"); break;
+      default: jb_printf(b, "\\u%04x", ch); break;
+      }
+      p++;
+    } else if (ch < 0x80) {
+      jb_put(b, (const char *)p, 1);
+      p++;
+    } else {
+      /* Length of a valid UTF-8 sequence starting here, 0 when invalid. */
+      int len = ch >= 0xc2 && ch <= 0xdf ? 2 : ch >= 0xe0 && ch <= 0xef ? 3
+              : ch >= 0xf0 && ch <= 0xf4 ? 4 : 0;
+      for (int i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80) len = 0;
+      if (len == 3 && ((ch == 0xe0 && p[1] < 0xa0) || (ch == 0xed && p[1] >= 0xa0))) len = 0;
+      if (len == 4 && ((ch == 0xf0 && p[1] < 0x90) || (ch == 0xf4 && p[1] >= 0x90))) len = 0;
+      if (len) {
+        jb_put(b, (const char *)p, (size_t)len);
+        p += len;
+      } else {
+        jb_lit(b, "\\ufffd");
+        p++;
+      }
+    }
+  }
+  jb_lit(b, "\"");
+}
+
+static void jb_key(jbuf_t *b, bool *first, const char *k) {
+  if (!*first) jb_lit(b, ",");
+  *first = false;
+  jb_str(b, k);
+  jb_lit(b, ":");
+}
+
+static void kv_str(jbuf_t *b, bool *first, const char *k, const char *v) {
+  jb_key(b, first, k);
+  jb_str(b, v);
+}
+
+static void kv_u64(jbuf_t *b, bool *first, const char *k, uint64_t v) {
+  jb_key(b, first, k);
+  jb_printf(b, "%llu", (unsigned long long)v);
+}
+
+static void kv_i64(jbuf_t *b, bool *first, const char *k, int64_t v) {
+  jb_key(b, first, k);
+  jb_printf(b, "%lld", (long long)v);
+}
+
+static void kv_id(jbuf_t *b, bool *first, const char *k, uint64_t v) {
+  jb_key(b, first, k);
+  jb_printf(b, "\"%016llx\"", (unsigned long long)v);
+}
+
+static void kv_bool(jbuf_t *b, bool *first, const char *k, bool v) {
+  jb_key(b, first, k);
+  jb_lit(b, v ? "true" : "false");
+}
+
+static void kv_dbl(jbuf_t *b, bool *first, const char *k, double v) {
+  jb_key(b, first, k);
+  if (isfinite(v)) jb_printf(b, "%.10g", v);
+  else jb_lit(b, "null");
+}
+
+static const char *role_name(Xqz__Role r) {
+  switch (r) {
+  case XQZ__ROLE__ROLE_WORKER: return "worker";
+  case XQZ__ROLE__ROLE_TRAINER: return "trainer";
+  case XQZ__ROLE__ROLE_CLI: return "cli";
+  default: return "unknown";
+  }
+}
+
+static void match_obj(jbuf_t *b, const Xqz__MatchStatus *m) {
+  if (!m) {
+    jb_lit(b, "null");
+    return;
+  }
+  bool f = true;
+  jb_lit(b, "{");
+  kv_u64(b, &f, "match_id", m->match_id);
+  kv_id(b, &f, "net_a", m->net_a);
+  kv_id(b, &f, "net_b", m->net_b);
+  kv_i64(b, &f, "step", m->step);
+  kv_i64(b, &f, "wins", m->wins);
+  kv_i64(b, &f, "draws", m->draws);
+  kv_i64(b, &f, "losses", m->losses);
+  kv_dbl(b, &f, "score", m->score);
+  kv_dbl(b, &f, "elo", m->elo);
+  kv_dbl(b, &f, "elo_lo", m->elo_lo);
+  kv_dbl(b, &f, "elo_hi", m->elo_hi);
+  kv_str(b, &f, "decision", m->decision);
+  kv_i64(b, &f, "time", m->time);
+  kv_dbl(b, &f, "best_elo", m->best_elo);
+  jb_lit(b, "}");
+}
+
+static void match_array(jbuf_t *b, Xqz__MatchStatus *const *m, size_t n) {
+  jb_lit(b, "[");
+  for (size_t i = 0; i < n; i++) {
+    if (i) jb_lit(b, ",");
+    match_obj(b, m[i]);
+  }
+  jb_lit(b, "]");
+}
+
+static void loss_obj(jbuf_t *b, const Xqz__LossPoint *l) {
+  if (!l) {
+    jb_lit(b, "null");
+    return;
+  }
+  bool f = true;
+  jb_lit(b, "{");
+  kv_u64(b, &f, "step", l->step);
+  kv_i64(b, &f, "time", l->time);
+  kv_dbl(b, &f, "loss", l->loss);
+  kv_dbl(b, &f, "policy", l->policy);
+  kv_dbl(b, &f, "value", l->value);
+  jb_lit(b, "}");
+}
+
+static void worker_obj(jbuf_t *b, const Xqz__WorkerStatus *w) {
+  bool f = true;
+  jb_lit(b, "{");
+  kv_str(b, &f, "worker_id", w->worker_id);
+  kv_str(b, &f, "host", w->host);
+  kv_u64(b, &f, "threads", w->threads);
+  kv_str(b, &f, "role", role_name(w->role));
+  kv_id(b, &f, "net_id", w->net_id);
+  kv_u64(b, &f, "games", w->games);
+  kv_u64(b, &f, "positions", w->positions);
+  kv_u64(b, &f, "rejected", w->rejected);
+  kv_u64(b, &f, "faults", w->faults);
+  kv_u64(b, &f, "last_seen_ms_ago", w->last_seen_ms_ago);
+  kv_bool(b, &f, "alive", w->alive);
+  kv_bool(b, &f, "banned", w->banned);
+  kv_str(b, &f, "software_version", w->software_version);
+  kv_str(b, &f, "key", w->key);
+  kv_u64(b, &f, "red_wins", w->red_wins);
+  kv_u64(b, &f, "black_wins", w->black_wins);
+  kv_u64(b, &f, "draws", w->draws);
+  jb_key(b, &f, "by_reason");
+  jb_lit(b, "{");
+  bool rf = true;
+  for (size_t i = 0; i < w->n_by_reason; i++) {
+    char unknown[32];
+    const char *name = xq_reason_name((xq_reason_t)i);
+    if (strcmp(name, "unknown") == 0) { /* a newer peer's reason code */
+      snprintf(unknown, sizeof unknown, "reason-%zu", i);
+      name = unknown;
+    }
+    kv_u64(b, &rf, name, w->by_reason[i]);
+  }
+  jb_lit(b, "}");
+  kv_dbl(b, &f, "avg_plies", w->avg_plies);
+  jb_lit(b, "}");
+}
+
+static char *finish(jbuf_t *b) {
+  if (b->failed) {
+    free(b->s);
+    return NULL;
+  }
+  return b->s;
+}
+
+char *xq_status_json(const Xqz__Status *s) {
+  jbuf_t b = {0};
+  bool f = true;
+  jb_lit(&b, "{");
+  kv_str(&b, &f, "campaign", s->campaign);
+  kv_str(&b, &f, "software_version", s->software_version);
+  kv_u64(&b, &f, "protocol_version", s->protocol_version);
+  kv_id(&b, &f, "best_net_id", s->best_net_id);
+  kv_dbl(&b, &f, "best_elo", s->best_elo);
+  kv_u64(&b, &f, "games", s->games);
+  kv_u64(&b, &f, "positions", s->positions);
+  kv_dbl(&b, &f, "positions_per_s", s->positions_per_s);
+  kv_u64(&b, &f, "window_positions", s->window_positions);
+  kv_u64(&b, &f, "window_capacity", s->window_capacity);
+  kv_u64(&b, &f, "samples_served", s->samples_served);
+  kv_u64(&b, &f, "rejected_games", s->rejected_games);
+  kv_u64(&b, &f, "duplicates", s->duplicates);
+  kv_u64(&b, &f, "banned_games", s->banned_games);
+  kv_u64(&b, &f, "workers", s->workers);
+  kv_u64(&b, &f, "trainer_step", s->trainer_step);
+  kv_u64(&b, &f, "promotions", s->promotions);
+  kv_str(&b, &f, "last_gating", s->last_gating);
+  kv_i64(&b, &f, "uptime_s", s->uptime_s);
+  kv_str(&b, &f, "gating_mode", s->gating_mode);
+  jb_key(&b, &f, "last_loss");
+  loss_obj(&b, s->last_loss);
+  jb_key(&b, &f, "open_match");
+  match_obj(&b, s->open_match);
+  jb_key(&b, &f, "worker_list");
+  jb_lit(&b, "[");
+  for (size_t i = 0; i < s->n_worker_list; i++) {
+    if (i) jb_lit(&b, ",");
+    worker_obj(&b, s->worker_list[i]);
+  }
+  jb_lit(&b, "]");
+  jb_key(&b, &f, "recent_matches");
+  match_array(&b, s->recent_matches, s->n_recent_matches);
+  jb_key(&b, &f, "loss_history");
+  jb_lit(&b, "[");
+  for (size_t i = 0; i < s->n_loss_history; i++) {
+    if (i) jb_lit(&b, ",");
+    loss_obj(&b, s->loss_history[i]);
+  }
+  jb_lit(&b, "]");
+  jb_key(&b, &f, "limits");
+  jb_lit(&b, "{");
+  bool lf = true;
+  for (size_t i = 0; i < s->n_limits; i++) kv_dbl(&b, &lf, s->limits[i]->name, s->limits[i]->value);
+  jb_lit(&b, "}");
+  jb_lit(&b, "}");
+  return finish(&b);
+}
+
+char *xq_matches_json(Xqz__MatchStatus *const *matches, size_t n) {
+  jbuf_t b = {0};
+  match_array(&b, matches, n);
+  return finish(&b);
+}

@@ -1,0 +1,355 @@
+/*
+ * status.c: the Status and Promotions messages (see status.h), and the watched
+ * quantities behind them: the ingest rate ring and the trainer's loss reports.
+ *
+ * A message is assembled from temporary pieces (a list of allocations freed together),
+ * packed, and unpacked again: the caller gets one protobuf-c tree that
+ * xqz__status__free_unpacked frees whole, however the message was put together.
+ */
+#include "status.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search/elo.h"
+#include "support/log.h"
+#include "support/version.h"
+#include "wire/wire.h"
+
+#define COMP "status"
+
+/* Temporary storage of one build: every piece is freed by tmp_free. */
+typedef struct {
+  void **p;
+  int n, cap;
+  bool failed;
+} tmp_t;
+
+static void *tmp_alloc(tmp_t *t, size_t size) {
+  if (t->failed) return NULL;
+  if (t->n == t->cap) {
+    int ncap = t->cap ? t->cap * 2 : 64;
+    void **np = realloc(t->p, (size_t)ncap * sizeof *np);
+    if (!np) {
+      t->failed = true;
+      return NULL;
+    }
+    t->p = np;
+    t->cap = ncap;
+  }
+  void *m = calloc(1, size ? size : 1);
+  if (!m) {
+    t->failed = true;
+    return NULL;
+  }
+  t->p[t->n++] = m;
+  return m;
+}
+
+static char *tmp_str(tmp_t *t, const char *s) {
+  size_t n = strlen(s);
+  char *d = tmp_alloc(t, n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+static void tmp_free(tmp_t *t) {
+  for (int i = 0; i < t->n; i++) free(t->p[i]);
+  free(t->p);
+  memset(t, 0, sizeof *t);
+}
+
+/* One MatchStatus for Status.open_match, Status.recent_matches and Promotions. The Elo
+ * interval comes from the W/D/L (trinomial); `elo` is the one the gate decided with. */
+static Xqz__MatchStatus *match_status(tmp_t *t, const xqc_match_info_t *r) {
+  Xqz__MatchStatus *m = tmp_alloc(t, sizeof *m);
+  if (!m) return NULL;
+  xqz__match_status__init(m);
+  xq_elo_est_t est;
+  xq_elo_trinomial(r->wins, r->draws, r->losses, &est);
+  m->match_id = r->match_id;
+  m->net_a = r->net_a;
+  m->net_b = r->net_b;
+  m->step = r->step;
+  m->wins = r->wins;
+  m->draws = r->draws;
+  m->losses = r->losses;
+  m->score = r->score;
+  m->elo = r->elo;
+  m->elo_lo = est.elo_lo;
+  m->elo_hi = est.elo_hi;
+  m->decision = tmp_str(t, r->decision);
+  m->time = r->time;
+  m->best_elo = r->best_elo;
+  return m->decision ? m : NULL;
+}
+
+/* The decided matches with id > after (newest > 0: only the newest ones). */
+static int match_list(tmp_t *t, xqc_t *c, uint64_t after, int newest, int max_rows,
+                      Xqz__MatchStatus ***out, size_t *n) {
+  xqc_match_info_t *rows = NULL;
+  int nr = 0;
+  *out = NULL;
+  *n = 0;
+  int rc = xqc_db_matches(c->db, after, newest, max_rows, &rows, &nr);
+  if (rc < 0) return rc;
+  Xqz__MatchStatus **v = tmp_alloc(t, (size_t)nr * sizeof *v);
+  for (int i = 0; v && i < nr; i++) v[i] = match_status(t, &rows[i]);
+  free(rows);
+  if (t->failed) return XQ_ENOMEM;
+  *out = v;
+  *n = (size_t)nr;
+  return 0;
+}
+
+static Xqz__MatchStatus *open_match(tmp_t *t, const xqc_t *c) {
+  const xqc_gate_t *g = &c->gate;
+  if (!g->open) return NULL;
+  xqc_match_info_t r;
+  memset(&r, 0, sizeof r);
+  r.match_id = g->match_id;
+  r.net_a = g->cand;
+  r.net_b = g->best;
+  r.step = g->cand_step;
+  r.wins = g->w;
+  r.draws = g->d;
+  r.losses = g->l;
+  xqc_gate_score(g, &r.score, &r.elo);
+  snprintf(r.decision, sizeof r.decision, "open");
+  r.best_elo = c->best_elo;
+  return match_status(t, &r);
+}
+
+static Xqz__LossPoint *loss_point(tmp_t *t, const xqc_loss_row_t *l) {
+  Xqz__LossPoint *p = tmp_alloc(t, sizeof *p);
+  if (!p) return NULL;
+  xqz__loss_point__init(p);
+  p->step = l->step;
+  p->time = l->time;
+  p->loss = (float)l->loss;
+  p->policy = (float)l->policy;
+  p->value = (float)l->value;
+  return p;
+}
+
+static Xqz__WorkerStatus *worker_status(tmp_t *t, const xqc_t *c, const xqc_worker_t *w,
+                                        uint64_t now) {
+  Xqz__WorkerStatus *s = tmp_alloc(t, sizeof *s);
+  uint64_t *reasons = tmp_alloc(t, XQC_REASONS * sizeof *reasons);
+  if (!s || !reasons) return NULL;
+  xqz__worker_status__init(s);
+  s->worker_id = tmp_str(t, w->id);
+  s->host = tmp_str(t, w->host);
+  s->software_version = tmp_str(t, w->version);
+  s->key = tmp_str(t, w->key);
+  s->threads = w->threads;
+  s->role = (Xqz__Role)w->role;
+  s->net_id = w->net_id;
+  s->games = w->games;
+  s->positions = w->positions;
+  s->rejected = w->rejected;
+  s->faults = w->faults;
+  s->last_seen_ms_ago = xqc_worker_ago_ms(w, now);
+  s->alive = xqc_worker_alive(w, now, (uint64_t)c->cfg.worker_timeout_ms);
+  s->banned = w->banned;
+  s->red_wins = w->red_wins;
+  s->black_wins = w->black_wins;
+  s->draws = w->draws;
+  memcpy(reasons, w->by_reason, XQC_REASONS * sizeof *reasons);
+  s->by_reason = reasons;
+  s->n_by_reason = XQC_REASONS;
+  s->avg_plies = w->games ? (double)w->plies / (double)w->games : 0.0;
+  return s;
+}
+
+/* Every limit in force, by setting name. The security helper's limits join this table. */
+static void limits(tmp_t *t, const xqc_t *c, Xqz__Status *s) {
+  const struct {
+    const char *name;
+    double value;
+  } rows[] = {
+      {"max_peer_errors", (double)c->cfg.max_peer_errors},
+      {"worker_timeout_ms", (double)c->cfg.worker_timeout_ms},
+      {"max_message_bytes", (double)XQ_WIRE_MAX_MESSAGE},
+  };
+  size_t n = sizeof rows / sizeof rows[0];
+  Xqz__Setting **v = tmp_alloc(t, n * sizeof *v);
+  Xqz__Setting *set = tmp_alloc(t, n * sizeof *set);
+  if (!v || !set) return;
+  for (size_t i = 0; i < n; i++) {
+    xqz__setting__init(&set[i]);
+    set[i].name = (char *)rows[i].name;
+    set[i].value = rows[i].value;
+    v[i] = &set[i];
+  }
+  s->limits = v;
+  s->n_limits = n;
+}
+
+/* The campaign's name: the last component of its directory. */
+static char *base_name(tmp_t *t, const char *dir) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  size_t b = n;
+  while (b > 0 && dir[b - 1] != '/') b--;
+  char *d = tmp_alloc(t, n - b + 1);
+  if (d) memcpy(d, dir + b, n - b);
+  return d;
+}
+
+/* Packs msg (with its descriptor's functions) and unpacks a copy the caller owns. */
+static void *repack(const ProtobufCMessage *msg) {
+  size_t len = protobuf_c_message_get_packed_size(msg);
+  uint8_t *buf = malloc(len ? len : 1);
+  if (!buf) return NULL;
+  protobuf_c_message_pack(msg, buf);
+  ProtobufCMessage *copy = protobuf_c_message_unpack(msg->descriptor, NULL, len, buf);
+  free(buf);
+  return copy;
+}
+
+int xqc_status_build(xqc_t *c, Xqz__Status **out) {
+  *out = NULL;
+  tmp_t t;
+  memset(&t, 0, sizeof t);
+  uint64_t now = xqc_now_ms();
+  uint64_t timeout = (uint64_t)c->cfg.worker_timeout_ms;
+  Xqz__Status s;
+  xqz__status__init(&s);
+  s.best_net_id = c->best;
+  s.games = c->games;
+  s.positions = c->positions;
+  s.window_positions = c->replay.count;
+  s.workers = xqc_workers_alive(&c->workers, XQZ__ROLE__ROLE_WORKER, now, timeout);
+  s.trainer_step = (uint64_t)c->trainer_step;
+  s.promotions = (uint64_t)c->promotions;
+  s.last_gating = c->last_gating;
+  s.campaign = base_name(&t, c->dir);
+  s.software_version = XQ_SOFTWARE_NAME;
+  s.protocol_version = XQ_PROTOCOL_VERSION;
+  s.best_elo = c->best_elo;
+  s.positions_per_s = xqc_status_rate(c);
+  s.window_capacity = c->replay.cap;
+  s.samples_served = c->samples_served;
+  s.rejected_games = c->rejected_games;
+  s.duplicates = c->duplicates;
+  s.uptime_s = (int64_t)((now - c->start_ms) / 1000u);
+  s.gating_mode = c->cfg.gating;
+  s.banned_games = c->banned_games;
+  if (c->last_loss.step || c->last_loss.time) s.last_loss = loss_point(&t, &c->last_loss);
+  s.open_match = open_match(&t, c);
+
+  Xqz__WorkerStatus **wl = tmp_alloc(&t, (size_t)c->workers.n * sizeof *wl);
+  for (int i = 0; wl && i < c->workers.n; i++)
+    wl[i] = worker_status(&t, c, &c->workers.w[i], now);
+  s.worker_list = wl;
+  s.n_worker_list = wl ? (size_t)c->workers.n : 0;
+
+  int rc = match_list(&t, c, 0, XQC_RECENT_MATCHES, 0, &s.recent_matches, &s.n_recent_matches);
+
+  xqc_loss_row_t *losses = NULL;
+  int nl = 0;
+  if (rc == 0) rc = xqc_db_losses(c->db, XQC_LOSS_POINTS, &losses, &nl);
+  Xqz__LossPoint **lh = tmp_alloc(&t, (size_t)nl * sizeof *lh);
+  for (int i = 0; lh && i < nl; i++) lh[i] = loss_point(&t, &losses[i]);
+  free(losses);
+  s.loss_history = lh;
+  s.n_loss_history = lh ? (size_t)nl : 0;
+
+  limits(&t, c, &s);
+  if (rc == 0 && t.failed) rc = XQ_ENOMEM;
+  if (rc == 0) {
+    *out = repack(&s.base);
+    if (!*out) rc = XQ_ENOMEM;
+  }
+  tmp_free(&t);
+  return rc;
+}
+
+void xqc_status_free(Xqz__Status **s) {
+  if (!s || !*s) return;
+  xqz__status__free_unpacked(*s, NULL);
+  *s = NULL;
+}
+
+int xqc_promotions_build(xqc_t *c, uint64_t after_match_id, Xqz__Promotions **out) {
+  *out = NULL;
+  tmp_t t;
+  memset(&t, 0, sizeof t);
+  Xqz__Promotions p;
+  xqz__promotions__init(&p);
+  int rc = match_list(&t, c, after_match_id, 0, XQC_PROMOTIONS_MAX, &p.matches, &p.n_matches);
+  if (rc == 0) {
+    *out = repack(&p.base);
+    if (!*out) rc = XQ_ENOMEM;
+  }
+  tmp_free(&t);
+  return rc;
+}
+
+void xqc_promotions_free(Xqz__Promotions **p) {
+  if (!p || !*p) return;
+  xqz__promotions__free_unpacked(*p, NULL);
+  *p = NULL;
+}
+
+void xqc_status_rate_sample(xqc_t *c, uint64_t now_ms) {
+  if (c->rate.n) {
+    int last = (c->rate.head + XQC_RATE_SAMPLES - 1) % XQC_RATE_SAMPLES;
+    if (now_ms - c->rate.ms[last] < 1000) return;
+  }
+  c->rate.ms[c->rate.head] = now_ms;
+  c->rate.positions[c->rate.head] = c->positions;
+  c->rate.head = (c->rate.head + 1) % XQC_RATE_SAMPLES;
+  if (c->rate.n < XQC_RATE_SAMPLES) c->rate.n++;
+}
+
+double xqc_status_rate(const xqc_t *c) {
+  if (c->rate.n < 2) return 0.0;
+  int last = (c->rate.head + XQC_RATE_SAMPLES - 1) % XQC_RATE_SAMPLES;
+  /* The oldest sample at most a minute older than the newest. */
+  int first = (c->rate.head + XQC_RATE_SAMPLES - c->rate.n) % XQC_RATE_SAMPLES;
+  while (first != last && c->rate.ms[last] - c->rate.ms[first] > 60000)
+    first = (first + 1) % XQC_RATE_SAMPLES;
+  uint64_t dt = c->rate.ms[last] - c->rate.ms[first];
+  if (dt == 0) return 0.0;
+  return (double)(c->rate.positions[last] - c->rate.positions[first]) * 1000.0 / (double)dt;
+}
+
+void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
+  if (r->loss_steps == 0) return;
+  double k = r->loss_steps;
+  c->last_loss.step = r->trainer_step;
+  c->last_loss.time = (int64_t)time(NULL);
+  c->last_loss.loss = r->loss;
+  c->last_loss.policy = r->loss_policy;
+  c->last_loss.value = r->loss_value;
+  /* The stored row is the mean over every step since the previous row. */
+  c->loss_acc.loss += k * r->loss;
+  c->loss_acc.policy += k * r->loss_policy;
+  c->loss_acc.value += k * r->loss_value;
+  c->loss_acc_steps += r->loss_steps;
+  if (r->trainer_step < c->loss_saved_step + XQC_LOSS_EVERY_STEPS ||
+      c->last_loss.time < c->loss_saved_time + XQC_LOSS_EVERY_S)
+    return;
+  xqc_loss_row_t row = c->last_loss;
+  row.loss = c->loss_acc.loss / c->loss_acc_steps;
+  row.policy = c->loss_acc.policy / c->loss_acc_steps;
+  row.value = c->loss_acc.value / c->loss_acc_steps;
+  if (xqc_db_add_loss(c->db, &row) == 0) {
+    c->loss_saved_step = row.step;
+    c->loss_saved_time = row.time;
+    memset(&c->loss_acc, 0, sizeof c->loss_acc);
+    c->loss_acc_steps = 0;
+  }
+}
+
+void xqc_status_open(xqc_t *c) {
+  bool found;
+  if (xqc_db_last_loss(c->db, &c->last_loss, &found) == 0 && found) {
+    c->loss_saved_step = c->last_loss.step;
+    c->loss_saved_time = c->last_loss.time;
+  }
+  xqc_workers_load(&c->workers, c->db);
+}

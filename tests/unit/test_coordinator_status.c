@@ -1,0 +1,258 @@
+/*
+ * test_coordinator_status.c: the watched state of a real xqz-coordinator over loopback.
+ * A worker says Hello, sends games (three good, one inconsistent) and a heartbeat; a
+ * trainer reports its loss; a candidate is gated (gating=none over one pair). Status then
+ * carries every field: the worker's statistics (games, results, reasons, plies, rejected),
+ * limits, versions, the loss, the open and then the decided match; PromotionsRequest
+ * lists the decided match after an id; after a restart the worker statistics, the loss
+ * and the match list are still there. The Status JSON of the same message parses.
+ */
+#define _DEFAULT_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdbool.h>
+
+#include "coord_test_util.h"
+#include "support/version.h"
+#include "wire/status_json.h"
+
+static const Xqz__WorkerStatus *find_worker(const Xqz__Status *s, const char *id) {
+  for (size_t i = 0; i < s->n_worker_list; i++)
+    if (strcmp(s->worker_list[i]->worker_id, id) == 0) return s->worker_list[i];
+  return NULL;
+}
+
+static double limit(const Xqz__Status *s, const char *name) {
+  for (size_t i = 0; i < s->n_limits; i++)
+    if (strcmp(s->limits[i]->name, name) == 0) return s->limits[i]->value;
+  fail_msg("limit %s missing", name);
+  return 0;
+}
+
+static void check_worker(const Xqz__Status *s, uint64_t best, bool alive) {
+  const Xqz__WorkerStatus *w = find_worker(s, "stat-worker");
+  assert_non_null(w);
+  assert_int_equal(w->games, 3);
+  assert_int_equal(w->rejected, 1);
+  assert_int_equal(w->faults, 0);
+  assert_int_equal(w->red_wins + w->black_wins + w->draws, 3);
+  assert_int_equal(w->n_by_reason, XQ_REASON_RESIGN + 1);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < w->n_by_reason; i++) sum += w->by_reason[i];
+  assert_int_equal(sum, 3);
+  assert_true(w->avg_plies > 0 && w->avg_plies <= 40);
+  assert_true(w->positions > 0);
+  assert_string_equal(w->host, "localhost");
+  assert_int_equal(w->role, XQZ__ROLE__ROLE_WORKER);
+  assert_int_equal(w->net_id, best);
+  assert_int_equal(w->threads, 1);
+  assert_int_equal(w->alive, alive);
+}
+
+static Xqz__Envelope *promotions(void *s, uint64_t after) {
+  Xqz__Envelope env;
+  Xqz__PromotionsRequest q = XQZ__PROMOTIONS_REQUEST__INIT;
+  xq_wire_init(&env);
+  q.after_match_id = after;
+  env.body_case = XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST;
+  env.promotions_request = &q;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_PROMOTIONS);
+  return r;
+}
+
+static void json_parses(const Xqz__Status *s) {
+  char *j = xq_status_json(s);
+  assert_non_null(j);
+  assert_non_null(strstr(j, "\"worker_id\":\"stat-worker\""));
+  if (system("command -v python3 >/dev/null 2>&1") == 0) {
+    char path[400];
+    snprintf(path, sizeof path, "%s/status.json", g_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(j, f);
+    fclose(f);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+             " assert d[\"worker_list\"][0][\"games\"] == 3' %s", path);
+    assert_int_equal(system(cmd), 0);
+  }
+  free(j);
+}
+
+static void test_status_fields(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--gating=none";
+  g_extra2 = "--threshold_games=2";
+  pid_t pid = start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *s = connect_dealer(ctx);
+  uint64_t best = hello_as(s, "stat-worker");
+
+  for (uint64_t seq = 1; seq <= 3; seq++) {
+    unsigned char *g;
+    size_t len;
+    random_game(&g, &len, 100 + seq, GAME_OK);
+    Xqz__Envelope *r = send_game_as(s, "stat-worker", seq, g, len);
+    assert_true(r->ack->accepted);
+    xq_wire_free(&r);
+    free(g);
+  }
+  unsigned char *bad;
+  size_t bad_len;
+  random_game(&bad, &bad_len, 9, GAME_ILLEGAL_MOVE);
+  Xqz__Envelope *r = send_game_as(s, "stat-worker", 4, bad, bad_len);
+  assert_false(r->ack->accepted);
+  xq_wire_free(&r);
+  free(bad);
+
+  Xqz__Envelope env;
+  Xqz__Heartbeat hb = XQZ__HEARTBEAT__INIT;
+  xq_wire_init(&env);
+  hb.worker_id = "stat-worker";
+  hb.net_id = best;
+  env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
+  env.heartbeat = &hb;
+  r = rpc(s, &env);
+  xq_wire_free(&r);
+
+  /* The trainer's loss report (a separate peer, as the real trainer is). */
+  void *tr = connect_dealer(ctx);
+  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
+  xq_wire_init(&env);
+  br.size = 4;
+  br.trainer_step = 30;
+  br.loss_steps = 5;
+  br.loss = 2.5f;
+  br.loss_policy = 2.0f;
+  br.loss_value = 0.5f;
+  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
+  env.batch_request = &br;
+  r = rpc(tr, &env);
+  xq_wire_free(&r);
+
+  usleep(1200 * 1000); /* one rate sample after the games */
+  r = status(s);
+  const Xqz__Status *st = r->status;
+  check_worker(st, best, true);
+  assert_int_equal(st->workers, 1);
+  assert_string_equal(st->campaign, "camp");
+  assert_string_equal(st->software_version, XQ_SOFTWARE_NAME);
+  assert_int_equal(st->protocol_version, XQ_PROTOCOL_VERSION);
+  assert_string_equal(st->gating_mode, "none");
+  assert_int_equal(st->window_capacity, 1000);
+  assert_int_equal(st->games, 3);
+  assert_int_equal(st->rejected_games, 1);
+  assert_true(st->positions_per_s > 0);
+  assert_true(st->uptime_s >= 1);
+  assert_int_equal(st->trainer_step, 30);
+  assert_non_null(st->last_loss);
+  assert_int_equal(st->last_loss->step, 30);
+  assert_true(fabsf(st->last_loss->loss - 2.5f) < 1e-6f);
+  assert_int_equal(st->n_loss_history, 1);
+  assert_true(fabsf(st->loss_history[0]->policy - 2.0f) < 1e-6f);
+  assert_null(st->open_match);
+  assert_int_equal(st->n_recent_matches, 0);
+  assert_int_equal(limit(st, "max_peer_errors"), 20);
+  assert_true(limit(st, "worker_timeout_ms") > 0);
+  assert_int_equal(limit(st, "max_message_bytes"), XQ_WIRE_MAX_MESSAGE);
+  json_parses(st);
+  xq_wire_free(&r);
+
+  /* A candidate: the match is open until its one pair is reported. */
+  unsigned char *net;
+  size_t net_len;
+  nn_file_meta_t meta;
+  tiny_net(&net, &net_len, &meta, best, 500);
+  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
+  xq_wire_init(&env);
+  cn.net.data = net;
+  cn.net.len = net_len;
+  cn.step = 500;
+  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
+  env.candidate = &cn;
+  r = rpc(tr, &env);
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
+  r = status(s);
+  assert_non_null(r->status->open_match);
+  assert_string_equal(r->status->open_match->decision, "open");
+  assert_int_equal(r->status->open_match->net_a, meta.net_id);
+  assert_int_equal(r->status->open_match->step, 500);
+  uint64_t match = r->status->open_match->match_id;
+  xq_wire_free(&r);
+
+  Xqz__ArenaResult ar = XQZ__ARENA_RESULT__INIT;
+  ar.worker_id = "stat-worker";
+  ar.match_id = match;
+  ar.result_a_red = 1;
+  ar.result_a_black = 0;
+  xq_wire_init(&env);
+  env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
+  env.arena_result = &ar;
+  r = rpc(s, &env);
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
+
+  r = status(s);
+  st = r->status;
+  assert_null(st->open_match);
+  assert_int_equal(st->n_recent_matches, 1);
+  const Xqz__MatchStatus *m = st->recent_matches[0];
+  assert_int_equal(m->match_id, match);
+  assert_int_equal(m->net_a, meta.net_id);
+  assert_int_equal(m->net_b, best);
+  assert_int_equal(m->step, 500);
+  assert_int_equal(m->wins, 1);
+  assert_int_equal(m->draws, 1);
+  assert_int_equal(m->losses, 0);
+  assert_string_equal(m->decision, "promoted");
+  assert_true(m->elo_lo < m->elo && m->elo <= m->elo_hi);
+  assert_true(m->best_elo > 0 && fabs(m->best_elo - st->best_elo) < 1e-9);
+  assert_true(m->time > 0);
+  xq_wire_free(&r);
+
+  r = promotions(s, 0);
+  assert_int_equal(r->promotions->n_matches, 1);
+  assert_int_equal(r->promotions->matches[0]->match_id, match);
+  xq_wire_free(&r);
+  r = promotions(s, match);
+  assert_int_equal(r->promotions->n_matches, 0);
+  xq_wire_free(&r);
+
+  /* Restart: statistics, loss and matches come back from the database. */
+  kill(pid, SIGTERM);
+  int ws;
+  waitpid(pid, &ws, 0);
+  assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+  zmq_close(s);
+  zmq_close(tr);
+  pid = start_coordinator();
+  s = connect_dealer(ctx);
+  r = status(s);
+  st = r->status;
+  check_worker(st, best, false);
+  assert_int_equal(st->workers, 0);
+  assert_non_null(st->last_loss);
+  assert_int_equal(st->last_loss->step, 30);
+  assert_int_equal(st->n_recent_matches, 1);
+  assert_int_equal(st->recent_matches[0]->match_id, match);
+  xq_wire_free(&r);
+
+  kill(pid, SIGTERM);
+  waitpid(pid, NULL, 0);
+  g_pid = -1;
+  zmq_close(s);
+  zmq_ctx_term(ctx);
+  free(net);
+  remove_dir();
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_status_fields, teardown)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
