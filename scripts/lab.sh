@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# lab.sh [-f HOSTS] [-c CONF] COMMAND: runs xqzero workers on the lab's machines over ssh.
+#   install [--binaries [DIR]]  put the worker on every host: build it there from this
+#                               source tree (git archive of HEAD, scripts/bootstrap.sh,
+#                               cmake), or copy DIR's binaries (same OS and architecture);
+#                               also copies the CURVE keys named in CONF
+#   start                       start the worker on every host (already running: left alone)
+#   stop                        stop it (SIGTERM; unacknowledged games stay in its spool)
+#   status                      per host: up or down, pid, games, games/min, net, and what
+#                               the coordinator has accepted from it (xqz status --json)
+#   logs HOST                   the last lines of HOST's worker log (XQZ_LOG_LINES, 40)
+# HOSTS (default deploy/hosts, or XQZ_HOSTS): one "HOST [THREADS]" per line, # comments
+# and blank lines allowed; THREADS defaults to all the host's cores. CONF (default
+# deploy/lab.conf, or XQZ_LAB_CONF): see deploy/lab.conf.example; environment variables
+# win over it. A host that uses the systemd unit (scripts/install-services.sh) is
+# started and stopped with `sudo -n systemctl` (its threads come from /etc/xqzero);
+# elsewhere the worker runs under nohup with a pid file in ~/.xqzero. Hosts are handled
+# in parallel; an unreachable one gets one line and the exit status is 1 at the end.
+# The scripts run on the hosts are single-quoted on purpose: they expand there.
+# shellcheck disable=SC2016
+set -uo pipefail
+prog=lab.sh
+src=$(cd "$(dirname "$0")/.." && pwd)
+die() { echo "$prog: $*" >&2; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+
+hosts_file=${XQZ_HOSTS:-$src/deploy/hosts} conf=${XQZ_LAB_CONF:-} conf_given=0
+[ -n "$conf" ] && conf_given=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -f) [ $# -ge 2 ] || die "-f needs a hosts file"; hosts_file=$2; shift 2 ;;
+    -c) [ $# -ge 2 ] || die "-c needs a configuration file"; conf=$2; conf_given=1; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die "unknown option '$1' (try --help)" ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+cmd=$1; shift
+case "$cmd" in install|start|stop|status|logs) ;; *) die "unknown command '$cmd' (try --help)" ;; esac
+
+# Settings: the configuration file, then the environment on top of it.
+vars=(XQZ_COORDINATOR XQZ_GAMES_PER_THREAD XQZ_WORKER_ARGS XQZ_SERVER_KEY XQZ_WORKER_KEY
+      XQZ_LAB_DIR XQZ_BUILD_DIR XQZ_TOOL XQZ_STATUS_ARGS XQZ_SSH XQZ_SCP)
+declare -A from_env=()
+for v in "${vars[@]}"; do [ -n "${!v+x}" ] && from_env[$v]=${!v}; done
+[ -n "$conf" ] || conf=$src/deploy/lab.conf
+if [ -f "$conf" ]; then
+  # shellcheck disable=SC1090
+  . "$conf" || die "cannot read $conf"
+elif [ "$conf_given" = 1 ]; then
+  die "configuration file $conf not found (start from deploy/lab.conf.example)"
+fi
+for v in "${!from_env[@]}"; do printf -v "$v" '%s' "${from_env[$v]}"; done
+: "${XQZ_COORDINATOR:=tcp://127.0.0.1:5555}" "${XQZ_GAMES_PER_THREAD:=}" "${XQZ_WORKER_ARGS:=}"
+: "${XQZ_SERVER_KEY:=}" "${XQZ_WORKER_KEY:=}" "${XQZ_LAB_DIR:=.xqzero}" "${XQZ_BUILD_DIR:=build}"
+: "${XQZ_TOOL:=}" "${XQZ_STATUS_ARGS:=}"
+: "${XQZ_SSH:=ssh -o BatchMode=yes -o ConnectTimeout=10}"
+: "${XQZ_SCP:=scp -q -o BatchMode=yes -o ConnectTimeout=10}"
+read -r -a SSH <<<"$XQZ_SSH"
+read -r -a SCP <<<"$XQZ_SCP"
+case "$XQZ_BUILD_DIR" in /*) build=$XQZ_BUILD_DIR ;; *) build=$src/$XQZ_BUILD_DIR ;; esac
+
+# The hosts file: HOSTS[i] with THREADS[i] ("" = all cores).
+HOSTS=() THREADS=()
+read_hosts() {
+  [ -r "$hosts_file" ] || die "hosts file $hosts_file not found (one 'HOST [THREADS]' per line; -f FILE)"
+  local n=0 line h t rest
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line%%#*}
+    read -r h t rest <<<"$line"
+    [ -n "$h" ] || continue
+    if [ -n "$rest" ] || ! [[ "$h" =~ ^[A-Za-z0-9._@-]+$ ]] || { [ -n "$t" ] && ! [[ "$t" =~ ^[1-9][0-9]{0,2}$ ]]; }; then
+      die "$hosts_file:$n: '$line' is not 'HOST [THREADS]' (THREADS a whole number 1..999)"
+    fi
+    HOSTS+=("$h") THREADS+=("$t")
+  done <"$hosts_file"
+  [ ${#HOSTS[@]} -gt 0 ] || die "$hosts_file lists no host"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# on HOST COMMAND [< input]: runs COMMAND on HOST. When ssh itself fails (status 255:
+# unreachable, refused, no key) prints "HOST: unreachable: <ssh's reason>".
+on() {
+  local host=$1 rc err=$tmp/ssh.$1.$BASHPID; shift
+  "${SSH[@]}" "$host" "$@" 2>"$err"; rc=$?
+  if [ "$rc" -eq 255 ]; then
+    echo "$host: unreachable: $(grep -v '^$' "$err" | tail -1)"
+  else
+    cat "$err" >&2
+  fi
+  rm -f "$err"
+  return "$rc"
+}
+# remote HOST SCRIPT: runs the shell functions below and SCRIPT with bash on HOST.
+remote() {
+  local host=$1
+  on "$host" "bash -s" <<EOF
+$(declare -p D COORD GPT WARGS SKEY WKEY 2>/dev/null)
+$(declare -f remote_prelude remote_running remote_systemd remote_progress)
+remote_prelude || exit 1
+$2
+EOF
+}
+
+# --- functions that run on the hosts (sent by remote) ---
+remote_prelude() {
+  cd || return 1
+  mkdir -p "$D" || return 1
+  D=$(cd "$D" && pwd)
+}
+remote_systemd() { [ -d /run/systemd/system ] && systemctl cat xqz-worker@.service >/dev/null 2>&1; }
+remote_running() {
+  pid=$(cat "$D/worker.pid" 2>/dev/null) || return 1
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(ps -p "$pid" -o comm= 2>/dev/null)" = xqz-worker ]
+}
+# remote_progress: games, rate and net from the last two progress lines of the log on stdin.
+remote_progress() {
+  local a b ta tb ga gb net
+  a=$(grep ' progress games=' | tail -2)
+  [ -n "$a" ] || { echo "games=0 games/min=-"; return; }
+  b=$(tail -1 <<<"$a"); a=$(head -1 <<<"$a")
+  gb=$(sed -n 's/.* games=\([0-9]*\).*/\1/p' <<<"$b")
+  ga=$(sed -n 's/.* games=\([0-9]*\).*/\1/p' <<<"$a")
+  net=$(sed -n 's/.* net=\([0-9a-f]*\).*/\1/p' <<<"$b")
+  tb=$(date -d "${b%% *}" +%s.%N 2>/dev/null) ta=$(date -d "${a%% *}" +%s.%N 2>/dev/null)
+  echo "games=$gb games/min=$(awk -v g="$((gb - ga))" -v t="$(awk -v x="$tb" -v y="$ta" 'BEGIN{print x-y}')" \
+    'BEGIN{ if (t > 0) printf "%.1f", g * 60 / t; else printf "-" }') net=$net"
+}
+
+# --- commands, one host at a time (run in parallel by each_host) ---
+host_start() {
+  local host=$1 threads=$2
+  remote "$host" "$(declare -p threads host)"'
+if remote_systemd; then
+  sudo -n systemctl start xqz-worker@1 || exit 1
+  echo "$host: started (systemd unit xqz-worker@1; threads from /etc/xqzero/xqz.env)"; exit 0
+fi
+[ -x "$D/bin/xqz-run" ] || { echo "$host: not installed: run lab.sh install first"; exit 1; }
+if remote_running; then echo "$host: already running pid=$pid"; exit 0; fi
+{
+  echo "XQZ_COORDINATOR=$COORD"
+  echo "XQZ_WORKER_THREADS=$threads"
+  echo "XQZ_GAMES_PER_THREAD=$GPT"
+  echo "XQZ_WORKER_ID=$host"
+  echo "XQZ_STATE_DIR=$D"
+  echo "XQZ_CACHE_DIR=$D/cache"
+  echo "XQZ_WORKER_ARGS=\"$WARGS\""
+  if [ -n "$SKEY" ]; then echo "XQZ_SERVER_KEY=$D/keys/server.pub"; fi
+  if [ -n "$WKEY" ]; then echo "XQZ_WORKER_KEY=$D/keys/worker.secret"; fi
+} >"$D/xqz.env"
+start=(nohup); command -v setsid >/dev/null && start=(setsid nohup)
+XQZ_ENV_FILE="$D/xqz.env" "${start[@]}" "$D/bin/xqz-run" worker >>"$D/worker.log" 2>&1 </dev/null &
+echo $! >"$D/worker.pid"
+sleep 1
+if ! remote_running; then
+  echo "$host: the worker exited at once; the end of $D/worker.log:"; tail -5 "$D/worker.log"; exit 1
+fi
+echo "$host: started pid=$pid threads=${threads:-all}"'
+}
+
+host_stop() {
+  remote "$1" "host=$1"'
+if remote_systemd; then
+  sudo -n systemctl stop xqz-worker@1 || exit 1
+  echo "$host: stopped (systemd unit xqz-worker@1)"; exit 0
+fi
+if ! remote_running; then rm -f "$D/worker.pid"; echo "$host: not running"; exit 0; fi
+kill -TERM "$pid"
+for _ in $(seq 450); do remote_running || break; sleep 0.1; done
+if remote_running; then echo "$host: pid=$pid still running 45 s after SIGTERM"; exit 1; fi
+rm -f "$D/worker.pid"
+echo "$host: stopped (unacknowledged games stay in $D/worker-1/spool)"'
+}
+
+host_status() {
+  remote "$1" "host=$1"'
+name=$(hostname)
+if remote_systemd; then
+  if systemctl is-active -q xqz-worker@1; then
+    echo "$host up hostname=$name pid=$(systemctl show -p MainPID --value xqz-worker@1) unit=xqz-worker@1 $(journalctl -q -u xqz-worker@1 -o cat -n 300 2>/dev/null | remote_progress)"
+  else echo "$host down hostname=$name unit=xqz-worker@1"; fi
+elif remote_running; then
+  echo "$host up hostname=$name pid=$pid $(remote_progress <"$D/worker.log")"
+else
+  echo "$host down hostname=$name"
+fi'
+}
+
+host_install() {
+  local host=$1 f
+  if [ "$mode" = source ]; then
+    # The source as committed (git archive), else the tree without build directories.
+    if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+      git -C "$src" archive --format=tar HEAD
+    else
+      tar -C "$src" -cf - --exclude='./build*' --exclude=./.git --exclude=./campaigns .
+    fi | on "$host" "mkdir -p $XQZ_LAB_DIR/src && cd $XQZ_LAB_DIR && rm -rf src.new && mkdir src.new && tar -xf - -C src.new && rm -rf src && mv src.new src" || return 1
+    remote "$host" '
+cd "$D/src" && scripts/bootstrap.sh || { echo "installing the build dependencies failed (run scripts/bootstrap.sh there as root once)"; exit 1; }
+cmake -S "$D/src" -B "$D/build" -DCMAKE_BUILD_TYPE=Release -DXQZ_TESTS=OFF >"$D/build.log" 2>&1 &&
+cmake --build "$D/build" --target xqz-worker xqz -j"$(nproc)" >>"$D/build.log" 2>&1 ||
+  { echo "build failed; the end of $D/build.log:"; tail -15 "$D/build.log"; exit 1; }
+mkdir -p "$D/bin"
+for f in worker/xqz-worker tools/xqz; do cp "$D/build/$f" "$D/bin/.new" && mv -f "$D/bin/.new" "$D/bin/${f##*/}"; done
+cp "$D/src/deploy/xqz-run" "$D/bin/.new" && mv -f "$D/bin/.new" "$D/bin/xqz-run"' | sed "s/^/$host: /" || return 1
+  else
+    on "$host" "mkdir -p $XQZ_LAB_DIR/bin" || return 1
+    for f in "$bindir/worker/xqz-worker" "$bindir/tools/xqz" "$src/deploy/xqz-run"; do
+      "${SCP[@]}" "$f" "$host:$XQZ_LAB_DIR/bin/.${f##*/}.new" 2>"$tmp/scp.$host" ||
+        { echo "$host: copying ${f##*/} failed: $(tail -1 "$tmp/scp.$host")"; return 1; }
+    done
+    on "$host" "cd $XQZ_LAB_DIR/bin && for f in xqz-worker xqz xqz-run; do mv -f .\$f.new \$f; done" || return 1
+  fi
+  if [ -n "$XQZ_SERVER_KEY" ] || [ -n "$XQZ_WORKER_KEY" ]; then
+    on "$host" "mkdir -p $XQZ_LAB_DIR/keys && chmod 700 $XQZ_LAB_DIR/keys" || return 1
+    if [ -n "$XQZ_SERVER_KEY" ]; then
+      "${SCP[@]}" "$XQZ_SERVER_KEY" "$host:$XQZ_LAB_DIR/keys/server.pub" || { echo "$host: copying $XQZ_SERVER_KEY failed"; return 1; }
+    fi
+    if [ -n "$XQZ_WORKER_KEY" ]; then
+      f=${XQZ_WORKER_KEY//\{host\}/$host}
+      [ -r "$f" ] || { echo "$host: worker key $f not found (xqz keygen --dir DIR $host)"; return 1; }
+      "${SCP[@]}" "$f" "$host:$XQZ_LAB_DIR/keys/worker.secret" || { echo "$host: copying $f failed"; return 1; }
+      on "$host" "chmod 600 $XQZ_LAB_DIR/keys/worker.secret" || return 1
+    fi
+  fi
+  echo "$host: installed ($mode) in ~/$XQZ_LAB_DIR/bin"
+}
+
+# each_host FUNCTION: FUNCTION HOST THREADS for every host at once; their output in the
+# order of the hosts file. Status 1 when any failed.
+each_host() {
+  local i rc=0
+  for i in "${!HOSTS[@]}"; do
+    ( "$1" "${HOSTS[$i]}" "${THREADS[$i]}" >"$tmp/out.$i" 2>&1; echo $? >"$tmp/rc.$i" ) &
+  done
+  wait
+  for i in "${!HOSTS[@]}"; do
+    cat "$tmp/out.$i"
+    [ "$(cat "$tmp/rc.$i")" = 0 ] || rc=1
+  done
+  return "$rc"
+}
+
+# Values the remote functions use.
+D=$XQZ_LAB_DIR COORD=$XQZ_COORDINATOR GPT=$XQZ_GAMES_PER_THREAD WARGS=$XQZ_WORKER_ARGS
+SKEY=$XQZ_SERVER_KEY WKEY=$XQZ_WORKER_KEY
+
+# coordinator_view: "HOSTNAME games net alive" per worker from xqz status --json, or an
+# explanation on stderr when the coordinator cannot be asked.
+coordinator_view() {
+  local tool=$XQZ_TOOL extra
+  [ -n "$tool" ] || { tool=$build/tools/xqz; [ -x "$tool" ] || tool=xqz; }
+  read -r -a extra <<<"$XQZ_STATUS_ARGS"
+  "$tool" status --coordinator "$XQZ_COORDINATOR" --json "${extra[@]}" >"$tmp/status.json" 2>"$tmp/status.err" ||
+    { echo "coordinator $XQZ_COORDINATOR: xqz status failed: $(tail -1 "$tmp/status.err")" >&2; return 1; }
+  python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+for w in s.get("worker_list", []):
+    if str(w.get("role", "")).upper() in ("2", "3", "ROLE_TRAINER", "ROLE_CLI", "TRAINER", "CLI"):
+        continue
+    print(w.get("host", "?"), w.get("worker_id", "?"), w.get("games", 0), w.get("net_id", "-"),
+          "yes" if w.get("alive") else "no")
+' "$tmp/status.json"
+}
+
+case "$cmd" in
+  install)
+    mode=source bindir=$build
+    if [ "${1:-}" = --binaries ]; then
+      mode=binaries; shift
+      if [ -n "${1:-}" ]; then bindir=$1; shift; fi
+      for f in worker/xqz-worker tools/xqz; do
+        [ -x "$bindir/$f" ] || die "$bindir/$f not found: build first, or name the build directory"
+      done
+    fi
+    [ $# -eq 0 ] || die "install: unexpected '$1' (install [--binaries [DIR]])"
+    read_hosts; each_host host_install ;;
+  start) read_hosts; each_host host_start ;;
+  stop) read_hosts; each_host host_stop ;;
+  status)
+    read_hosts
+    each_host host_status >"$tmp/hosts.out"; rc=$?
+    coordinator_view >"$tmp/coord.out" 2>"$tmp/coord.err"; crc=$?
+    # Join: a host's workers in the coordinator's list are those whose host is its name.
+    while read -r host state rest; do
+      name=$(sed -n 's/.*hostname=\([^ ]*\).*/\1/p' <<<"$rest")
+      line="$host $state ${rest/hostname=$name /}"
+      if [ "$crc" -eq 0 ]; then
+        acc=$(awk -v n="$name" '$1 == n { g += $3; if ($5 == "yes") { a = 1; net = $4 } } END { if (g != "") printf "accepted=%d alive=%s%s", g, a ? "yes" : "no", net != "" ? " coordinator_net=" net : "" }' "$tmp/coord.out")
+        [ -n "$acc" ] && line="$line $acc"
+      fi
+      echo "$line"
+    done < <(grep -E '^[^ ]+ (up|down) ' "$tmp/hosts.out")
+    grep -vE '^[^ ]+ (up|down) ' "$tmp/hosts.out"
+    cat "$tmp/coord.err"
+    exit "$rc" ;;
+  logs)
+    [ $# -eq 1 ] || die "logs needs one HOST"
+    lines=${XQZ_LOG_LINES:-40}
+    [[ "$lines" =~ ^[0-9]+$ ]] || die "XQZ_LOG_LINES must be a number of lines"
+    remote "$1" "lines=$lines"'
+if remote_systemd; then journalctl -q -u xqz-worker@1 -n "$lines" -o cat
+elif [ -f "$D/worker.log" ]; then tail -n "$lines" "$D/worker.log"
+else echo "no worker log in $D (never started?)"; exit 1; fi' ;;
+esac

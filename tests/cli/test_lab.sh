@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# test_lab.sh BINDIR: scripts/lab.sh against a fake ssh and scp on a real coordinator.
+#   The fake ssh runs commands here, in a temporary HOME, for host "localhost" and fails
+#   like ssh (status 255, "Could not resolve hostname") for "unreachable.invalid".
+#   Checked: malformed hosts lines are named, install --binaries (and again), start
+#   against a coordinator on a free loopback port, start twice gives one worker, status
+#   shows the worker up with games (and what the coordinator accepted, when `xqz status`
+#   exists), logs, stop (and again), and the unreachable host: one line, the others
+#   proceed, exit status 1.
+set -u
+. "$(dirname "$0")/lib.sh"
+BIN=$1
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+LAB=$SRC/scripts/lab.sh
+dir=$(mktemp -d)
+coord=""
+cleanup() {
+  [ -n "$coord" ] && kill -9 "$coord" 2>/dev/null
+  # A worker this test started (its pid file is in the fake home).
+  p=$(cat "$dir/home/.xqzero/worker.pid" 2>/dev/null) && [ -n "$p" ] && kill -9 "$p" 2>/dev/null
+  wait 2>/dev/null
+  if [ "${fails:-1}" -ne 0 ]; then
+    for f in "$dir"/coord.log "$dir"/home/.xqzero/worker.log; do
+      [ -f "$f" ] && { echo "---- $f (last 15 lines)"; tail -15 "$f"; }
+    done
+  fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+wait_for() { # wait_for SECONDS COMMAND...
+  local end=$((SECONDS + $1)); shift
+  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
+}
+
+mkdir -p "$dir/home" "$dir/fake"
+cat >"$dir/fake/ssh" <<'EOF'
+#!/usr/bin/env bash
+# fake ssh [-o OPT]... HOST COMMAND...
+while [ "${1:-}" = -o ]; do shift 2; done
+host=$1; shift
+case "$host" in
+  localhost) cd "$FAKE_HOME" && HOME=$FAKE_HOME exec bash -c "$*" ;;
+  *) echo "ssh: Could not resolve hostname $host: Name or service not known" >&2; exit 255 ;;
+esac
+EOF
+cat >"$dir/fake/scp" <<'EOF'
+#!/usr/bin/env bash
+# fake scp [-q] [-o OPT]... SRC HOST:DEST
+while [ "${1:-}" = -o ] || [ "${1:-}" = -q ]; do [ "$1" = -o ] && shift; shift; done
+src=$1 dest=$2 host=${2%%:*} path=${2#*:}
+case "$host" in
+  localhost) case "$path" in /*) ;; *) path=$FAKE_HOME/$path ;; esac; exec cp "$src" "$path" ;;
+  *) echo "ssh: Could not resolve hostname $host: Name or service not known" >&2; exit 1 ;;
+esac
+EOF
+chmod +x "$dir/fake/ssh" "$dir/fake/scp"
+export FAKE_HOME=$dir/home XQZ_SSH=$dir/fake/ssh XQZ_SCP=$dir/fake/scp
+
+port=$((20000 + RANDOM % 20000))
+"$BIN/coordinator/xqz-coordinator" --campaign "$dir/camp" --router "tcp://127.0.0.1:$port" \
+  --pub "tcp://127.0.0.1:$((port + 1))" --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 \
+  --gating none --status_ms 500 >"$dir/coord.log" 2>&1 &
+coord=$!
+wait_for 10 grep -q listening "$dir/coord.log"
+
+cat >"$dir/lab.conf" <<EOF
+XQZ_COORDINATOR=tcp://127.0.0.1:$port
+XQZ_GAMES_PER_THREAD=2
+XQZ_WORKER_ARGS="--progress 1 --timeout 3000"
+XQZ_BUILD_DIR=$BIN
+EOF
+printf '# the lab\nlocalhost 1\n\nunreachable.invalid 2   # down today\n' >"$dir/hosts"
+printf 'localhost 1\n' >"$dir/hosts1"
+lab() { "$LAB" -c "$dir/lab.conf" "$@"; }
+
+printf 'localhost 1\nbad host 2 x\n' >"$dir/bad"
+lab -f "$dir/bad" status >"$dir/out" 2>&1; rc=$?
+check "a malformed hosts line is named" bash -c "[ $rc -eq 2 ] && grep -q \"$dir/bad:2: 'bad host 2 x'\" '$dir/out'"
+printf 'localhost many\n' >"$dir/bad"
+lab -f "$dir/bad" status >"$dir/out" 2>&1; rc=$?
+check "a bad thread count is refused" bash -c "[ $rc -eq 2 ] && grep -q 'bad:1:' '$dir/out'"
+lab -c "$dir/none.conf" -f "$dir/hosts" status >"$dir/out" 2>&1; rc=$?
+check "a missing configuration file is named" bash -c "[ $rc -eq 2 ] && grep -q 'none.conf not found' '$dir/out'"
+
+lab -f "$dir/hosts" install --binaries "$BIN" >"$dir/out" 2>&1; rc=$?
+check "install: exit 1 with a host unreachable" test "$rc" -eq 1
+check "install: localhost installed" grep -q "^localhost: installed (binaries)" "$dir/out"
+check "install: the unreachable host in one line" test "$(grep -c 'unreachable.invalid' "$dir/out")" -eq 1
+check "install: ssh's reason is shown" grep -q "^unreachable.invalid: unreachable: ssh: Could not resolve hostname" "$dir/out"
+check "install: binaries in ~/.xqzero/bin" test -x "$dir/home/.xqzero/bin/xqz-worker" -a -x "$dir/home/.xqzero/bin/xqz-run"
+lab -f "$dir/hosts1" install --binaries "$BIN" >"$dir/out" 2>&1; rc=$?
+check "install again: succeeds" test "$rc" -eq 0
+
+lab -f "$dir/hosts" start >"$dir/out" 2>&1; rc=$?
+check "start: exit 1 with a host unreachable" test "$rc" -eq 1
+check "start: localhost started" grep -q "^localhost: started pid=[0-9]* threads=1" "$dir/out"
+check "start: the unreachable host in one line" grep -q "^unreachable.invalid: unreachable: " "$dir/out"
+pid=$(cat "$dir/home/.xqzero/worker.pid")
+lab -f "$dir/hosts1" start >"$dir/out" 2>&1; rc=$?
+check "start again: succeeds and says already running" bash -c "[ $rc -eq 0 ] && grep -q 'localhost: already running pid=$pid' '$dir/out'"
+workers() { ps -eo args | grep -c "^$dir/home/.xqzero/bin/xqz-worker "; }
+check "start twice: one worker" test "$(workers)" -eq 1
+check "the worker has the coordinator and thread count" \
+  bash -c "ps -o args= -p $pid | grep -q -- '--threads 1 .*--coordinator tcp://127.0.0.1:$port'"
+check "games arrive at the coordinator" wait_for 60 bash -c "grep ' status ' '$dir/coord.log' | tail -1 | grep -q ' games=[1-9]'"
+up_with_games() {
+  lab -f "$dir/hosts" status >"$dir/status" 2>&1
+  grep -qE "^localhost up pid=$pid .*games=[1-9][0-9]* games/min=[0-9.]+ net=[0-9a-f]{16}" "$dir/status"
+}
+check "status: the worker is up with games and a rate" wait_for 30 up_with_games
+check "status: the unreachable host is reported" grep -q "^unreachable.invalid: unreachable: " "$dir/status"
+if "$BIN/tools/xqz" --help 2>&1 | grep -q '^  status'; then
+  accepted() { lab -f "$dir/hosts1" status >"$dir/status" 2>&1; grep -qE "^localhost up .*accepted=[1-9][0-9]* alive=yes" "$dir/status"; }
+  check "status: the coordinator's count for the host" wait_for 20 accepted
+else
+  echo "skip status: the coordinator's view (no 'xqz status' in this build)"
+fi
+XQZ_LOG_LINES=5 lab logs localhost >"$dir/out" 2>&1; rc=$?
+check "logs: the worker's last lines" bash -c "[ $rc -eq 0 ] && [ \$(wc -l <'$dir/out') -eq 5 ] && grep -q 'progress games=' '$dir/out'"
+lab logs unreachable.invalid >"$dir/out" 2>&1; rc=$?
+check "logs: an unreachable host is an error" bash -c "[ $rc -ne 0 ] && grep -q 'unreachable.invalid: unreachable' '$dir/out'"
+
+lab -f "$dir/hosts" stop >"$dir/out" 2>&1; rc=$?
+check "stop: exit 1 with a host unreachable" test "$rc" -eq 1
+check "stop: localhost stopped" grep -q "^localhost: stopped" "$dir/out"
+check "stop: the worker is gone" bash -c "! kill -0 $pid 2>/dev/null"
+check "stop: the worker exited cleanly" grep -q "worker stopped unacked_in_spool=" "$dir/home/.xqzero/worker.log"
+lab -f "$dir/hosts1" stop >"$dir/out" 2>&1; rc=$?
+check "stop again: not running, exit 0" bash -c "[ $rc -eq 0 ] && grep -q '^localhost: not running' '$dir/out'"
+lab -f "$dir/hosts1" status >"$dir/out" 2>&1
+check "status: down after stop" grep -q "^localhost down" "$dir/out"
+
+kill -TERM "$coord"; wait "$coord"; rc=$?; coord=""
+check "coordinator stops cleanly" test "$rc" -eq 0
+check "shellcheck: lab.sh" bash -c "! command -v shellcheck >/dev/null || shellcheck -x '$LAB'"
+finish
