@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# test_netns.sh BINDIR: the lab setup across a real network link, in two network
+# namespaces joined by a veth pair (10.77.0.1 and 10.77.0.2): the coordinator in one,
+# bound to its veth address, the trainer and a worker in the other. Games arrive and are
+# acknowledged and the trainer steps. Then the link is cut, the worker keeps playing into
+# its spool, is stopped with SIGTERM while cut off, the link comes back, the worker is
+# started again and resends: no game is lost (every game the worker played and no longer
+# holds is in the campaign exactly once). Needs root (ip netns); exit 77 = skipped.
+set -u
+. "$(dirname "$0")/../cli/lib.sh"
+BIN=$1
+COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
+if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
+  echo "skip: needs root and ip (iproute2) for network namespaces"; exit 77
+fi
+nsA=xqzA$$ nsB=xqzB$$ vA=xqzva$$ vB=xqzvb$$
+if ! ip netns add "$nsA" 2>/dev/null; then echo "skip: cannot create a network namespace here"; exit 77; fi
+dir=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  ip netns del "$nsA" 2>/dev/null; ip netns del "$nsB" 2>/dev/null  # the veth pair goes with them
+  if [ "${fails:-1}" -ne 0 ]; then
+    for f in "$dir"/*.log; do echo "---- $f (last 12 lines)"; tail -12 "$f"; done
+  fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+wait_for() { # wait_for SECONDS COMMAND...
+  local end=$((SECONDS + $1)); shift
+  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.3; done
+}
+# Daemons are started as "ip netns exec NS PROGRAM ... &": ip execs the program, so $!
+# is the daemon itself and SIGTERM reaches it.
+
+ip netns add "$nsB"
+ip link add "$vA" type veth peer name "$vB"
+ip link set "$vA" netns "$nsA"
+ip link set "$vB" netns "$nsB"
+ip -n "$nsA" addr add 10.77.0.1/24 dev "$vA"
+ip -n "$nsB" addr add 10.77.0.2/24 dev "$vB"
+ip -n "$nsA" link set "$vA" up; ip -n "$nsA" link set lo up
+ip -n "$nsB" link set "$vB" up; ip -n "$nsB" link set lo up
+
+camp=$dir/camp addr=tcp://10.77.0.1:5555
+ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 --sims 8 \
+  --fast_sims 4 --max_plies 40 --games_per_job 2 --min_positions 100 --batch_size 32 \
+  --gating none --fsync_ms 50 --status_ms 300 >"$dir/coord.log" 2>&1 &
+coord=$!; pids+=("$coord")
+check "the coordinator listens on its veth address" wait_for 10 grep -q "listening router=$addr" "$dir/coord.log"
+check "the other namespace reaches it over the veth pair" \
+  ip netns exec "$nsB" bash -c 'exec 3<>/dev/tcp/10.77.0.1/5555'
+ip netns exec "$nsB" "$TRAINER" --coordinator "$addr" --dir "$dir/trainer" --size tiny --batch 32 \
+  --candidate-every 1000 --log-every 5 --timeout-ms 2000 >"$dir/trainer.log" 2>&1 &
+trainer=$!; pids+=("$trainer")
+start_worker() {
+  OPENBLAS_NUM_THREADS=1 ip netns exec "$nsB" "$WORKER" --coordinator "$addr" --id lab-w1 --games-per-thread 2 \
+    --progress 1 --timeout 2000 --cache "$dir/cache" --spool "$dir/spool" >>"$dir/worker.log" 2>&1 &
+  worker=$!; pids+=("$worker")
+}
+start_worker
+status_field() { grep " status " "$dir/coord.log" | tail -1 | sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+games_at_least() { local g; g=$(status_field games); [ "${g:-0}" -ge "$1" ]; }
+check "games cross the link and are stored" wait_for 30 games_at_least 4
+check "the worker hears from the coordinator" grep -q "connected coordinator=$addr" "$dir/worker.log"
+check "the trainer steps across the link" wait_for 30 grep -q "training step=" "$dir/trainer.log"
+
+# Cut the link: the worker plays on into its spool; stop it while cut off.
+last_unacked() { grep " progress " "$dir/worker.log" | tail -1 | sed -n 's/.* unacked=\([0-9]*\).*/\1/p'; }
+ip -n "$nsB" link set "$vB" down
+check "cut off, the worker spools games" wait_for 20 bash -c "[ \"\$(grep ' progress ' '$dir/worker.log' | tail -1 | sed -n 's/.* unacked=\([0-9]*\).*/\1/p')\" -ge 3 ]"
+kill -TERM "$worker"; wait "$worker"; rc=$?
+check "the cut-off worker stops cleanly on SIGTERM" test "$rc" -eq 0
+run1_games=$(grep " progress " "$dir/worker.log" | tail -1 | sed -n 's/.* games=\([0-9]*\).*/\1/p')
+run1_unacked=$(last_unacked)
+check "unacknowledged games stay in the spool" test "$(find "$dir/spool" -name '*.xqs' | wc -l)" -eq "$run1_unacked"
+echo "first run: games=$run1_games unacked_at_stop=$run1_unacked"
+
+ip -n "$nsB" link set "$vB" up
+mark=$(wc -l <"$dir/worker.log")
+start_worker
+check "the restarted worker loads its spool" wait_for 10 bash -c "tail -n +$((mark + 1)) '$dir/worker.log' | grep -q 'started .* unacked=$run1_unacked'"
+check "the spooled games are acknowledged after the restart" wait_for 20 bash -c "tail -n +$((mark + 1)) '$dir/worker.log' | grep ' progress ' | grep -q 'unacked=0 connected=1'"
+kill -TERM "$worker"; wait "$worker"; rc=$?
+check "the worker stops cleanly again" test "$rc" -eq 0
+run2=$(tail -n +$((mark + 1)) "$dir/worker.log" | grep " progress " | tail -1)
+run2_games=$(sed -n 's/.* games=\([0-9]*\).*/\1/p' <<<"$run2")
+run2_unacked=$(sed -n 's/.* unacked=\([0-9]*\).*/\1/p' <<<"$run2")
+acked=$((run1_games + run2_games - run2_unacked))
+echo "second run: games=$run2_games unacked_at_stop=$run2_unacked; acknowledged in all: $acked"
+check "the coordinator holds every acknowledged game, once" wait_for 5 bash -c \
+  "grep ' status ' '$dir/coord.log' | tail -1 | grep -q ' games=$acked .* rejected=0 '"
+
+for p in "$trainer" "$coord"; do kill -TERM "$p"; done
+wait "$trainer"; rc=$?; check "the trainer stops cleanly" test "$rc" -eq 0
+wait "$coord"; rc=$?; check "the coordinator stops cleanly" test "$rc" -eq 0
+pids=()
+# The segments are the campaign's games: a restarted coordinator counts them again.
+ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 --status_ms 300 >"$dir/coord2.log" 2>&1 &
+coord=$!; pids+=("$coord")
+check "the segments hold exactly the acknowledged games" wait_for 10 grep -q "window rebuilt games=$acked " "$dir/coord2.log"
+kill -TERM "$coord"; wait "$coord"
+pids=()
+finish
