@@ -66,6 +66,8 @@ typedef struct {
   int64_t samples_since_log, rejected;
   nn_loss_t loss_acc;
   int loss_n;
+  nn_loss_t report_acc;   /* since the last BatchRequest (its loss_* fields) */
+  int report_n;
 } trainer_t;
 
 static int load_or_init(trainer_t *t) {
@@ -155,9 +157,21 @@ static int send_batch_request(trainer_t *t) {
   xq_wire_init(&env);
   br.size = (uint32_t)t->max_n;
   br.trainer_step = (uint64_t)t->opt.step;
+  if (t->report_n > 0) { /* the coordinator keeps the loss curve (Status.loss_history) */
+    double k = 1.0 / t->report_n;
+    br.loss_steps = (uint32_t)t->report_n;
+    br.loss = (float)(t->report_acc.total * k);
+    br.loss_policy = (float)(t->report_acc.policy * k);
+    br.loss_value = (float)(t->report_acc.value * k);
+  }
   env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
   env.batch_request = &br;
-  return send_env(t, &env);
+  int rc = send_env(t, &env);
+  if (rc == 0) {
+    memset(&t->report_acc, 0, sizeof t->report_acc);
+    t->report_n = 0;
+  }
+  return rc;
 }
 
 /* Sends the pending candidate if any; keeps it when the coordinator is unreachable. */
@@ -232,6 +246,10 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
   t->loss_acc.value += loss.value;
   t->loss_acc.l2 += loss.l2;
   t->loss_n++;
+  t->report_acc.total += loss.total;
+  t->report_acc.policy += loss.policy;
+  t->report_acc.value += loss.value;
+  t->report_n++;
   return n;
 }
 

@@ -167,7 +167,8 @@ static void send_batch(const uint8_t *rid, size_t rid_len, uint64_t req, bool ba
 static void serve_until_candidate(int64_t first_step, int64_t want_step) {
   uint8_t rid[256];
   size_t rid_len;
-  bool first = true, waited = false, got = false;
+  bool first = true, waited = false, got = false, batch_sent = false;
+  uint32_t reported = 0;
   for (;;) {
     Xqz__Envelope *env = next(rid, &rid_len);
     if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) {
@@ -175,8 +176,18 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
       assert_int_equal(br->size, 16);
       if (first) assert_int_equal((int64_t)br->trainer_step, first_step);
       first = false;
+      /* The loss report covers the steps since the previous request: one per batch. */
+      assert_int_equal(br->loss_steps, batch_sent ? 1 : 0);
+      if (br->loss_steps) {
+        assert_true(br->loss > 0 && br->loss < 100);
+        assert_true(br->loss_policy > 0 && br->loss_policy <= br->loss);
+        assert_true(br->loss_value >= 0 && br->loss_value <= 4);
+      }
+      reported += br->loss_steps;
+      batch_sent = false;
       if (got) {
         assert_int_equal((int64_t)br->trainer_step, want_step);
+        assert_int_equal(reported, (uint32_t)(want_step - first_step));
         xq_wire_free(&env);
         return; /* left unanswered: the trainer is idle when signalled */
       }
@@ -185,6 +196,7 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
         waited = true;
       } else {
         send_batch(rid, rid_len, env->request_id, br->trainer_step == (uint64_t)first_step);
+        batch_sent = true;
       }
     } else if (env->body_case == XQZ__ENVELOPE__BODY_CANDIDATE) {
       const Xqz__CandidateNet *cn = env->candidate;
