@@ -197,6 +197,7 @@ int xqc_config_write(const xqc_config_t *c, FILE *f) {
 
 void xqc_config_help(FILE *f) {
   fprintf(f, "usage: xqz-coordinator --campaign DIR [--key=value | --key value]...\n"
+             "       xqz-coordinator --version\n"
              "Settings come from DIR/campaign.ini, overridden by the command line:\n");
   for (int i = 0; i < NROWS; i++) {
     const crow_t *r = &ROWS[i];

@@ -30,6 +30,7 @@ typedef struct {
   uint64_t net_id, games_done;
   int64_t errors, rejected;
   bool hello, cut, alive;
+  bool version_refused;   /* its protocol version was refused (logged once) */
 } xqc_peer_t;
 
 typedef struct {

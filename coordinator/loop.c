@@ -61,17 +61,46 @@ static void peer_name(const xqc_peer_t *p, char *buf, size_t n) {
   buf[k] = '\0';
 }
 
-void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what) {
+/* Counts an error against p (logged when `what` is given); cuts it off over the limit. */
+static void count_error(xqc_t *c, xqc_peer_t *p, const char *what) {
   char name[300];
   peer_name(p, name, sizeof name);
   p->errors++;
-  XQ_LOGW(COMP, "bad message from peer peer=%s errors=%lld what=\"%s\"", name,
-          (long long)p->errors, what);
+  if (what)
+    XQ_LOGW(COMP, "bad message from peer peer=%s errors=%lld what=\"%s\"", name,
+            (long long)p->errors, what);
   if (!p->cut && p->errors >= c->cfg.max_peer_errors) {
     p->cut = true;
     XQ_LOGE(COMP, "peer cut off (its messages are ignored until the coordinator restarts);"
             " check that peer's software version peer=%s errors=%lld", name, (long long)p->errors);
   }
+}
+
+void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what) { count_error(c, p, what); }
+
+/* A peer of another protocol version: logged once per peer, answered with an Error in an
+ * envelope of the peer's own version (so it can read it), counted like a bad message. */
+static void refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head) {
+  char text[200], name[300];
+  xq_wire_version_text(text, sizeof text, head->version, "coordinator");
+  if (!p->version_refused) {
+    p->version_refused = true;
+    peer_name(p, name, sizeof name);
+    XQ_LOGW(COMP, "refused peer: %s peer=%s", text, name);
+  }
+  count_error(c, p, NULL);
+  if (p->cut) return;
+  Xqz__Envelope env;
+  Xqz__Error e;
+  xq_wire_init(&env);
+  xqz__error__init(&e);
+  env.version = head->version;
+  e.code = XQ_ERROR_PROTOCOL_VERSION;
+  e.message = text;
+  env.request_id = head->request_id;
+  env.body_case = XQZ__ENVELOPE__BODY_ERROR;
+  env.error = &e;
+  xqc_reply(c, p->rid, p->rid_len, &env);
 }
 
 void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what) {
@@ -558,7 +587,8 @@ static void drain(xqc_t *c) {
     Xqz__Envelope *env = NULL;
     xq_errbuf_t eb;
     eb.msg[0] = '\0';
-    int rc = xq_wire_recv(c->router, rid, &rid_len, &env, ZMQ_DONTWAIT, &eb);
+    xq_wire_head_t head;
+    int rc = xq_wire_recv_head(c->router, rid, &rid_len, &env, ZMQ_DONTWAIT, &head, &eb);
     if (rc == XQ_EIO) continue; /* EAGAIN or a vanished frame: look at ZMQ_EVENTS again */
     int pi = rid_len ? peer_get(c, rid, rid_len) : -1;
     if (pi < 0) {
@@ -569,6 +599,10 @@ static void drain(xqc_t *c) {
     p->last_seen_ms = xqc_now_ms();
     if (p->cut) {
       xq_wire_free(&env);
+      continue;
+    }
+    if (rc == XQ_EVERSION) {
+      refuse_version(c, p, &head);
       continue;
     }
     if (rc < 0) {

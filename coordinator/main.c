@@ -13,6 +13,7 @@
 #include "coord.h"
 #include "status.h"
 #include "support/log.h"
+#include "wire/wire.h"
 
 #define COMP "coordinator"
 
@@ -30,6 +31,11 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       xqc_config_help(stdout);
+      free(ov);
+      return 0;
+    }
+    if (strcmp(a, "--version") == 0) {
+      printf("%s\n", XQ_VERSION_LINE);
       free(ov);
       return 0;
     }

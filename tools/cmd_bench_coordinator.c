@@ -124,7 +124,7 @@ static int send_hello(void *s, const char *id, Xqz__Role role) {
   h.worker_id = (char *)id;
   h.host = "localhost";
   h.threads = 1;
-  h.software_version = "bench";
+  h.software_version = XQ_SOFTWARE_NAME;
   env.body_case = XQZ__ENVELOPE__BODY_HELLO;
   env.hello = &h;
   env.request_id = 1;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire/wire.h"
+
 typedef enum { OPT_STR, OPT_INT, OPT_REAL } opt_type_t;
 
 typedef struct {
@@ -84,6 +86,7 @@ static void usage(FILE *f) {
     fputc('\n', f);
   }
   fprintf(f, "  %-24s %s\n", "--help", "print this and exit");
+  fprintf(f, "  %-24s %s\n", "--version", "print the software and protocol versions and exit");
 }
 
 int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
@@ -94,6 +97,10 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
     const char *arg = argv[a];
     if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
       usage(stdout);
+      return 1;
+    }
+    if (!strcmp(arg, "--version")) {
+      printf("%s\n", XQ_VERSION_LINE);
       return 1;
     }
     const opt_row_t *r = NULL;

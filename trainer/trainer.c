@@ -312,7 +312,17 @@ static int run(trainer_t *t) {
     }
     Xqz__Envelope *env = NULL;
     xq_errbuf_t eb = {{0}};
-    if (xq_wire_recv(t->sock, NULL, NULL, &env, ZMQ_DONTWAIT, &eb)) {
+    int rrc = xq_wire_recv(t->sock, NULL, NULL, &env, ZMQ_DONTWAIT, &eb);
+    if (rrc == XQ_EVERSION || xq_wire_is_version_refusal(env)) {
+      /* Retrying cannot help: save the work and stop. */
+      XQ_LOGE(COMP, "the coordinator speaks another protocol version; stopping (upgrade the"
+              " trainer or the coordinator) this_trainer=\"%s\" reason=\"%s\"", XQ_VERSION_LINE,
+              env ? env->error->message : eb.msg);
+      xq_wire_free(&env);
+      checkpoint(t, "protocol-version");
+      return 1;
+    }
+    if (rrc) {
       if (zmq_errno() != EAGAIN && zmq_errno() != EINTR)
         XQ_LOGW(COMP, "malformed message from the coordinator dropped reason=\"%s\"", eb.msg);
       continue;

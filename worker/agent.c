@@ -58,6 +58,7 @@ typedef struct {
   uint64_t announce_stamp, stamp;
   uint64_t playing_net; /* net of the running or last self-play batch */
   int spool_full_logged;
+  int fatal; /* stop now, exit non-zero (the coordinator speaks another protocol) */
   /* progress */
   int64_t last_progress_ms, last_progress_pos;
 } agent_t;
@@ -75,7 +76,7 @@ static void send_hello(agent_t *a) {
   h.worker_id = a->worker_id;
   h.host = a->host;
   h.threads = (uint32_t)a->o->threads;
-  h.software_version = "xqz-worker 0.1";
+  h.software_version = XQ_SOFTWARE_NAME;
   env.body_case = XQZ__ENVELOPE__BODY_HELLO;
   env.hello = &h;
   send_env(a, &env, 1);
@@ -254,6 +255,26 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
   }
 }
 
+/* A coordinator of another protocol version: retrying cannot help, so the worker stops. */
+static void fatal_version(agent_t *a, const char *why) {
+  XQ_LOGE(C, "the coordinator speaks another protocol version; stopping (upgrade the worker"
+          " or the coordinator) this_worker=\"%s\" reason=\"%s\"", XQ_VERSION_LINE, why);
+  a->fatal = 1;
+}
+
+/* Handles one message from the link if one comes within timeout_ms; 1 when one came. */
+static int poll_once(agent_t *a, int timeout_ms) {
+  Xqz__Envelope *env = NULL;
+  int from_pub = 0;
+  int rc = xq_link_poll(&a->link, timeout_ms, &env, &from_pub);
+  if (rc == XQ_EVERSION) fatal_version(a, a->link.version_error);
+  if (rc != 1) return 0;
+  if (!from_pub && xq_wire_is_version_refusal(env)) fatal_version(a, env->error->message);
+  else on_message(a, env, from_pub);
+  xq_wire_free(&env);
+  return 1;
+}
+
 /* Chooses and posts the next task when the play thread is idle. */
 static void schedule(agent_t *a, int stopping) {
   if (stopping || !xq_play_loop_idle(&a->play) || !a->job_kind) return;
@@ -402,11 +423,11 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
         break;
       }
     }
-    Xqz__Envelope *env = NULL;
-    int from_pub = 0;
-    while (xq_link_poll(&a->link, 0, &env, &from_pub) == 1) {
-      on_message(a, env, from_pub);
-      xq_wire_free(&env);
+    while (!a->fatal && poll_once(a, 0)) {
+    }
+    if (a->fatal) {
+      xq_play_loop_interrupt(&a->play);
+      break;
     }
     now = xq_clock_ms();
     /* Announced net: fetch after the random delay; play it from the next batch. */
@@ -446,14 +467,11 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
       send_hello(a);
     }
     if (now - a->last_progress_ms >= (int64_t)o->progress_s * 1000) progress(a, now);
-    if (xq_link_poll(&a->link, 100, &env, &from_pub) == 1) {
-      on_message(a, env, from_pub);
-      xq_wire_free(&env);
-    }
+    poll_once(a, 100);
   }
   progress(a, xq_clock_ms());
   XQ_LOGI(C, "stopped unacked_in_spool=%zu", xq_spool_count(a->spool));
-  code = 0;
+  code = a->fatal ? 1 : 0;
   xq_play_loop_join(&a->play);
 out_link:
   xq_netfetch_close(&a->fetch);

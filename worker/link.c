@@ -115,6 +115,10 @@ int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pu
     if (!(items[i].revents & ZMQ_POLLIN)) continue;
     xq_errbuf_t eb = {{0}};
     int rc = xq_wire_recv(i ? l->sub : l->dealer, NULL, NULL, out, ZMQ_DONTWAIT, &eb);
+    if (rc == XQ_EVERSION) {
+      snprintf(l->version_error, sizeof l->version_error, "%s", eb.msg);
+      return rc;
+    }
     if (rc) {
       if (rc != XQ_EIO) XQ_LOGW("worker", "dropped a malformed message from the coordinator error=\"%s\"", eb.msg);
       return 0;

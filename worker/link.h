@@ -27,6 +27,7 @@ typedef struct {
   int64_t next_connect_ms; /* earliest time of the next reconnect */
   uint64_t next_request_id;
   int64_t reconnects;
+  char version_error[256]; /* why the last XQ_EVERSION was returned */
 } xq_link_t;
 
 int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *eb);
@@ -38,7 +39,8 @@ int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb);
 int xq_link_send(xq_link_t *l, Xqz__Envelope *env);
 /* Waits up to timeout_ms for one message on either socket. Returns 1 with *out set
  * (*from_pub tells which socket), 0 on timeout, or an error (a malformed message is
- * logged, dropped and reported as 0). */
+ * logged, dropped and reported as 0). XQ_EVERSION: the coordinator speaks another
+ * protocol version (l->version_error says which); retrying cannot help. */
 int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pub);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "agent.h"
 #include "support/log.h"
+#include "wire/wire.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -46,6 +47,7 @@ static void usage(FILE *f) {
     fprintf(f, "  %-34s %s (%s)\n", lhs, opts[i].help, opts[i].def);
   }
   fprintf(f, "  %-34s %s\n", "--help", "this text");
+  fprintf(f, "  %-34s %s\n", "--version", "print the software and protocol versions");
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out) {
@@ -61,6 +63,10 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
+      return 0;
+    }
+    if (!strcmp(argv[i], "--version")) {
+      printf("%s\n", XQ_VERSION_LINE);
       return 0;
     }
     int k = -1;

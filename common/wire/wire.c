@@ -6,6 +6,7 @@
 #include "wire/wire.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -26,18 +27,38 @@ int xq_wire_pack(const Xqz__Envelope *env, uint8_t **buf, size_t *len) {
   return 0;
 }
 
+void xq_wire_version_text(char *buf, size_t n, uint32_t peer_version, const char *self) {
+  snprintf(buf, n, "it speaks protocol %u, this %s speaks %u (upgrade one of them)",
+           peer_version, self, XQ_PROTOCOL_VERSION);
+}
+
+bool xq_wire_is_version_refusal(const Xqz__Envelope *env) {
+  return env && env->body_case == XQZ__ENVELOPE__BODY_ERROR && env->error &&
+         env->error->code == XQ_ERROR_PROTOCOL_VERSION;
+}
+
 int xq_wire_unpack(const uint8_t *buf, size_t len, Xqz__Envelope **out, xq_errbuf_t *eb) {
+  return xq_wire_unpack_head(buf, len, out, NULL, eb);
+}
+
+int xq_wire_unpack_head(const uint8_t *buf, size_t len, Xqz__Envelope **out,
+                        xq_wire_head_t *head, xq_errbuf_t *eb) {
   *out = NULL;
+  if (head) memset(head, 0, sizeof *head);
   if (len > XQ_WIRE_MAX_MESSAGE)
     return xq_err_set(eb, XQ_ERANGE, "message of %zu bytes exceeds the %u-byte limit", len,
                       XQ_WIRE_MAX_MESSAGE);
   Xqz__Envelope *env = xqz__envelope__unpack(NULL, len, buf);
   if (!env) return xq_err_set(eb, XQ_EFORMAT, "malformed envelope (%zu bytes)", len);
+  if (head) {
+    head->version = env->version;
+    head->request_id = env->request_id;
+  }
   if (env->version != XQ_PROTOCOL_VERSION) {
-    uint32_t v = env->version;
+    char text[160];
+    xq_wire_version_text(text, sizeof text, env->version, "program");
     xqz__envelope__free_unpacked(env, NULL);
-    return xq_err_set(eb, XQ_EVERSION, "protocol version %u, this program speaks %u", v,
-                      XQ_PROTOCOL_VERSION);
+    return xq_err_set(eb, XQ_EVERSION, "the peer's message is refused: %s", text);
   }
   if (env->body_case == XQZ__ENVELOPE__BODY__NOT_SET) {
     xqz__envelope__free_unpacked(env, NULL);
@@ -91,7 +112,13 @@ static int has_more(void *sock) {
 
 int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out, int flags,
                  xq_errbuf_t *eb) {
+  return xq_wire_recv_head(sock, rid, rid_len, out, flags, NULL, eb);
+}
+
+int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out,
+                      int flags, xq_wire_head_t *head, xq_errbuf_t *eb) {
   *out = NULL;
+  if (head) memset(head, 0, sizeof *head);
   zmq_msg_t m;
   if (rid) {
     zmq_msg_init(&m);
@@ -117,7 +144,7 @@ int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out,
     drain(sock);
     return xq_err_set(eb, XQ_EFORMAT, "message with more than one body frame");
   }
-  int rc = xq_wire_unpack(zmq_msg_data(&m), zmq_msg_size(&m), out, eb);
+  int rc = xq_wire_unpack_head(zmq_msg_data(&m), zmq_msg_size(&m), out, head, eb);
   zmq_msg_close(&m);
   return rc;
 }

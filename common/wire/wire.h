@@ -10,13 +10,22 @@
 #ifndef XQ_WIRE_H
 #define XQ_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "support/error.h"
+#include "support/version.h"
 #include "xqz.pb-c.h"
 
 #define XQ_PROTOCOL_VERSION 1
+#define XQ_STR_(x) #x
+#define XQ_STR(x) XQ_STR_(x)
+/* What `xqz version` and every program's --version print: "xqzero 0.2.0 (protocol 1)". */
+#define XQ_VERSION_LINE XQ_SOFTWARE_NAME " (protocol " XQ_STR(XQ_PROTOCOL_VERSION) ")"
+/* Error.code of the coordinator's refusal of a peer that speaks another protocol version.
+ * That Error's envelope carries the peer's own version, so the peer can decode it. */
+#define XQ_ERROR_PROTOCOL_VERSION 6
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* Largest chunk of a net file sent in one NetChunk. */
@@ -29,6 +38,19 @@ int xq_wire_pack(const Xqz__Envelope *env, uint8_t **buf, size_t *len);
 /* Unpacks and validates; on success *out must be freed with xq_wire_free. On error
  * returns XQ_EFORMAT / XQ_EVERSION / XQ_ERANGE with the reason in eb. */
 int xq_wire_unpack(const uint8_t *buf, size_t len, Xqz__Envelope **out, xq_errbuf_t *eb);
+/* The envelope header of a received message, known whenever the envelope parsed, also
+ * when its version was refused (XQ_EVERSION). */
+typedef struct {
+  uint32_t version;
+  uint64_t request_id;
+} xq_wire_head_t;
+/* Like xq_wire_unpack; head (may be NULL) gets the header. */
+int xq_wire_unpack_head(const uint8_t *buf, size_t len, Xqz__Envelope **out,
+                        xq_wire_head_t *head, xq_errbuf_t *eb);
+/* "it speaks protocol N, this <self> speaks M (upgrade one of them)" into buf. */
+void xq_wire_version_text(char *buf, size_t n, uint32_t peer_version, const char *self);
+/* true when env is the coordinator's Error refusing this program's protocol version. */
+bool xq_wire_is_version_refusal(const Xqz__Envelope *env);
 /* NULL-safe; sets *env to NULL. */
 void xq_wire_free(Xqz__Envelope **env);
 
@@ -47,5 +69,8 @@ int xq_wire_send(void *sock, const void *routing_id, size_t routing_len,
  * oversized messages are rejected (and drained). */
 int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out, int flags,
                  xq_errbuf_t *eb);
+/* Like xq_wire_recv; head (may be NULL) gets the envelope header (see xq_wire_head_t). */
+int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out,
+                      int flags, xq_wire_head_t *head, xq_errbuf_t *eb);
 
 #endif

@@ -3,7 +3,7 @@
  * (test_coordinator_ingest, test_coordinator_hostile): a temp campaign with free loopback
  * ports, starting the binary (g_extra, g_extra2: settings that differ per test), DEALER
  * clients, Hello, random game records (consistent or with one flaw), GameRecord and Status
- * round trips. Include it once per test program, after cmocka.h.
+ * round trips, the version refusal. Include it once per test program, after cmocka.h.
  */
 #ifndef XQZ_COORD_TEST_UTIL_H
 #define XQZ_COORD_TEST_UTIL_H
@@ -235,6 +235,27 @@ static inline Xqz__Envelope *status(void *s) {
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_STATUS);
   return r;
+}
+
+/* The coordinator's refusal of protocol version `v`: an Error in an envelope of version v
+ * (so that peer can read it) echoing the request id, naming both versions. */
+static inline void expect_version_refusal(void *s, uint32_t v, uint64_t request_id) {
+  zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
+  assert_int_equal(zmq_poll(&it, 1, 5000), 1);
+  uint8_t buf[4096];
+  int n = zmq_recv(s, buf, sizeof buf, 0);
+  assert_true(n > 0 && n < (int)sizeof buf);
+  Xqz__Envelope *r = xqz__envelope__unpack(NULL, (size_t)n, buf);
+  assert_non_null(r);
+  assert_int_equal(r->version, v);
+  assert_int_equal(r->request_id, request_id);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ERROR);
+  assert_int_equal(r->error->code, XQ_ERROR_PROTOCOL_VERSION);
+  char want[160];
+  snprintf(want, sizeof want, "it speaks protocol %u, this coordinator speaks %u (upgrade one"
+           " of them)", v, XQ_PROTOCOL_VERSION);
+  assert_string_equal(r->error->message, want);
+  xqz__envelope__free_unpacked(r, NULL);
 }
 
 /* A tiny random net as a .xqzn file (malloc'd), child of parent, trained to `step`. */

@@ -281,7 +281,7 @@ static void test_hostile_client(void **state) {
     free(buf);
   }
   expect_error(h, E_MALFORMED);
-  /* Version 99 with a StatusRequest body: Error 1, counted (no Status). */
+  /* Version 99 with a StatusRequest body: the version refusal, counted (no Status). */
   {
     Xqz__Envelope env;
     Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
@@ -294,7 +294,7 @@ static void test_hostile_client(void **state) {
     send_raw(h, buf, len, 0);
     free(buf);
   }
-  expect_error(h, E_MALFORMED);
+  expect_version_refusal(h, 99, 0);
   honest_game(w);
   /* Version 1, a request id, no body: Error 1, counted. */
   {

@@ -252,7 +252,64 @@ static void test_status_fields(void **state) {
   remove_dir();
 }
 
+/* Lines of the coordinator's log containing `what`. */
+static int log_count(const char *what) {
+  char path[400], line[2048];
+  snprintf(path, sizeof path, "%s/coordinator.log", g_dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  int n = 0;
+  while (fgets(line, sizeof line, f)) n += strstr(line, what) != NULL;
+  fclose(f);
+  return n;
+}
+
+/* A peer of protocol 99 is refused: an Error it can read (its own version, its request
+ * id, both versions named), one log line however often it tries; the coordinator goes
+ * on serving others. */
+static void test_version_refused(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--gating=sprt";
+  g_extra2 = "--seed=1";
+  pid_t pid = start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *s = connect_dealer(ctx);
+  hello(s); /* the coordinator is up */
+  void *old = connect_dealer(ctx);
+  for (uint64_t i = 0; i < 2; i++) {
+    Xqz__Envelope env;
+    Xqz__Hello h = XQZ__HELLO__INIT;
+    xq_wire_init(&env);
+    env.version = 99;
+    env.request_id = 77 + i;
+    h.role = XQZ__ROLE__ROLE_WORKER;
+    h.worker_id = "from-the-future";
+    env.body_case = XQZ__ENVELOPE__BODY_HELLO;
+    env.hello = &h;
+    size_t len = xqz__envelope__get_packed_size(&env);
+    uint8_t *buf = malloc(len);
+    xqz__envelope__pack(&env, buf);
+    assert_int_equal(zmq_send(old, buf, len, 0), (int)len);
+    free(buf);
+    expect_version_refusal(old, 99, 77 + i);
+  }
+  Xqz__Envelope *r = status(s);
+  assert_null(find_worker(r->status, "from-the-future"));
+  xq_wire_free(&r);
+  kill(pid, SIGTERM);
+  waitpid(pid, NULL, 0);
+  g_pid = -1;
+  assert_int_equal(log_count("refused peer: it speaks protocol 99, this coordinator speaks 1"
+                             " (upgrade one of them)"), 1);
+  zmq_close(old);
+  zmq_close(s);
+  zmq_ctx_term(ctx);
+  remove_dir();
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_status_fields, teardown)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_status_fields, teardown),
+                                     cmocka_unit_test_teardown(test_version_refused, teardown)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@
  * NetAnnounce makes the worker fetch the new net and report it in its Heartbeat; an
  * ArenaJob is played and answered with an ArenaResult; SIGTERM
  * ends the worker with exit status 0 and its unacked games in the spool directory, and a
- * new worker process on that spool resends them.
+ * new worker process on that spool resends them. A coordinator of another protocol
+ * version makes the worker stop with exit status 1 and a message naming both versions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -407,9 +408,98 @@ static void test_worker_against_fake_coordinator(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* A coordinator of another protocol version: the worker stops at once with exit status 1
+ * and a log line naming both versions, whether its Hello is answered by an envelope of
+ * version 99 (`refusal` 0) or by the coordinator's version-refusal Error (1). */
+static void worker_meets_other_version(int refusal) {
+  char dir[] = "/tmp/xqz-test-worker-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  void *ctx = zmq_ctx_new();
+  void *router = zmq_socket(ctx, ZMQ_ROUTER);
+  int linger = 0;
+  zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
+  assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+  char ep[64], logp[600], cache[600], spool[600], bin[600];
+  size_t n = sizeof ep;
+  zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &n);
+  snprintf(logp, sizeof logp, "%s/worker.log", dir);
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  snprintf(spool, sizeof spool, "%s/spool", dir);
+  snprintf(bin, sizeof bin, "%s/worker/xqz-worker", XQZ_BINARY_DIR);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (!freopen(logp, "w", stderr)) _exit(127);
+    execl(bin, bin, "--coordinator", ep, "--pub", "tcp://127.0.0.1:1", "--threads", "1",
+          "--cache", cache, "--spool", spool, "--id", "oldw", "--timeout", "1500",
+          (char *)NULL);
+    _exit(127);
+  }
+  uint8_t rid[256];
+  size_t rid_len;
+  Xqz__Envelope *env = NULL;
+  xq_errbuf_t eb;
+  int t = 10000;
+  zmq_setsockopt(router, ZMQ_RCVTIMEO, &t, sizeof t);
+  assert_int_equal(xq_wire_recv(router, rid, &rid_len, &env, 0, &eb), 0);
+  assert_int_equal(env->body_case, XQZ__ENVELOPE__BODY_HELLO);
+  assert_string_equal(env->hello->software_version, XQ_SOFTWARE_NAME);
+  Xqz__Envelope r;
+  Xqz__Welcome w = XQZ__WELCOME__INIT;
+  Xqz__Error e = XQZ__ERROR__INIT;
+  xq_wire_init(&r);
+  r.request_id = env->request_id;
+  if (refusal) {
+    e.code = XQ_ERROR_PROTOCOL_VERSION;
+    e.message = "it speaks protocol 1, this coordinator speaks 99 (upgrade one of them)";
+    r.body_case = XQZ__ENVELOPE__BODY_ERROR;
+    r.error = &e;
+  } else {
+    r.version = 99;
+    w.worker_id = "oldw";
+    r.body_case = XQZ__ENVELOPE__BODY_WELCOME;
+    r.welcome = &w;
+  }
+  xq_wire_free(&env);
+  assert_int_equal(xq_wire_send(router, rid, rid_len, &r, 0), 0);
+  int status = 0;
+  double t0 = now_s();
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (now_s() - t0 > 15) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      fail_msg("the worker kept running against another protocol version");
+    }
+    sleep_ms(50);
+  }
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 1);
+  FILE *f = fopen(logp, "r");
+  assert_non_null(f);
+  char line[1024];
+  int found = 0;
+  while (fgets(line, sizeof line, f))
+    found |= strstr(line, "another protocol version") && strstr(line, XQ_VERSION_LINE) &&
+             strstr(line, refusal ? "speaks 99" : "speaks protocol 99") != NULL;
+  fclose(f);
+  assert_true(found);
+  zmq_close(router);
+  zmq_ctx_term(ctx);
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_worker_other_version(void **state) {
+  (void)state;
+  worker_meets_other_version(0);
+  worker_meets_other_version(1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_worker_against_fake_coordinator),
+      cmocka_unit_test(test_worker_other_version),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
