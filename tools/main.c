@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "wire/wire.h"
 
 typedef struct {
   const char *name;
@@ -18,14 +19,24 @@ static const xqz_command_t commands[] = {
     {"engine", xqz_cmd_engine, "UCI/UCCI engine on stdin/stdout: engine --net FILE [--seed S]"},
     {"play", xqz_cmd_play, "play a net in the terminal: play --net FILE [--sims N] [--as red|black]"},
     {"explain", xqz_cmd_explain, "what a net sees: explain FEN|startpos --net FILE [--json] (value, worth of each piece)"},
+    {"status", xqz_cmd_status, "a running campaign on one screen: status [--coordinator ADDR] [--json]"},
+    {"promotions", xqz_cmd_promotions, "gating history: promotions [--coordinator ADDR] [--follow] [--json]"},
+    {"version", xqz_cmd_version, "print the software and protocol versions"},
     {"selfplay", xqz_cmd_selfplay, "self-play games to a file: selfplay --net F --games N --out F [--threads T] [--parallel G] [--sims S]"},
 };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz COMMAND [ARGS]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
   fprintf(f, "\nRun 'xqz COMMAND --help' for a command's options.\n");
+}
+
+int xqz_cmd_version(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  printf("%s\n", XQ_VERSION_LINE);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -37,6 +48,7 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  if (!strcmp(argv[1], "--version")) return xqz_cmd_version(argc - 1, argv + 1);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "xqz: unknown command '%s'\n\n", argv[1]);

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# test_cli_status.sh XQZ BINDIR: `xqz status` and `xqz promotions` against a live
+# coordinator on a free loopback port with one worker playing short games (tiny net, few
+# simulations), and the version commands. Also: a clear error when nothing answers.
+set -u
+. "$(dirname "$0")/lib.sh"
+XQZ=$1 BIN=$2
+COORD=$BIN/coordinator/xqz-coordinator WORKER=$BIN/worker/xqz-worker
+dir=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  if [ "${fails:-1}" -ne 0 ]; then
+    for f in "$dir"/*.log "$dir"/*.out; do [ -f "$f" ] && { echo "---- $f"; tail -15 "$f"; }; done
+  fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+wait_for() { # wait_for SECONDS COMMAND...
+  local end=$((SECONDS + $1)); shift
+  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
+}
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+port=$(free_port) pubport=$(free_port)
+while [ "$pubport" = "$port" ]; do pubport=$(free_port); done
+router=tcp://127.0.0.1:$port
+
+version_line() { "$@" | grep -Eqx 'xqzero [0-9]+\.[0-9]+\.[0-9]+ \(protocol [0-9]+\)'; }
+check "xqz version" version_line "$XQZ" version
+check "xqz --version" version_line "$XQZ" --version
+check "xqz-coordinator --version" version_line "$COORD" --version
+check "xqz-worker --version" version_line "$WORKER" --version
+
+no_answer() {
+  ! "$XQZ" status --coordinator "$router" --timeout 300 >"$dir/none.out" 2>&1 &&
+    grep -q "no answer from the coordinator at $router" "$dir/none.out"
+}
+check "status says clearly that nothing answers" no_answer
+
+"$COORD" --campaign "$dir/camp" --router "$router" --pub "tcp://127.0.0.1:$pubport" \
+  --net_size tiny --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 --fsync_ms 50 \
+  >"$dir/coord.log" 2>&1 &
+pids+=("$!")
+"$WORKER" --coordinator "$router" --pub "tcp://127.0.0.1:$pubport" --id cli-w1 --threads 1 \
+  --games-per-thread 2 --cache "$dir/cache" --spool "$dir/spool" --timeout 3000 \
+  >"$dir/worker.log" 2>&1 &
+pids+=("$!")
+
+worker_has_games() {
+  "$XQZ" status --coordinator "$router" --json >"$dir/status.json" 2>/dev/null &&
+    python3 - "$dir/status.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+w = [w for w in s["worker_list"] if w["worker_id"] == "cli-w1"]
+sys.exit(0 if w and w[0]["games"] > 0 else 1)
+EOF
+}
+check "status --json shows the worker with games" wait_for 30 worker_has_games
+
+status_fields() {
+  python3 - "$dir/status.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+w = [w for w in s["worker_list"] if w["worker_id"] == "cli-w1"][0]
+assert s["campaign"] == "camp", s["campaign"]
+assert s["protocol_version"] == 1 and s["software_version"].startswith("xqzero ")
+assert len(s["best_net_id"]) == 16 and s["games"] >= w["games"]
+assert s["workers"] == 1 and w["alive"] and w["role"] == "worker" and w["threads"] == 1
+assert w["avg_plies"] > 0 and w["red_wins"] + w["black_wins"] + w["draws"] == w["games"]
+assert sum(w["by_reason"].values()) == w["games"]
+assert w["software_version"] == s["software_version"]
+assert s["limits"]["max_message_bytes"] > 0 and "max_peer_errors" in s["limits"]
+assert s["window_capacity"] > 0 and s["uptime_s"] >= 0
+EOF
+}
+check "status --json fields agree" status_fields
+
+"$XQZ" status --coordinator "$router" >"$dir/screen.out" 2>&1
+screen_ok() {
+  grep -q "^campaign   camp" "$dir/screen.out" && grep -q "^best net" "$dir/screen.out" &&
+    grep -q "cli-w1" "$dir/screen.out" && grep -q "^workers: 1 alive" "$dir/screen.out"
+}
+check "status prints one screen with the worker" screen_ok
+
+promotions_json() {
+  "$XQZ" promotions --coordinator "$router" --json >"$dir/prom.json" &&
+    python3 -c 'import json,sys; assert isinstance(json.load(open(sys.argv[1])), list)' "$dir/prom.json"
+}
+check "promotions --json parses" promotions_json
+check "promotions prints its table header" bash -c \
+  "'$XQZ' promotions --coordinator '$router' | grep -q 'W-D-L'"
+
+follow_stops_on_ctrl_c() {
+  "$XQZ" promotions --coordinator "$router" --follow >"$dir/follow.out" 2>&1 &
+  local p=$!
+  sleep 1
+  kill -INT "$p"
+  wait "$p" && grep -q "W-D-L" "$dir/follow.out"
+}
+check "promotions --follow runs until Ctrl-C" follow_stops_on_ctrl_c
+
+finish

@@ -1,0 +1,136 @@
+/*
+ * cmd_status.c: `xqz status` asks a running coordinator for its Status and prints one
+ * screen: campaign, best net and Elo, trainer step and loss, window, ingest rate, uptime,
+ * the open gating match, the workers and the last gating matches. --json prints the same
+ * message as JSON (common/wire/status_json.c, as the HTTP API does).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "remote.h"
+#include "rules/rules.h"
+#include "wire/status_json.h"
+#include "wire/wire.h"
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz status [--coordinator ADDR] [--json] [--server-key FILE --key FILE]\n\n"
+             "Prints the state of a running campaign: best net, trainer, window, workers and\n"
+             "gating matches. --json prints the whole Status message as JSON.\n\n"
+             XQZ_REMOTE_OPTIONS_HELP
+             "  --json              JSON instead of the screen\n");
+}
+
+/* "45s", "12m", "3h05m", "2d04h". */
+static void duration(char *buf, size_t n, uint64_t s) {
+  if (s < 60) snprintf(buf, n, "%llus", (unsigned long long)s);
+  else if (s < 3600) snprintf(buf, n, "%llum%02llus", (unsigned long long)(s / 60),
+                              (unsigned long long)(s % 60));
+  else if (s < 86400) snprintf(buf, n, "%lluh%02llum", (unsigned long long)(s / 3600),
+                               (unsigned long long)(s / 60 % 60));
+  else snprintf(buf, n, "%llud%02lluh", (unsigned long long)(s / 86400),
+                (unsigned long long)(s / 3600 % 24));
+}
+
+static const char *role_name(Xqz__Role r) {
+  return r == XQZ__ROLE__ROLE_WORKER ? "" : r == XQZ__ROLE__ROLE_TRAINER ? " (trainer)"
+                                                                         : " (other)";
+}
+
+static void print_workers(const Xqz__Status *s) {
+  printf("\nworkers: %u alive, %zu known\n", s->workers, s->n_worker_list);
+  if (!s->n_worker_list) return;
+  printf("  %-24s %-16s %3s  %-16s %7s %6s %4s %9s  %s\n", "worker", "host", "thr", "net",
+         "games", "plies", "rej", "seen", "version");
+  for (size_t i = 0; i < s->n_worker_list; i++) {
+    const Xqz__WorkerStatus *w = s->worker_list[i];
+    char seen[32], ago[24];
+    duration(ago, sizeof ago, w->last_seen_ms_ago / 1000);
+    snprintf(seen, sizeof seen, "%s%s", w->alive ? "" : "-", ago);
+    printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6.1f %4llu %9s  %s%s%s\n", w->worker_id,
+           w->host, w->threads, (unsigned long long)w->net_id, (unsigned long long)w->games,
+           w->avg_plies, (unsigned long long)w->rejected, seen, w->software_version,
+           role_name(w->role), w->banned ? " BANNED" : "");
+  }
+  printf("  (seen: time since the last message; '-' marks a worker not alive)\n");
+}
+
+static void print_screen(const Xqz__Status *s) {
+  char up[32];
+  duration(up, sizeof up, (uint64_t)s->uptime_s);
+  printf("campaign   %s   (coordinator %s, protocol %u, up %s)\n", s->campaign,
+         s->software_version, s->protocol_version, up);
+  printf("best net   %016llx   Elo %+.1f   promotions %llu\n",
+         (unsigned long long)s->best_net_id, s->best_elo, (unsigned long long)s->promotions);
+  printf("trainer    step %llu", (unsigned long long)s->trainer_step);
+  if (s->last_loss)
+    printf("   loss %.4f (policy %.4f, value %.4f) at step %llu", s->last_loss->loss,
+           s->last_loss->policy, s->last_loss->value, (unsigned long long)s->last_loss->step);
+  printf("\n");
+  double fill = s->window_capacity ? 100.0 * (double)s->window_positions /
+                                         (double)s->window_capacity : 0.0;
+  printf("window     %llu / %llu positions (%.1f%%)   ingest %.1f positions/s\n",
+         (unsigned long long)s->window_positions, (unsigned long long)s->window_capacity, fill,
+         s->positions_per_s);
+  printf("games      %llu accepted (%llu positions), %llu rejected, %llu duplicates,"
+         " %llu from banned senders; %llu samples served\n",
+         (unsigned long long)s->games, (unsigned long long)s->positions,
+         (unsigned long long)s->rejected_games, (unsigned long long)s->duplicates,
+         (unsigned long long)s->banned_games, (unsigned long long)s->samples_served);
+  printf("gating     %s", s->gating_mode);
+  const Xqz__MatchStatus *m = s->open_match;
+  if (m)
+    printf("; open: %016llx vs %016llx  %lld-%lld-%lld  score %.3f  Elo %+.0f [%+.0f, %+.0f]\n",
+           (unsigned long long)m->net_a, (unsigned long long)m->net_b, (long long)m->wins,
+           (long long)m->draws, (long long)m->losses, m->score, m->elo, m->elo_lo, m->elo_hi);
+  else
+    printf("; no match open; last: %s\n", s->last_gating);
+  print_workers(s);
+  printf("\nlast gating matches (%zu)\n", s->n_recent_matches);
+  if (s->n_recent_matches) {
+    xqz_match_header(stdout);
+    for (size_t i = 0; i < s->n_recent_matches; i++) xqz_match_row(stdout, s->recent_matches[i]);
+  }
+}
+
+int xqz_cmd_status(int argc, char **argv) {
+  xqz_remote_t r;
+  xqz_remote_init(&r, "status");
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    int k = xqz_remote_option(&r, argc, argv, &i);
+    if (k < 0) return 2;
+    if (k) continue;
+    if (!strcmp(argv[i], "--json")) {
+      json = 1;
+    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "xqz status: unknown argument '%s'\n\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (xqz_remote_open(&r)) return 1;
+  Xqz__Envelope env;
+  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
+  xq_wire_init(&env);
+  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
+  env.status_request = &q;
+  Xqz__Envelope *reply = xqz_remote_call(&r, &env, XQZ__ENVELOPE__BODY_STATUS);
+  xqz_remote_close(&r);
+  if (!reply) return 1;
+  int rc = 0;
+  if (json) {
+    char *j = xq_status_json(reply->status);
+    if (j) printf("%s\n", j);
+    else rc = 1;
+    free(j);
+  } else {
+    print_screen(reply->status);
+  }
+  xq_wire_free(&reply);
+  return rc;
+}

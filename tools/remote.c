@@ -1,0 +1,110 @@
+/* remote.c: connection options, one checked request, match rows (see remote.h). */
+#include "remote.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "wire/curve.h"
+#include "wire/wire.h"
+
+void xqz_remote_init(xqz_remote_t *r, const char *cmd) {
+  memset(r, 0, sizeof *r);
+  r->cmd = cmd;
+  r->addr = XQZ_REMOTE_DEFAULT_ADDR;
+  r->timeout_ms = 5000;
+}
+
+int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  const char **dst = !strcmp(a, "--coordinator") ? &r->addr
+                     : !strcmp(a, "--server-key") ? &r->server_key
+                     : !strcmp(a, "--key")        ? &r->key
+                                                  : NULL;
+  bool timeout = !strcmp(a, "--timeout");
+  if (!dst && !timeout) return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "xqz %s: %s needs a value\n", r->cmd, a);
+    return -1;
+  }
+  const char *v = argv[++*i];
+  if (dst) {
+    *dst = v;
+    return 1;
+  }
+  char *end;
+  long ms = strtol(v, &end, 10);
+  if (*end || ms < 1 || ms > 600000) {
+    fprintf(stderr, "xqz %s: --timeout takes milliseconds, 1..600000 (got '%s')\n", r->cmd, v);
+    return -1;
+  }
+  r->timeout_ms = (int)ms;
+  return 1;
+}
+
+int xqz_remote_open(xqz_remote_t *r) {
+  xq_curve_t curve;
+  xq_errbuf_t eb;
+  if (xq_curve_client_load(&curve, r->server_key, r->key, &eb) < 0 ||
+      xq_client_open(&r->cl, r->addr, &curve, &eb) < 0) {
+    fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);
+    xq_client_close(&r->cl);
+    return 1;
+  }
+  return 0;
+}
+
+void xqz_remote_close(xqz_remote_t *r) { xq_client_close(&r->cl); }
+
+Xqz__Envelope *xqz_remote_call(xqz_remote_t *r, Xqz__Envelope *env,
+                               Xqz__Envelope__BodyCase want) {
+  Xqz__Envelope *reply = NULL;
+  xq_errbuf_t eb;
+  int rc = xq_client_call(&r->cl, env, r->timeout_ms, &reply, &eb);
+  if (rc == XQ_EVERSION) {
+    fprintf(stderr, "xqz %s: the coordinator speaks another protocol version; upgrade xqz or"
+            " the coordinator (this is %s): %s\n", r->cmd, XQ_VERSION_LINE, eb.msg);
+    return NULL;
+  }
+  if (rc < 0) {
+    fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);
+    return NULL;
+  }
+  if (reply->body_case == want) return reply;
+  if (xq_wire_is_version_refusal(reply))
+    fprintf(stderr, "xqz %s: the coordinator refused this protocol version; upgrade xqz or"
+            " the coordinator (this is %s): %s\n", r->cmd, XQ_VERSION_LINE,
+            reply->error->message);
+  else if (reply->body_case == XQZ__ENVELOPE__BODY_ERROR)
+    fprintf(stderr, "xqz %s: the coordinator answered with an error (code %u): %s\n", r->cmd,
+            reply->error->code, reply->error->message);
+  else
+    fprintf(stderr, "xqz %s: unexpected answer from the coordinator (message type %d)\n",
+            r->cmd, (int)reply->body_case);
+  xq_wire_free(&reply);
+  return NULL;
+}
+
+void xqz_match_header(FILE *f) {
+  fprintf(f, "  %-16s  %-16s  %6s  %-11s  %5s  %-18s  %-8s  %-16s\n", "net", "parent", "step",
+          "W-D-L", "score", "Elo (95%)", "decision", "time");
+}
+
+void xqz_match_row(FILE *f, const Xqz__MatchStatus *m) {
+  char wdl[40], elo[40], when[32] = "-";
+  snprintf(wdl, sizeof wdl, "%lld-%lld-%lld", (long long)m->wins, (long long)m->draws,
+           (long long)m->losses);
+  double ci = (m->elo_hi - m->elo_lo) / 2;
+  if (isfinite(ci)) snprintf(elo, sizeof elo, "%+.0f ± %.0f", m->elo, ci);
+  else snprintf(elo, sizeof elo, "%+.0f ± inf", m->elo);
+  if (m->time > 0) {
+    time_t t = (time_t)m->time;
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+  }
+  fprintf(f, "  %016llx  %016llx  %6lld  %-11s  %5.3f  %-19s  %-8s  %-16s\n",
+          (unsigned long long)m->net_a, (unsigned long long)m->net_b, (long long)m->step, wdl,
+          m->score, elo, m->decision, when);
+}

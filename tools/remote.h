@@ -1,0 +1,49 @@
+/*
+ * remote.h: what the xqz commands that talk to a running coordinator share (status,
+ * promotions, and any later operator command): the connection options
+ * (--coordinator ADDR, --server-key FILE --key FILE, --timeout MS), one request with the
+ * failures explained (no answer, another protocol version, an Error reply), and the
+ * table row of a gating match.
+ */
+#ifndef XQZ_REMOTE_H
+#define XQZ_REMOTE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "wire/client.h"
+#include "xqz.pb-c.h"
+
+#define XQZ_REMOTE_DEFAULT_ADDR "tcp://127.0.0.1:5555"
+#define XQZ_REMOTE_OPTIONS_HELP                                                           \
+  "  --coordinator ADDR  the coordinator's ROUTER address (default " XQZ_REMOTE_DEFAULT_ADDR \
+  ")\n"                                                                                   \
+  "  --server-key FILE   the coordinator's CURVE public key (.pub), with --key\n"          \
+  "  --key FILE          this client's CURVE secret key (.secret), with --server-key\n"    \
+  "  --timeout MS        how long to wait for an answer (default 5000)\n"
+
+typedef struct {
+  const char *cmd; /* "status", for messages */
+  const char *addr, *server_key, *key;
+  int timeout_ms;
+  xq_client_t cl;
+} xqz_remote_t;
+
+void xqz_remote_init(xqz_remote_t *r, const char *cmd);
+/* Takes argv[*i] (and its value, advancing *i) when it is a connection option: 1 taken,
+ * 0 not one of them, -1 bad usage (printed). */
+int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i);
+/* Loads the keys and connects; prints the reason and returns nonzero on failure. */
+int xqz_remote_open(xqz_remote_t *r);
+void xqz_remote_close(xqz_remote_t *r);
+/* Sends env and returns the reply when its body is `want`; otherwise prints why (no
+ * answer, another protocol version, the coordinator's Error) and returns NULL. The reply
+ * is freed by the caller with xq_wire_free. */
+Xqz__Envelope *xqz_remote_call(xqz_remote_t *r, Xqz__Envelope *env,
+                               Xqz__Envelope__BodyCase want);
+
+/* A gating match as one table row (xqz status, xqz promotions). */
+void xqz_match_header(FILE *f);
+void xqz_match_row(FILE *f, const Xqz__MatchStatus *m);
+
+#endif
