@@ -34,6 +34,13 @@ static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS losses(step INTEGER, time INTEGER, loss REAL, policy REAL,"
     " value REAL);";
 
+/* Bans (AdminRequest) and the CURVE key last seen with each worker id, so a ban on a key
+ * also finds that key's games in the segments when the window is rebuilt. */
+static const char *SECURITY_SCHEMA =
+    "CREATE TABLE IF NOT EXISTS bans(target TEXT PRIMARY KEY, reason TEXT NOT NULL,"
+    " time INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS worker_keys(worker_id TEXT PRIMARY KEY, key TEXT NOT NULL);";
+
 int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
   sqlite3 *h = NULL;
   if (sqlite3_open(path, &h) != SQLITE_OK) {
@@ -42,7 +49,8 @@ int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
     return XQ_EIO;
   }
   char *err = NULL;
-  if (sqlite3_exec(h, SCHEMA, NULL, NULL, &err) != SQLITE_OK) {
+  if (sqlite3_exec(h, SCHEMA, NULL, NULL, &err) != SQLITE_OK ||
+      sqlite3_exec(h, SECURITY_SCHEMA, NULL, NULL, &err) != SQLITE_OK) {
     xq_err_set(eb, XQ_EIO, "%s: schema: %s", path, err ? err : "?");
     sqlite3_free(err);
     sqlite3_close(h);
@@ -288,4 +296,54 @@ int xqc_db_matches(xqc_db_t *db, uint64_t after_id, int newest, int max_rows,
   *rows = r;
   *n = m;
   return 0;
+}
+
+int xqc_db_ban_set(xqc_db_t *db, const char *target, const char *reason) {
+  sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO bans(target, reason, time) VALUES(?,?,?)");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+  return step_done(db, st);
+}
+
+int xqc_db_ban_remove(xqc_db_t *db, const char *target) {
+  sqlite3_stmt *st = prep(db, "DELETE FROM bans WHERE target = ?");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
+  return step_done(db, st);
+}
+
+/* Runs a two-text-column query, calling each(col0, col1, int64 col2 or 0, user) per row. */
+static int each_row(xqc_db_t *db, const char *sql,
+                    int (*each)(const char *, const char *, int64_t, void *), void *user) {
+  sqlite3_stmt *st = prep(db, sql);
+  if (!st) return XQ_EIO;
+  int rc = 0, s;
+  while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+    const char *a = (const char *)sqlite3_column_text(st, 0);
+    const char *b = (const char *)sqlite3_column_text(st, 1);
+    int64_t t = sqlite3_column_count(st) > 2 ? sqlite3_column_int64(st, 2) : 0;
+    rc = each(a ? a : "", b ? b : "", t, user);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int xqc_db_bans_load(xqc_db_t *db, int (*each)(const char *target, const char *reason,
+                                               int64_t time, void *user), void *user) {
+  return each_row(db, "SELECT target, reason, time FROM bans ORDER BY time", each, user);
+}
+
+int xqc_db_worker_key_set(xqc_db_t *db, const char *worker_id, const char *key) {
+  sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO worker_keys(worker_id, key) VALUES(?,?)");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_text(st, 1, worker_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+  return step_done(db, st);
+}
+
+int xqc_db_worker_keys_load(xqc_db_t *db, int (*each)(const char *worker_id, const char *key,
+                                                      int64_t unused, void *user), void *user) {
+  return each_row(db, "SELECT worker_id, key FROM worker_keys", each, user);
 }

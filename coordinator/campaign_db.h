@@ -1,5 +1,5 @@
 /*
- * campaign_db.h: the campaign's SQLite database: nets, matches, promotions, workers.
+ * campaign_db.h: the campaign's SQLite database: nets, matches, promotions, workers, bans.
  * The best net is the net of the latest promotions row (net 1 gets a row with no match).
  * Ownership: xqc_db_open returns a handle the caller closes with xqc_db_close.
  */
@@ -60,5 +60,16 @@ int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n);
  * > 0, else the first max_rows. *rows is malloc'd (caller frees). */
 int xqc_db_matches(xqc_db_t *db, uint64_t after_id, int newest, int max_rows,
                    xqc_match_info_t **rows, int *n);
+
+/* Bans (see bans.h): target = worker id or CURVE key. ban_set replaces an existing row. */
+int xqc_db_ban_set(xqc_db_t *db, const char *target, const char *reason);
+int xqc_db_ban_remove(xqc_db_t *db, const char *target);
+/* Calls each per stored ban, oldest first; a non-zero return stops and is returned. */
+int xqc_db_bans_load(xqc_db_t *db, int (*each)(const char *target, const char *reason,
+                                               int64_t time, void *user), void *user);
+/* The CURVE key last seen sending games for worker_id (see sources.h). */
+int xqc_db_worker_key_set(xqc_db_t *db, const char *worker_id, const char *key);
+int xqc_db_worker_keys_load(xqc_db_t *db, int (*each)(const char *worker_id, const char *key,
+                                                      int64_t unused, void *user), void *user);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <ini.h>
 #include <stddef.h>
@@ -72,7 +73,19 @@ static const crow_t ROWS[] = {
   {"segment_bytes", T_INT, O(segment_bytes), "67108864", 4096, 4294967296.0, NULL,
    "roll over to a new games/seg file at this size"},
   {"max_peer_errors", T_INT, O(max_peer_errors), "20", 1, 1000000, NULL,
-   "malformed messages before a peer is cut off"},
+   "faults (malformed or unexpected messages) within fault_window_s that cut a peer off"},
+  {"fault_window_s", T_INT, O(fault_window_s), "60", 1, 86400, NULL,
+   "window (s) in which max_peer_errors faults cut a peer off"},
+  {"cutoff_s", T_INT, O(cutoff_s), "600", 1, 31536000, NULL,
+   "a cut-off peer (CURVE key, else worker id, else connection) is ignored this long (s)"},
+  {"max_message_bytes", T_INT, O(max_message_bytes), "67112960", 65536, 2147483647.0, NULL,
+   "largest message on the ROUTER; a bigger one drops that connection (a net must fit)"},
+  {"curve_secret_key", T_STRING, O(curve_secret_key), "", SZ(curve_secret_key), 0, NULL,
+   "coordinator's CURVE secret key file (xqz keygen); empty = CURVE off (trusted network)"},
+  {"curve_allow_dir", T_STRING, O(curve_allow_dir), "", SZ(curve_allow_dir), 0, NULL,
+   "with CURVE: directory of the *.pub keys allowed to connect (re-read when it changes)"},
+  {"curve_admin_dir", T_STRING, O(curve_admin_dir), "", SZ(curve_admin_dir), 0, NULL,
+   "with CURVE: *.pub keys allowed to ban/unban (empty: nobody); without CURVE: anyone"},
   {"seed", T_INT, O(seed), "1", 0, 9.2e18, NULL, "random seed (sampling, net 1 weights)"},
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
@@ -193,6 +206,19 @@ int xqc_config_write(const xqc_config_t *c, FILE *f) {
     fputc('\n', f);
   }
   return ferror(f) ? XQ_EIO : 0;
+}
+
+/* The settings reported as limits in Status.limits, by name. */
+static const char *const LIMITS[] = {"max_message_bytes", "max_peer_errors", "fault_window_s",
+                                     "cutoff_s", "batch_size", "worker_timeout_ms"};
+
+int xqc_config_limit(const xqc_config_t *c, int i, const char **name, double *value) {
+  if (i < 0 || i >= (int)(sizeof LIMITS / sizeof LIMITS[0])) return -1;
+  const crow_t *r = find_row(LIMITS[i]);
+  assert(r && r->type == T_INT);
+  *name = r->name;
+  *value = (double)*(const int64_t *)(const void *)((const char *)c + r->off);
+  return 0;
 }
 
 void xqc_config_help(FILE *f) {

@@ -28,6 +28,12 @@ typedef struct {
   /* durability and liveness */
   int64_t fsync_ms, heartbeat_ms, worker_timeout_ms, status_ms, segment_bytes;
   int64_t max_peer_errors, seed;
+  /* security (docs/operations.md, "Security") and limits */
+  char curve_secret_key[512]; /* coordinator's .secret file; empty = CURVE off */
+  char curve_allow_dir[512];  /* *.pub files of the clients allowed to connect */
+  char curve_admin_dir[512];  /* *.pub files of the keys allowed to send AdminRequest */
+  int64_t max_message_bytes;  /* ZMQ_MAXMSGSIZE on the ROUTER */
+  int64_t fault_window_s, cutoff_s;
 } xqc_config_t;
 
 /* Fills every setting with its default. */
@@ -38,6 +44,9 @@ int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbu
 int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb);
 /* Writes every setting with its help as a commented INI file. */
 int xqc_config_write(const xqc_config_t *c, FILE *f);
+/* The i-th limit in force (0 <= i): its setting name and value; 0, or -1 past the last.
+ * Status.limits lists them so /metrics and `xqz status` show every limit. */
+int xqc_config_limit(const xqc_config_t *c, int i, const char **name, double *value);
 /* Prints every setting with default and help (for --help). */
 void xqc_config_help(FILE *f);
 

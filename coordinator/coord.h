@@ -9,11 +9,15 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "auth.h"
+#include "bans.h"
 #include "campaign_db.h"
 #include "config.h"
+#include "cutoff.h"
 #include "gating.h"
 #include "replay.h"
 #include "segments.h"
+#include "sources.h"
 #include "support/rng.h"
 #include "workers.h"
 #include "xqz.pb-c.h"
@@ -25,11 +29,15 @@ typedef struct {
   uint8_t rid[XQC_RID_MAX];
   size_t rid_len;
   char worker_id[128];
+  /* The peer's identity: its CURVE public key (Z85, the "User-Id" of its messages as set
+   * by the ZAP handler); empty when CURVE is off. */
+  char key[XQ_Z85_KEY_LEN + 1];
   int role;
   uint64_t last_seen_ms;
   uint64_t net_id, games_done;
   int64_t errors, rejected;
-  bool hello, cut, alive;
+  bool hello, alive;
+  bool cut;               /* its identity is cut off now (cutoff.h) */
   bool version_refused;   /* its protocol version was refused (logged once) */
 } xqc_peer_t;
 
@@ -60,6 +68,10 @@ typedef struct {
   xqc_gate_t gate;
   xqc_seen_t seen;
   xq_rng_t rng;
+  xqc_auth_t auth;
+  xqc_cutoff_t cutoff;
+  xqc_bans_t bans;
+  xqc_sources_t sources;
   xqc_peer_t *peers;
   int npeers, cap_peers;
   xqc_pending_ack_t *acks;
@@ -94,11 +106,19 @@ uint64_t xqc_now_ms(void);
 void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env);
 void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
                      unsigned code, const char *msg);
-/* Counts a malformed or unexpected message against a peer (and its worker's faults);
- * cuts it off over the threshold. */
+/* Counts a malformed or unexpected message against a peer (and its worker's faults) and
+ * against its identity; cuts the identity off over the threshold (cutoff.h). */
 void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what);
 /* The same without the worker's fault count (a rejected game counts as `rejected`). */
 void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what);
+/* The identity faults and cut-offs are counted against: "key:<Z85>" with CURVE, else
+ * "worker:<id>" after a Hello, else "conn:<routing id in hex>". */
+void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n);
+/* true when the peer is banned by its worker id or its key. */
+bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p);
+/* Copies the peer's CURVE key into its worker's statistics entry (w may be NULL) and
+ * sets the entry's banned flag. */
+void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w);
 
 /* ingest.c */
 int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */
@@ -108,6 +128,15 @@ int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb);
 void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g);
 /* fsyncs the segments and sends the queued acks. */
 void xqc_ingest_flush(xqc_t *c);
+/* After a ban: drops the queued acks of banned senders and their samples from the window.
+ * Returns the number of positions removed; *acks_dropped gets the acks dropped. */
+uint64_t xqc_ingest_purge_banned(xqc_t *c, int *acks_dropped);
+
+/* admin.c: AdminRequest (ban, unban). */
+void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t request_id,
+                       const Xqz__AdminRequest *r);
+/* Sets every worker statistics entry's banned flag from the bans (after a change). */
+void xqc_admin_mark_workers(xqc_t *c);
 
 /* loop.c */
 int xqc_run(xqc_t *c, xq_errbuf_t *eb);

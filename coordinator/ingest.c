@@ -100,6 +100,14 @@ static int record_samples(const unsigned char *buf, size_t len, xq_sample_t **ou
 static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
                          const unsigned char *rec, size_t len) {
   xqc_t *c = user;
+  uint32_t tag = xqc_sources_get(&c->sources, worker_id, NULL, NULL);
+  const xqc_source_t *src = xqc_sources_at(&c->sources, tag);
+  if (src && xqc_bans_match(&c->bans, src->worker_id, src->key)) {
+    /* Kept on disk (a ban deletes nothing) but not trained on. */
+    xqc_seen_add(&c->seen, worker_id, seq);
+    c->banned_games++;
+    return 0;
+  }
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
   int n = record_samples(rec, len, &s, NULL, &eb);
@@ -109,7 +117,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
             worker_id, (unsigned long long)seq, eb.msg);
     return 0;
   }
-  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i]);
+  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
   free(s);
   xqc_seen_add(&c->seen, worker_id, seq);
   c->games++;
@@ -122,9 +130,10 @@ int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb) {
   snprintf(games, sizeof games, "%s/games", c->dir);
   int rc = xqc_seg_open(&c->seg, games, (uint64_t)c->cfg.segment_bytes, rebuild_visit, c, eb);
   if (rc < 0) return rc;
-  XQ_LOGI(COMP, "replay window rebuilt games=%llu positions=%llu window=%llu",
-          (unsigned long long)c->games, (unsigned long long)c->positions,
-          (unsigned long long)c->replay.count);
+  XQ_LOGI(COMP, "replay window rebuilt games=%llu positions=%llu window=%llu"
+          " banned_games_skipped=%llu", (unsigned long long)c->games,
+          (unsigned long long)c->positions, (unsigned long long)c->replay.count,
+          (unsigned long long)c->banned_games);
   return 0;
 }
 
@@ -172,6 +181,14 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
              "bad worker id or record size");
     return;
   }
+  if (xqc_bans_match(&c->bans, wid, p->key) || xqc_peer_banned(c, p)) {
+    /* Refused for good (accepted=false), so the worker drops it instead of resending. */
+    c->banned_games++;
+    XQ_LOGD(COMP, "game of a banned sender refused worker=%s seq=%llu", wid,
+            (unsigned long long)g->seq);
+    send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false, "banned by the operator");
+    return;
+  }
   uint64_t key = seen_key(wid, g->seq);
   if (seen_find(&c->seen, key)) {
     c->duplicates++;
@@ -206,7 +223,12 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
     free(s);
     return;
   }
-  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i]);
+  int key_changed = 0;
+  uint32_t tag = xqc_sources_get(&c->sources, wid, p->key, &key_changed);
+  if (key_changed && xqc_db_worker_key_set(c->db, wid, p->key) < 0)
+    XQ_LOGW(COMP, "cannot record the worker's key; a ban on that key will not skip its games"
+            " after a restart worker=%s", wid);
+  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
   free(s);
   seen_insert(&c->seen, key);
   c->games++;
@@ -215,6 +237,7 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   xqc_worker_t *w = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
                                     (uint64_t)c->cfg.worker_timeout_ms);
   if (w) xqc_worker_game(w, facts.result, facts.reason, facts.plies, n);
+  xqc_peer_worker_sync(c, p, w);
   queue_ack(c, p, request_id, wid, g->seq);
 }
 
@@ -230,4 +253,24 @@ void xqc_ingest_flush(xqc_t *c) {
     send_ack(c, a->rid, a->rid_len, a->request_id, a->worker_id, a->seq, true, "");
   }
   c->nacks = 0;
+}
+
+static int source_banned(uint32_t tag, void *user) {
+  xqc_t *c = user;
+  const xqc_source_t *src = xqc_sources_at(&c->sources, tag);
+  return src && xqc_bans_match(&c->bans, src->worker_id, src->key);
+}
+
+uint64_t xqc_ingest_purge_banned(xqc_t *c, int *acks_dropped) {
+  int kept = 0;
+  for (int i = 0; i < c->nacks; i++) {
+    xqc_pending_ack_t *a = &c->acks[i];
+    if (xqc_bans_match(&c->bans, a->worker_id, xqc_sources_key_of(&c->sources, a->worker_id)))
+      continue;
+    if (kept != i) c->acks[kept] = *a;
+    kept++;
+  }
+  *acks_dropped = c->nacks - kept;
+  c->nacks = kept;
+  return xqc_replay_remove(&c->replay, source_banned, c);
 }

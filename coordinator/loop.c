@@ -24,7 +24,7 @@
 #define COMP "coordinator"
 
 enum { ERR_MALFORMED = 1, ERR_UNEXPECTED = 2, ERR_NOT_FOUND = 3, ERR_BAD_FIELD = 4,
-       ERR_INTERNAL = 5 };
+       ERR_INTERNAL = 5, ERR_BANNED = 6 };
 
 uint64_t xqc_now_ms(void) {
   struct timespec ts;
@@ -51,29 +51,54 @@ void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t requ
   xqc_reply(c, rid, rid_len, &env);
 }
 
-static void peer_name(const xqc_peer_t *p, char *buf, size_t n) {
-  if (p->worker_id[0]) {
-    snprintf(buf, n, "%s", p->worker_id);
+void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n) {
+  if (p->key[0]) {
+    snprintf(buf, n, "key:%s", p->key);
     return;
   }
-  size_t k = 0;
-  for (size_t i = 0; i < p->rid_len && k + 3 < n; i++) k += (size_t)snprintf(buf + k, n - k, "%02x", p->rid[i]);
-  buf[k] = '\0';
+  if (p->worker_id[0]) {
+    snprintf(buf, n, "worker:%s", p->worker_id);
+    return;
+  }
+  size_t k = (size_t)snprintf(buf, n, "conn:");
+  for (size_t i = 0; i < p->rid_len && k + 3 < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%02x", p->rid[i]);
 }
 
-/* Counts an error against p (logged when `what` is given); cuts it off over the limit. */
+bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p) {
+  return xqc_bans_match(&c->bans, p->worker_id, p->key);
+}
+
+void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w) {
+  if (!w) return;
+  if (p->key[0] && strcmp(w->key, p->key)) {
+    snprintf(w->key, sizeof w->key, "%s", p->key);
+    w->dirty = true;
+  }
+  bool banned = xqc_bans_match(&c->bans, w->id, w->key);
+  if (banned != w->banned) {
+    w->banned = banned;
+    w->dirty = true;
+  }
+}
+
+static xqc_cutoff_limits_t cutoff_limits(const xqc_t *c) {
+  xqc_cutoff_limits_t lim = {c->cfg.max_peer_errors, (uint64_t)c->cfg.fault_window_s * 1000u,
+                             (uint64_t)c->cfg.cutoff_s * 1000u};
+  return lim;
+}
+
+/* Counts an error against p's identity (logged when `what` is given); cuts the identity
+ * off over the limit (cutoff.h). */
 static void count_error(xqc_t *c, xqc_peer_t *p, const char *what) {
-  char name[300];
-  peer_name(p, name, sizeof name);
+  char id[XQC_IDENTITY_MAX];
+  xqc_peer_identity(p, id, sizeof id);
   p->errors++;
   if (what)
-    XQ_LOGW(COMP, "bad message from peer peer=%s errors=%lld what=\"%s\"", name,
+    XQ_LOGW(COMP, "bad message from peer peer=%s errors=%lld what=\"%s\"", id,
             (long long)p->errors, what);
-  if (!p->cut && p->errors >= c->cfg.max_peer_errors) {
-    p->cut = true;
-    XQ_LOGE(COMP, "peer cut off (its messages are ignored until the coordinator restarts);"
-            " check that peer's software version peer=%s errors=%lld", name, (long long)p->errors);
-  }
+  xqc_cutoff_limits_t lim = cutoff_limits(c);
+  if (xqc_cutoff_fault(&c->cutoff, id, xqc_now_ms(), &lim)) p->cut = true;
 }
 
 void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what) { count_error(c, p, what); }
@@ -81,11 +106,11 @@ void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what) { count_error(c, 
 /* A peer of another protocol version: logged once per peer, answered with an Error in an
  * envelope of the peer's own version (so it can read it), counted like a bad message. */
 static void refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head) {
-  char text[200], name[300];
+  char text[200], name[XQC_IDENTITY_MAX];
   xq_wire_version_text(text, sizeof text, head->version, "coordinator");
   if (!p->version_refused) {
     p->version_refused = true;
-    peer_name(p, name, sizeof name);
+    xqc_peer_identity(p, name, sizeof name);
     XQ_LOGW(COMP, "refused peer: %s peer=%s", text, name);
   }
   count_error(c, p, NULL);
@@ -163,6 +188,7 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
     ws->threads = h->threads;
     ws->role = h->role;
     xqc_worker_touch(ws, xqc_now_ms());
+    xqc_peer_worker_sync(c, p, ws);
   }
   XQ_LOGI(COMP, "hello worker=%s role=%d host=%s threads=%u version=%s", wid, h->role,
           h->host ? h->host : "", h->threads, h->software_version ? h->software_version : "");
@@ -557,6 +583,12 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
     xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
     if (w) xqc_worker_touch(w, xqc_now_ms());
   }
+  /* A banned peer's games get a refusing Ack (ingest.c) so it stops resending them;
+   * anything else it asks gets an Error. */
+  if (env->body_case != XQZ__ENVELOPE__BODY_GAME && xqc_peer_banned(c, p)) {
+    xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_BANNED, "banned");
+    return;
+  }
   switch (env->body_case) {
   case XQZ__ENVELOPE__BODY_HELLO: on_hello(c, p, rq, env->hello); break;
   case XQZ__ENVELOPE__BODY_HEARTBEAT: on_heartbeat(c, p, rq, env->heartbeat); break;
@@ -570,6 +602,7 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
   case XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST:
     on_promotions(c, p, rq, env->promotions_request);
     break;
+  case XQZ__ENVELOPE__BODY_ADMIN_REQUEST: xqc_admin_request(c, p, rq, env->admin_request); break;
   default:
     xqc_peer_fault(c, p, "unexpected message type");
     xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_UNEXPECTED, "unexpected message type");
@@ -589,6 +622,7 @@ static void drain(xqc_t *c) {
     eb.msg[0] = '\0';
     xq_wire_head_t head;
     int rc = xq_wire_recv_head(c->router, rid, &rid_len, &env, ZMQ_DONTWAIT, &head, &eb);
+    const char *key = head.user_id;
     if (rc == XQ_EIO) continue; /* EAGAIN or a vanished frame: look at ZMQ_EVENTS again */
     int pi = rid_len ? peer_get(c, rid, rid_len) : -1;
     if (pi < 0) {
@@ -596,7 +630,22 @@ static void drain(xqc_t *c) {
       continue;
     }
     xqc_peer_t *p = &c->peers[pi];
-    p->last_seen_ms = xqc_now_ms();
+    if (strcmp(p->key, key)) {
+      /* A routing id handed over to a connection with another key is another peer. */
+      if (p->key[0]) {
+        uint64_t seen = p->last_seen_ms;
+        memset(p, 0, sizeof *p);
+        memcpy(p->rid, rid, rid_len);
+        p->rid_len = rid_len;
+        p->last_seen_ms = seen;
+      }
+      memcpy(p->key, key, sizeof p->key);
+    }
+    uint64_t now = xqc_now_ms();
+    p->last_seen_ms = now;
+    char id[XQC_IDENTITY_MAX];
+    xqc_peer_identity(p, id, sizeof id);
+    p->cut = xqc_cutoff_active(&c->cutoff, id, now);
     if (p->cut) {
       xq_wire_free(&env);
       continue;
@@ -646,9 +695,12 @@ static void on_timer(uv_timer_t *t) {
     c->last_status_ms = now;
     status_line(c);
   }
+  xqc_cutoff_limits_t lim = cutoff_limits(c);
+  xqc_cutoff_expire(&c->cutoff, now, &lim);
   /* Peers silent for ten timeouts are forgotten (a reconnecting worker gets a new routing
-   * id); cut-off peers are kept so they stay ignored. Queued acks hold their own copy of
-   * the routing id, so forgetting a peer never loses an ack. */
+   * id); cut-offs are kept by identity (cutoff.h), so forgetting a peer does not lift one.
+   * Queued acks hold their own copy of the routing id, so forgetting a peer never loses an
+   * ack. */
   int kept = 0;
   for (int i = 0; i < c->npeers; i++) {
     xqc_peer_t *p = &c->peers[i];
@@ -657,11 +709,12 @@ static void on_timer(uv_timer_t *t) {
     if (p->alive && !alive)
       XQ_LOGW(COMP, "peer silent, presumed gone worker=%s", p->worker_id);
     p->alive = alive;
-    if (!p->cut && silent > 10u * (uint64_t)c->cfg.worker_timeout_ms) continue;
+    if (silent > 10u * (uint64_t)c->cfg.worker_timeout_ms) continue;
     if (kept != i) c->peers[kept] = *p;
     kept++;
   }
   c->npeers = kept;
+  xqc_auth_drain(&c->auth);
   drain(c); /* our sends may have consumed the fd's edge */
 }
 
@@ -681,8 +734,15 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   if (!c->router || !c->pub) return xq_err_set(eb, XQ_EIO, "zmq sockets: %s", zmq_strerror(zmq_errno()));
   int one = 1;
   zmq_setsockopt(c->router, ZMQ_ROUTER_HANDOVER, &one, sizeof one);
-  if (xq_wire_socket_setup(c->router) < 0 || xq_wire_socket_setup(c->pub) < 0)
+  int64_t maxmsg = c->cfg.max_message_bytes;
+  if (xq_wire_socket_setup(c->router) < 0 || xq_wire_socket_setup(c->pub) < 0 ||
+      zmq_setsockopt(c->router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) != 0)
     return xq_err_set(eb, XQ_EIO, "zmq socket options: %s", zmq_strerror(zmq_errno()));
+  /* The ZAP handler must be bound before the CURVE sockets accept anyone. */
+  int rc = xqc_auth_open(&c->auth, &c->cfg, c->zctx, eb);
+  if (rc == 0) rc = xqc_auth_apply(&c->auth, c->router, eb);
+  if (rc == 0) rc = xqc_auth_apply(&c->auth, c->pub, eb);
+  if (rc < 0) return rc;
   if (zmq_bind(c->router, c->cfg.router) != 0)
     return xq_err_set(eb, XQ_EIO, "cannot bind router %s: %s (another coordinator?)",
                       c->cfg.router, zmq_strerror(zmq_errno()));
@@ -697,6 +757,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_poll_init(c->loop, &c->router_poll, fd);
   c->router_poll.data = c;
   uv_poll_start(&c->router_poll, UV_READABLE, on_router);
+  xqc_auth_watch(&c->auth, c->loop);
   uv_timer_init(c->loop, &c->timer);
   c->timer.data = c;
   uint64_t tick = (uint64_t)c->cfg.fsync_ms;
@@ -714,8 +775,8 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
             " candidate=%016llx", (unsigned long long)pend);
     open_match(c, pend, c->best, pend_step);
   }
-  XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx", c->cfg.router, c->cfg.pub,
-          (unsigned long long)c->best);
+  XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s", c->cfg.router, c->cfg.pub,
+          (unsigned long long)c->best, c->auth.on ? "on" : "off");
   status_line(c);
   drain(c);
   uv_run(c->loop, UV_RUN_DEFAULT);
@@ -724,6 +785,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   xqc_workers_save(&c->workers, c->db);
   status_line(c);
   uv_close((uv_handle_t *)&c->router_poll, on_close);
+  xqc_auth_unwatch(&c->auth);
   uv_close((uv_handle_t *)&c->timer, on_close);
   uv_close((uv_handle_t *)&c->sigint, on_close);
   uv_close((uv_handle_t *)&c->sigterm, on_close);
@@ -731,6 +793,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_loop_close(c->loop);
   zmq_close(c->router);
   zmq_close(c->pub);
+  xqc_auth_close(&c->auth);
   zmq_ctx_term(c->zctx);
   net_cache_free();
   return 0;

@@ -22,6 +22,13 @@ typedef struct {
   const char *value;
 } override_t;
 
+static int load_worker_key(const char *worker_id, const char *key, int64_t unused, void *user) {
+  (void)unused;
+  xqc_t *c = user;
+  xqc_sources_get(&c->sources, worker_id, key, NULL);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *dir = NULL;
   override_t *ov = calloc((size_t)argc, sizeof *ov);
@@ -98,9 +105,14 @@ int main(int argc, char **argv) {
   c->next_match_id = (uint64_t)time(NULL) * 1000u;
   snprintf(c->last_gating, sizeof c->last_gating, "none yet");
   rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->best, &c->best_elo, &c->promotions, &eb);
+  /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
+  if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, &eb);
+  if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)
+    XQ_LOGW(COMP, "cannot read the workers' keys; bans on keys apply to new games only");
   if (rc == 0) rc = xqc_replay_init(&c->replay, (uint64_t)c->cfg.window);
   if (rc == 0) rc = xqc_workers_init(&c->workers);
   if (rc == 0) xqc_status_open(c);
+  if (rc == 0) xqc_admin_mark_workers(c); /* bans may have changed while stopped */
   if (rc == 0) rc = xqc_ingest_open(c, &eb);
   if (rc == 0) rc = xqc_run(c, &eb);
   if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
@@ -109,6 +121,9 @@ int main(int argc, char **argv) {
   xqc_replay_close(&c->replay);
   xqc_seen_free(&c->seen);
   xqc_workers_close(&c->workers);
+  xqc_bans_close(&c->bans);
+  xqc_sources_close(&c->sources);
+  xqc_cutoff_close(&c->cutoff);
   xqc_db_close(&c->db);
   free(c->peers);
   free(c->acks);

@@ -9,21 +9,46 @@
 int xqc_replay_init(xqc_replay_t *r, uint64_t window) {
   memset(r, 0, sizeof *r);
   r->ring = calloc((size_t)window, sizeof *r->ring);
-  if (!r->ring) return XQ_ENOMEM;
+  r->src = calloc((size_t)window, sizeof *r->src);
+  if (!r->ring || !r->src) {
+    xqc_replay_close(r);
+    return XQ_ENOMEM;
+  }
   r->cap = window;
   return 0;
 }
 
 void xqc_replay_close(xqc_replay_t *r) {
   free(r->ring);
+  free(r->src);
   memset(r, 0, sizeof *r);
 }
 
-void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s) {
+void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s, uint32_t src) {
   r->ring[r->head] = *s;
+  r->src[r->head] = src;
   r->head = (r->head + 1) % r->cap;
   if (r->count < r->cap) r->count++;
   r->total++;
+}
+
+uint64_t xqc_replay_remove(xqc_replay_t *r, int (*drop)(uint32_t src, void *user), void *user) {
+  /* Walk from the newest sample to the oldest, moving each survivor to the next free slot
+   * below head; the survivors end up contiguous, newest at head - 1, order kept. */
+  uint64_t kept = 0;
+  for (uint64_t k = 0; k < r->count; k++) {
+    uint64_t from = (r->head + r->cap - 1 - k) % r->cap;
+    if (drop(r->src[from], user)) continue;
+    uint64_t to = (r->head + r->cap - 1 - kept) % r->cap;
+    if (to != from) {
+      r->ring[to] = r->ring[from];
+      r->src[to] = r->src[from];
+    }
+    kept++;
+  }
+  uint64_t removed = r->count - kept;
+  r->count = kept;
+  return removed;
 }
 
 void xqc_batch_free(xqc_batch_t *b) {

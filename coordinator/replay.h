@@ -1,5 +1,6 @@
 /*
- * replay.h: the replay window: the last W training samples in a ring, uniform sampling
+ * replay.h: the replay window: the last W training samples in a ring, each tagged with
+ * its source (the worker that sent it, so a ban can take its samples out), uniform sampling
  * with the left-right mirror applied to half the draws at sampling time, and conversion
  * of a batch to wire samples. Pacing (serve at most R samples per ingested position) is
  * decided by the caller from the counters here.
@@ -15,6 +16,7 @@
 
 typedef struct {
   xq_sample_t *ring;    /* (cap) */
+  uint32_t *src;        /* (cap) source tag of each slot: an index into sources.h's table */
   uint64_t cap;         /* W */
   uint64_t count;       /* samples in the window (<= cap) */
   uint64_t head;        /* next slot to write */
@@ -23,7 +25,12 @@ typedef struct {
 
 int xqc_replay_init(xqc_replay_t *r, uint64_t window);
 void xqc_replay_close(xqc_replay_t *r);
-void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s);
+/* Adds a sample from source `src` (sources.h), replacing the oldest when full. */
+void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s, uint32_t src);
+/* Removes every sample whose source drop() says to remove, keeping the order of the rest:
+ * the survivors are packed at the newest end of the window, so sampling stays uniform over
+ * what is left. O(W); meant for the rare ban. Returns the number removed. */
+uint64_t xqc_replay_remove(xqc_replay_t *r, int (*drop)(uint32_t src, void *user), void *user);
 
 /* A batch on the wire: msg->samples point into storage owned by this struct. */
 typedef struct {

@@ -163,24 +163,20 @@ static Xqz__WorkerStatus *worker_status(tmp_t *t, const xqc_t *c, const xqc_work
   return s;
 }
 
-/* Every limit in force, by setting name. The security helper's limits join this table. */
+/* Every limit in force, by setting name (the settings table says which are limits). */
 static void limits(tmp_t *t, const xqc_t *c, Xqz__Status *s) {
-  const struct {
-    const char *name;
-    double value;
-  } rows[] = {
-      {"max_peer_errors", (double)c->cfg.max_peer_errors},
-      {"worker_timeout_ms", (double)c->cfg.worker_timeout_ms},
-      {"max_message_bytes", (double)XQ_WIRE_MAX_MESSAGE},
-  };
-  size_t n = sizeof rows / sizeof rows[0];
+  const char *name;
+  double value;
+  size_t n = 0;
+  while (xqc_config_limit(&c->cfg, (int)n, &name, &value) == 0) n++;
   Xqz__Setting **v = tmp_alloc(t, n * sizeof *v);
   Xqz__Setting *set = tmp_alloc(t, n * sizeof *set);
   if (!v || !set) return;
   for (size_t i = 0; i < n; i++) {
     xqz__setting__init(&set[i]);
-    set[i].name = (char *)rows[i].name;
-    set[i].value = rows[i].value;
+    xqc_config_limit(&c->cfg, (int)i, &name, &value);
+    set[i].name = (char *)name;
+    set[i].value = value;
     v[i] = &set[i];
   }
   s->limits = v;

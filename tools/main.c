@@ -23,6 +23,9 @@ static const xqz_command_t commands[] = {
     {"promotions", xqz_cmd_promotions, "gating history: promotions [--coordinator ADDR] [--follow] [--json]"},
     {"version", xqz_cmd_version, "print the software and protocol versions"},
     {"selfplay", xqz_cmd_selfplay, "self-play games to a file: selfplay --net F --games N --out F [--threads T] [--parallel G] [--sims S]"},
+    {"keygen", xqz_cmd_keygen, "CURVE key pair: keygen [--dir DIR] [--force] NAME"},
+    {"ban", xqz_cmd_ban, "ban a worker id or key: ban TARGET [--reason TEXT] [--coordinator ADDR]"},
+    {"unban", xqz_cmd_unban, "lift a ban: unban TARGET [--coordinator ADDR]"},
 };
 
 static void usage(FILE *f) {

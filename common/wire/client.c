@@ -16,12 +16,16 @@ int xq_client_open(xq_client_t *cl, const char *addr, const xq_curve_t *curve, x
   cl->ctx = zmq_ctx_new();
   if (!cl->ctx) return xq_err_set(eb, XQ_EIO, "zmq_ctx_new: %s", zmq_strerror(errno));
   cl->sock = zmq_socket(cl->ctx, ZMQ_DEALER);
-  if (!cl->sock) return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(errno));
+  if (!cl->sock) {
+    int e = errno;
+    xq_client_close(cl);
+    return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(e));
+  }
   int rc = xq_curve_apply_client(cl->sock, curve, eb);
-  if (rc < 0) return rc;
-  if (xq_wire_socket_setup(cl->sock) < 0 || zmq_connect(cl->sock, addr) != 0)
-    return xq_err_set(eb, XQ_EIO, "connect %s: %s", addr, zmq_strerror(errno));
-  return 0;
+  if (rc == 0 && (xq_wire_socket_setup(cl->sock) < 0 || zmq_connect(cl->sock, addr) != 0))
+    rc = xq_err_set(eb, XQ_EIO, "connect %s: %s", addr, zmq_strerror(errno));
+  if (rc < 0) xq_client_close(cl); /* nothing is left for the caller to close */
+  return rc;
 }
 
 void xq_client_close(xq_client_t *cl) {

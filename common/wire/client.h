@@ -19,7 +19,7 @@ typedef struct {
   uint64_t next_request_id;
 } xq_client_t;
 
-/* curve may be NULL (plain). */
+/* curve may be NULL (plain). On failure nothing is left open (xq_client_close is safe). */
 int xq_client_open(xq_client_t *cl, const char *addr, const xq_curve_t *curve, xq_errbuf_t *eb);
 void xq_client_close(xq_client_t *cl);
 /* Sends env (its request_id is set here) and waits for the answer. A timeout gives XQ_EIO

@@ -43,14 +43,20 @@ int xq_curve_keygen(const char *dir, const char *name, bool force, char public_o
     return xq_err_set(eb, XQ_EINVAL, "this libzmq was built without CURVE (libsodium)");
   if (!name[0] || strchr(name, '/'))
     return xq_err_set(eb, XQ_EINVAL, "key name '%s' must be non-empty without '/'", name);
-  char pub[41], sec[41], path[1024];
+  char pub[41], sec[41], sec_path[1024], pub_path[1024];
+  snprintf(sec_path, sizeof sec_path, "%s/%s.secret", dir, name);
+  snprintf(pub_path, sizeof pub_path, "%s/%s.pub", dir, name);
+  /* Check both names first so a refusal never leaves half of a new pair behind. */
+  const char *paths[2] = {sec_path, pub_path};
+  for (int i = 0; i < 2 && !force; i++)
+    if (access(paths[i], F_OK) == 0)
+      return xq_err_set(eb, XQ_EIO, "%s already exists (use --force to replace the pair)",
+                        paths[i]);
   if (zmq_curve_keypair(pub, sec) != 0)
     return xq_err_set(eb, XQ_EIO, "zmq_curve_keypair: %s", zmq_strerror(errno));
-  snprintf(path, sizeof path, "%s/%s.secret", dir, name);
-  int rc = write_key_file(path, sec, 0600, force, eb);
-  if (rc < 0) return rc;
-  snprintf(path, sizeof path, "%s/%s.pub", dir, name);
-  rc = write_key_file(path, pub, 0644, force, eb);
+  int rc = write_key_file(sec_path, sec, 0600, force, eb);
+  if (rc == 0) rc = write_key_file(pub_path, pub, 0644, force, eb);
+  memset(sec, 0, sizeof sec);
   if (rc < 0) return rc;
   memcpy(public_out, pub, sizeof pub);
   return 0;
@@ -66,11 +72,15 @@ int xq_curve_read_key(const char *path, char key[41], xq_errbuf_t *eb) {
   for (char *line = strtok_r((char *)data, "\r\n", &save); line;
        line = strtok_r(NULL, "\r\n", &save)) {
     while (*line == ' ' || *line == '\t') line++;
-    if (!*line || *line == '#') continue;
     size_t n = strlen(line);
     while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) line[--n] = '\0';
-    if (!z85_key_valid(line)) break;
-    memcpy(key, line, XQ_Z85_KEY_LEN + 1);
+    /* '#' is a Z85 digit, so a key may start with it: a line is a key when it decodes as
+     * one, and only otherwise a comment. */
+    if (z85_key_valid(line)) {
+      memcpy(key, line, XQ_Z85_KEY_LEN + 1);
+      break;
+    }
+    if (!*line || *line == '#') continue;
     break;
   }
   free(data);

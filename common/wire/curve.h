@@ -4,7 +4,8 @@
  * Key files are text written by `xqz keygen NAME`: NAME.pub holds the 40-character Z85
  * public key on one line; NAME.secret (mode 0600) holds the Z85 secret key on one line.
  * The public key is always derived from the secret one (zmq_curve_public), so a secret
- * file alone identifies its owner. Lines starting with '#' and blank lines are ignored.
+ * file alone identifies its owner. Blank lines and comment lines ('#') before the key are
+ * ignored; a line that decodes as a key is the key even if it starts with '#' (a Z85 digit).
  *
  * A client (worker, trainer, xqz CLI) needs the server's public key and its own secret
  * key; the coordinator needs its own secret key and a directory of allowed *.pub files.

@@ -110,6 +110,16 @@ static int has_more(void *sock) {
   return more;
 }
 
+/* Copies a frame's "User-Id" property (set by a ZAP handler) into user (cap bytes). */
+static void user_id_of(zmq_msg_t *m, char *user, size_t cap) {
+  const char *u = zmq_msg_gets(m, "User-Id");
+  if (!u) return;
+  size_t n = strlen(u);
+  if (n >= cap) n = cap - 1;
+  memcpy(user, u, n);
+  user[n] = '\0';
+}
+
 int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out, int flags,
                  xq_errbuf_t *eb) {
   return xq_wire_recv_head(sock, rid, rid_len, out, flags, NULL, eb);
@@ -130,6 +140,7 @@ int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope *
     if (n > 255) n = 255;
     memcpy(rid, zmq_msg_data(&m), n);
     *rid_len = n;
+    if (head) user_id_of(&m, head->user_id, sizeof head->user_id);
     zmq_msg_close(&m);
     if (!has_more(sock)) return xq_err_set(eb, XQ_EFORMAT, "message without a body frame");
     flags = 0; /* the rest of a message is already here */
@@ -144,13 +155,16 @@ int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope *
     drain(sock);
     return xq_err_set(eb, XQ_EFORMAT, "message with more than one body frame");
   }
+  char user[sizeof head->user_id] = "";
+  if (head) user_id_of(&m, user, sizeof user);
   int rc = xq_wire_unpack_head(zmq_msg_data(&m), zmq_msg_size(&m), out, head, eb);
   zmq_msg_close(&m);
+  if (head && user[0]) memcpy(head->user_id, user, sizeof user);
   return rc;
 }
 
 int xq_wire_socket_setup(void *sock) {
-  int64_t max = (int64_t)XQ_WIRE_MAX_MESSAGE + 4096;
+  int64_t max = XQ_WIRE_MAX_FRAME;
   int linger = 1000;
   if (zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &max, sizeof max)) return XQ_EIO;
   if (zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof linger)) return XQ_EIO;

@@ -28,6 +28,9 @@
 #define XQ_ERROR_PROTOCOL_VERSION 6
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
+/* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's
+ * max_message_bytes setting defaults to this). */
+#define XQ_WIRE_MAX_FRAME ((int64_t)XQ_WIRE_MAX_MESSAGE + 4096)
 /* Largest chunk of a net file sent in one NetChunk. */
 #define XQ_WIRE_NET_CHUNK (1u << 20)
 
@@ -43,6 +46,11 @@ int xq_wire_unpack(const uint8_t *buf, size_t len, Xqz__Envelope **out, xq_errbu
 typedef struct {
   uint32_t version;
   uint64_t request_id;
+  /* Filled by xq_wire_recv_head only, even for a message that is then rejected (so a
+   * fault can be charged to its key): the message's "User-Id" metadata, which on a CURVE
+   * server whose ZAP handler answers with the client's Z85 public key is that key; empty
+   * when the connection has none. */
+  char user_id[41];
 } xq_wire_head_t;
 /* Like xq_wire_unpack; head (may be NULL) gets the header. */
 int xq_wire_unpack_head(const uint8_t *buf, size_t len, Xqz__Envelope **out,

@@ -7,7 +7,8 @@
  * put visits on an illegal move or claim a wrong result, a forged duplicate of an honest
  * game, absurd batch sizes, net requests for an unknown net and past the end, and broken
  * candidate nets. Every honest game is acked; every hostile message gets the answer noted
- * next to it (or none); the peer is cut off at its fifth error; the coordinator stays up,
+ * next to it (or none); the peer is cut off at its fifth error (each connection says Hello
+ * with its own worker id, the identity faults count against); the coordinator stays up,
  * exits 0 on SIGTERM, and its counts, before and after a restart (window rebuilt from the
  * segments), are exactly those of the honest games. XQZ_KEEP=1 keeps the temp campaign and
  * its coordinator.log (which names every bad message and the cut-off) for a look.
@@ -86,18 +87,21 @@ static void honest_game(void *w) {
   }
 }
 
-/* A hostile connection: its own routing id, a Hello as HOSTILE (answered: not an error). */
+/* A hostile connection: its own routing id and its own worker id in its Hello (answered:
+ * not an error). Faults are counted per identity (the worker id here), so each connection
+ * starts with none. */
 static void *hostile_connect(void *ctx, int n) {
   void *s = zmq_socket(ctx, ZMQ_DEALER);
   int t = 8000, linger = 0;
-  char rid[32], addr[64];
+  char rid[32], addr[64], wid[48];
   snprintf(rid, sizeof rid, "hostile-%d", n);
+  snprintf(wid, sizeof wid, "%s-%d", HOSTILE, n);
   zmq_setsockopt(s, ZMQ_ROUTING_ID, rid, strlen(rid));
   zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
   zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
   snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
   assert_int_equal(zmq_connect(s, addr), 0);
-  hello_as(s, HOSTILE);
+  hello_as(s, wid);
   return s;
 }
 
@@ -251,8 +255,8 @@ static void test_hostile_client(void **state) {
   uint64_t best = hello_as(w, HONEST);
   honest_game(w);
 
-  /* Each connection below is a new peer (routing id) with at most 4 errors, below the
-   * cut-off, so every answer can be checked; the last one is cut off. */
+  /* Each connection below is a new peer (routing id and worker id) with at most 4 errors,
+   * below the cut-off, so every answer can be checked; the last one is cut off. */
 
   /* Connection 1: malformed envelopes. */
   void *h = hostile_connect(ctx, 1);
