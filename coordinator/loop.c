@@ -610,6 +610,15 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
   }
 }
 
+/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
+static const char *named_worker(const Xqz__Envelope *env) {
+  switch (env->body_case) {
+  case XQZ__ENVELOPE__BODY_HELLO: return env->hello->worker_id;
+  case XQZ__ENVELOPE__BODY_GAME: return env->game->worker_id;
+  default: return NULL;
+  }
+}
+
 static void drain(xqc_t *c) {
   for (;;) {
     int ev = 0;
@@ -646,6 +655,16 @@ static void drain(xqc_t *c) {
     char id[XQC_IDENTITY_MAX];
     xqc_peer_identity(p, id, sizeof id);
     p->cut = xqc_cutoff_active(&c->cutoff, id, now);
+    const char *named = rc == 0 && !p->key[0] ? named_worker(env) : NULL;
+    if (!p->cut && named && named[0] && strcmp(named, p->worker_id)) {
+      /* Without CURVE, a cut-off worker on a new connection is known by the worker id its
+       * Hello or its games carry. */
+      snprintf(id, sizeof id, "worker:%s", named);
+      if (xqc_cutoff_active(&c->cutoff, id, now)) {
+        xq_wire_free(&env);
+        continue;
+      }
+    }
     if (p->cut) {
       xq_wire_free(&env);
       continue;

@@ -46,6 +46,9 @@ static const opt_row_t rows[] = {
     {"log-every", I(log_every), "10", 1, 1e9, "steps between progress log lines"},
     {"timeout-ms", I(timeout_ms), "5000", 50, 3.6e6,
      "reply timeout; the request is resent after it (coordinator down or restarting)"},
+    {"server-key", S(server_key), "", 0, 0,
+     "the coordinator's public key file (.pub), when it uses CURVE"},
+    {"key", S(key), "", 0, 0, "this trainer's secret key file (.secret, from xqz keygen)"},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
@@ -120,6 +123,11 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
   }
   if (!o->dir[0]) {
     fprintf(stderr, "xqz-trainer: --dir is required (see --help)\n");
+    return -1;
+  }
+  xq_errbuf_t eb;
+  if (xq_curve_client_load(&o->curve, o->server_key, o->key, &eb) < 0) {
+    fprintf(stderr, "xqz-trainer: %s\n", eb.msg);
     return -1;
   }
   return 0;

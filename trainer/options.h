@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "wire/curve.h"
+
 typedef struct {
   char coordinator[256]; /* ROUTER endpoint */
   char dir[512];         /* state directory: trainer.xqzc */
@@ -23,6 +25,9 @@ typedef struct {
   int64_t seed;               /* initialisation seed for a fresh start */
   int64_t log_every;          /* steps between log lines */
   int64_t timeout_ms;         /* reply timeout before a request is resent */
+  char server_key[512];       /* coordinator's .pub (CURVE), "" = plain TCP */
+  char key[512];              /* this trainer's .secret (CURVE) */
+  xq_curve_t curve;           /* loaded from the two files above */
 } trainer_opts_t;
 
 /* Parses argv into o (defaults first). Returns 0, 1 when --help was printed, or -1

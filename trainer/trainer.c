@@ -413,6 +413,11 @@ int main(int argc, char **argv) {
   t->ctx = zmq_ctx_new();
   t->sock = t->ctx ? zmq_socket(t->ctx, ZMQ_DEALER) : NULL;
   int one = 1;
+  xq_errbuf_t ceb;
+  if (t->sock && xq_curve_apply_client(t->sock, &t->o.curve, &ceb) < 0) {
+    XQ_LOGE(COMP, "cannot set the CURVE keys error=\"%s\"", ceb.msg);
+    goto out;
+  }
   if (!t->sock || xq_wire_socket_setup(t->sock) ||
       zmq_setsockopt(t->sock, ZMQ_IMMEDIATE, &one, sizeof one) ||
       zmq_connect(t->sock, t->o.coordinator)) {
@@ -420,9 +425,9 @@ int main(int argc, char **argv) {
             t->o.coordinator, zmq_strerror(zmq_errno()));
     goto out;
   }
-  XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d step=%lld candidate_every=%lld",
+  XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d step=%lld candidate_every=%lld curve=%s",
           t->o.coordinator, t->o.dir, t->max_n, (long long)t->opt.step,
-          (long long)t->o.candidate_every);
+          (long long)t->o.candidate_every, t->o.curve.on ? "on" : "off");
   rc = run(t);
 out:
   trainer_close(t);

@@ -389,7 +389,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     free(a);
     return 1;
   }
-  if (xq_link_open(&a->link, o->coordinator, o->pub, &eb)) {
+  if (xq_link_open(&a->link, o->coordinator, o->pub, &o->curve, &eb)) {
     XQ_LOGE(C, "cannot open the connection error=\"%s\"", eb.msg);
     goto out_spool;
   }

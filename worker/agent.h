@@ -8,12 +8,15 @@
 
 #include <signal.h>
 
+#include "wire/curve.h"
+
 typedef struct {
   const char *coordinator, *pub, *cache, *spool, *id;
   int threads, games_per_thread;
   int max_spool;           /* spooled games at most (pause self-play when reached) */
   int progress_s;          /* seconds between progress lines */
   int request_timeout_ms;  /* no answer for this long: reconnect */
+  xq_curve_t curve;        /* --server-key/--key (curve.on = false: plain TCP) */
 } xq_worker_opts_t;
 
 /* Runs until *stop becomes non-zero; returns the process exit code. */

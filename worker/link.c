@@ -32,13 +32,17 @@ static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
   }
   int hwm = 10000;
   zmq_setsockopt(l->dealer, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  int rc = xq_curve_apply_client(l->dealer, &l->curve, eb);
+  if (rc) return rc;
   if (xq_wire_socket_setup(l->dealer) || zmq_connect(l->dealer, l->coord))
     return xq_err_set(eb, XQ_EIO, "connect %s: %s", l->coord, zmq_strerror(errno));
   return 0;
 }
 
-int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *eb) {
+int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curve_t *curve,
+                 xq_errbuf_t *eb) {
   memset(l, 0, sizeof *l);
+  if (curve) l->curve = *curve;
   snprintf(l->coord, sizeof l->coord, "%s", coord);
   snprintf(l->pub, sizeof l->pub, "%s", pub);
   l->backoff_ms = BACKOFF_MIN_MS;
@@ -48,7 +52,10 @@ int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *
   int rc = open_dealer(l, eb);
   if (rc) return rc;
   l->sub = zmq_socket(l->ctx, ZMQ_SUB);
-  if (!l->sub || xq_wire_socket_setup(l->sub) || zmq_setsockopt(l->sub, ZMQ_SUBSCRIBE, "", 0) ||
+  if (!l->sub) return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(errno));
+  rc = xq_curve_apply_client(l->sub, &l->curve, eb);
+  if (rc) return rc;
+  if (xq_wire_socket_setup(l->sub) || zmq_setsockopt(l->sub, ZMQ_SUBSCRIBE, "", 0) ||
       zmq_connect(l->sub, l->pub))
     return xq_err_set(eb, XQ_EIO, "subscribe %s: %s", l->pub, zmq_strerror(errno));
   l->last_rx_ms = xq_clock_ms();
@@ -61,6 +68,7 @@ void xq_link_close(xq_link_t *l) {
   if (l->sub) zmq_close(l->sub);
   if (l->ctx) zmq_ctx_term(l->ctx);
   l->dealer = l->sub = l->ctx = l->monitor = NULL;
+  memset(&l->curve, 0, sizeof l->curve);
 }
 
 int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb) {

@@ -1,6 +1,7 @@
 /*
  * link.h: the worker's connection to the coordinator: a DEALER to its ROUTER (requests
- * and replies, one envelope per frame) and a SUB to its PUB (NetAnnounce). The link
+ * and replies, one envelope per frame) and a SUB to its PUB (NetAnnounce), both with
+ * CURVE when the worker has keys (--server-key, --key). The link
  * tracks when the coordinator last answered; the agent (agent.c) decides on timeouts.
  * Reconnecting closes and reopens the DEALER, so requests lost with the old connection
  * are resent by their owners, with a growing backoff (1 s doubling to 60 s). A socket
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "support/error.h"
+#include "wire/curve.h"
 #include "xqz.pb-c.h"
 
 typedef struct {
@@ -28,9 +30,12 @@ typedef struct {
   uint64_t next_request_id;
   int64_t reconnects;
   char version_error[256]; /* why the last XQ_EVERSION was returned */
+  xq_curve_t curve;        /* CURVE keys for both sockets (curve.on = false: plain TCP) */
 } xq_link_t;
 
-int xq_link_open(xq_link_t *l, const char *coord, const char *pub, xq_errbuf_t *eb);
+/* curve may be NULL (plain TCP); it is copied. */
+int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curve_t *curve,
+                 xq_errbuf_t *eb);
 void xq_link_close(xq_link_t *l);
 /* Reopens the DEALER (the SUB reconnects by itself); doubles the backoff. */
 int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb);

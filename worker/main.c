@@ -35,8 +35,11 @@ static const opt_t opts[] = {
     {"max-spool", "N", "100000", "spooled games at most; self-play pauses when reached"},
     {"progress", "SECONDS", "60", "seconds between progress lines"},
     {"timeout", "MS", "10000", "reconnect when the coordinator has not answered for this long"},
+    {"server-key", "FILE", "none: no CURVE", "the coordinator's public key (.pub), when it uses CURVE"},
+    {"key", "FILE", "none: no CURVE", "this worker's secret key (.secret, from xqz keygen)"},
 };
-enum { O_COORD, O_PUB, O_THREADS, O_GPT, O_CACHE, O_SPOOL, O_ID, O_MAXSPOOL, O_PROGRESS, O_TIMEOUT, O_N };
+enum { O_COORD, O_PUB, O_THREADS, O_GPT, O_CACHE, O_SPOOL, O_ID, O_MAXSPOOL, O_PROGRESS, O_TIMEOUT,
+       O_SERVER_KEY, O_KEY, O_N };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz-worker [options]\n"
@@ -114,6 +117,11 @@ int main(int argc, char **argv) {
   }
   if (o.id && (!*o.id || strlen(o.id) > 200)) {
     fprintf(stderr, "xqz-worker: --id must be 1 to 200 characters\n");
+    return 2;
+  }
+  xq_errbuf_t eb;
+  if (xq_curve_client_load(&o.curve, val[O_SERVER_KEY], val[O_KEY], &eb) < 0) {
+    fprintf(stderr, "xqz-worker: %s\n", eb.msg);
     return 2;
   }
   struct sigaction sa;

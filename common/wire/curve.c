@@ -74,8 +74,8 @@ int xq_curve_read_key(const char *path, char key[41], xq_errbuf_t *eb) {
     while (*line == ' ' || *line == '\t') line++;
     size_t n = strlen(line);
     while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) line[--n] = '\0';
-    /* '#' is a Z85 digit, so a key may start with it: a line is a key when it decodes as
-     * one, and only otherwise a comment. */
+    /* '#' is a Z85 digit: a line is the key when it decodes as one, and only otherwise
+     * may it be a comment. */
     if (z85_key_valid(line)) {
       memcpy(key, line, XQ_Z85_KEY_LEN + 1);
       break;

@@ -5,7 +5,7 @@
  * public key on one line; NAME.secret (mode 0600) holds the Z85 secret key on one line.
  * The public key is always derived from the secret one (zmq_curve_public), so a secret
  * file alone identifies its owner. Blank lines and comment lines ('#') before the key are
- * ignored; a line that decodes as a key is the key even if it starts with '#' (a Z85 digit).
+ * ignored ('#' is also a Z85 digit, so a line that decodes as a key is always the key).
  *
  * A client (worker, trainer, xqz CLI) needs the server's public key and its own secret
  * key; the coordinator needs its own secret key and a directory of allowed *.pub files.

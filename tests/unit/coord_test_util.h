@@ -1,9 +1,10 @@
 /*
  * coord_test_util.h: helpers of the tests that drive a real xqz-coordinator over loopback
  * (test_coordinator_ingest, test_coordinator_hostile): a temp campaign with free loopback
- * ports, starting the binary (g_extra, g_extra2: settings that differ per test), DEALER
+ * ports, starting the binary (g_extra, g_extra2, g_extra3: settings that differ per test), DEALER
  * clients, Hello, random game records (consistent or with one flaw), GameRecord and Status
- * round trips, the version refusal. Include it once per test program, after cmocka.h.
+ * round trips, the version refusal, raw sends, waits for a reply or for silence, counting
+ * lines of the log. Include it once per test program, after cmocka.h.
  */
 #ifndef XQZ_COORD_TEST_UTIL_H
 #define XQZ_COORD_TEST_UTIL_H
@@ -50,6 +51,7 @@ static inline int free_port(void) {
 
 static const char *g_extra = "--gating=sprt"; /* settings that differ per test */
 static const char *g_extra2 = "--seed=1";
+static const char *g_extra3 = "--seed=1";
 
 static inline pid_t start_coordinator(void) {
   char router[64], pub[64], camp[300], logp[300];
@@ -63,7 +65,7 @@ static inline pid_t start_coordinator(void) {
     if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
     execl(XQZ_BINARY_DIR "/coordinator/xqz-coordinator", "xqz-coordinator", "--campaign", camp,
           router, pub, "--fsync_ms=50", "--min_positions=10", "--window=1000", "--reuse=2",
-          "--status_ms=60000", g_extra, g_extra2, (char *)NULL);
+          "--status_ms=60000", g_extra, g_extra2, g_extra3, (char *)NULL);
     _exit(127);
   }
   g_pid = pid;
@@ -88,6 +90,81 @@ static inline Xqz__Envelope *rpc(void *s, Xqz__Envelope *env) {
   int rc = xq_wire_recv(s, NULL, NULL, &r, 0, &eb);
   if (rc != 0) fail_msg("no reply: %d", rc);
   return r;
+}
+
+/* One reply within ms, or NULL when none came. */
+static inline Xqz__Envelope *recv_within(void *s, int ms) {
+  zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
+  if (zmq_poll(&it, 1, ms) <= 0) return NULL;
+  Xqz__Envelope *r = NULL;
+  xq_errbuf_t eb;
+  if (xq_wire_recv(s, NULL, NULL, &r, ZMQ_DONTWAIT, &eb) != 0) fail_msg("bad reply: %s", eb.msg);
+  return r;
+}
+
+static inline void send_env(void *s, const Xqz__Envelope *env) {
+  assert_int_equal(xq_wire_send(s, NULL, 0, env, 0), 0);
+}
+
+static inline void expect_error(void *s, unsigned code) {
+  Xqz__Envelope *r = recv_within(s, 5000);
+  if (!r) fail_msg("no Error reply (code %u expected)", code);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ERROR);
+  assert_int_equal(r->error->code, code);
+  assert_true(strlen(r->error->message) > 0);
+  xq_wire_free(&r);
+}
+
+static inline void expect_nothing(void *s, int ms) {
+  Xqz__Envelope *r = recv_within(s, ms);
+  if (r) fail_msg("unexpected reply, body %d", (int)r->body_case);
+}
+
+static inline void send_status_request(void *s) {
+  Xqz__Envelope env;
+  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
+  xq_wire_init(&env);
+  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
+  env.status_request = &q;
+  send_env(s, &env);
+}
+
+static inline void send_game_msg(void *s, const char *wid, uint64_t seq, const void *rec, size_t len) {
+  Xqz__Envelope env;
+  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
+  xq_wire_init(&env);
+  g.worker_id = (char *)wid;
+  g.seq = seq;
+  g.record.data = (uint8_t *)rec;
+  g.record.len = len;
+  env.body_case = XQZ__ENVELOPE__BODY_GAME;
+  env.game = &g;
+  env.request_id = seq;
+  send_env(s, &env);
+}
+
+static inline void send_net_request(void *s, uint64_t id, uint64_t offset) {
+  Xqz__Envelope env;
+  Xqz__NetRequest nr = XQZ__NET_REQUEST__INIT;
+  xq_wire_init(&env);
+  nr.net_id = id;
+  nr.offset = offset;
+  env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
+  env.net_request = &nr;
+  send_env(s, &env);
+}
+
+/* Lines of the coordinator log containing `what`. */
+static inline int log_count(const char *what) {
+  char path[400], line[2048];
+  snprintf(path, sizeof path, "%s/coordinator.log", g_dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  int n = 0;
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, what)) n++;
+  fclose(f);
+  return n;
 }
 
 static inline void *connect_dealer(void *ctx) {

@@ -57,16 +57,6 @@ static uint64_t game_positions(const unsigned char *buf, size_t len) {
   return (uint64_t)n;
 }
 
-/* One reply within ms, or NULL when none came. */
-static Xqz__Envelope *recv_within(void *s, int ms) {
-  zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
-  if (zmq_poll(&it, 1, ms) <= 0) return NULL;
-  Xqz__Envelope *r = NULL;
-  xq_errbuf_t eb;
-  if (xq_wire_recv(s, NULL, NULL, &r, ZMQ_DONTWAIT, &eb) != 0) fail_msg("bad reply: %s", eb.msg);
-  return r;
-}
-
 /* The honest worker sends its next game; it must be acked accepted. */
 static void honest_game(void *w) {
   unsigned char *buf;
@@ -118,18 +108,7 @@ static uint8_t *pack_raw(const Xqz__Envelope *env, size_t *len) {
   return buf;
 }
 
-static void send_env(void *s, const Xqz__Envelope *env) {
-  assert_int_equal(xq_wire_send(s, NULL, 0, env, 0), 0);
-}
 
-static void expect_error(void *s, unsigned code) {
-  Xqz__Envelope *r = recv_within(s, 5000);
-  if (!r) fail_msg("no Error reply (code %u expected)", code);
-  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ERROR);
-  assert_int_equal(r->error->code, code);
-  assert_true(strlen(r->error->message) > 0);
-  xq_wire_free(&r);
-}
 
 /* Ack accepted=false with a reason; worker id as sent (games) or empty (candidates). */
 static void expect_refused(void *s, const char *worker_id, uint64_t seq) {
@@ -143,33 +122,8 @@ static void expect_refused(void *s, const char *worker_id, uint64_t seq) {
   xq_wire_free(&r);
 }
 
-static void expect_nothing(void *s, int ms) {
-  Xqz__Envelope *r = recv_within(s, ms);
-  if (r) fail_msg("unexpected reply, body %d", (int)r->body_case);
-}
 
-static void send_status_request(void *s) {
-  Xqz__Envelope env;
-  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-  env.status_request = &q;
-  send_env(s, &env);
-}
 
-static void send_game_msg(void *s, const char *wid, uint64_t seq, const void *rec, size_t len) {
-  Xqz__Envelope env;
-  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
-  xq_wire_init(&env);
-  g.worker_id = (char *)wid;
-  g.seq = seq;
-  g.record.data = (uint8_t *)rec;
-  g.record.len = len;
-  env.body_case = XQZ__ENVELOPE__BODY_GAME;
-  env.game = &g;
-  env.request_id = seq;
-  send_env(s, &env);
-}
 
 static void send_flawed_game(void *s, uint64_t seq, int flaw) {
   unsigned char *buf;
@@ -191,16 +145,6 @@ static void send_candidate(void *s, const void *net, size_t len, uint64_t step) 
   send_env(s, &env);
 }
 
-static void send_net_request(void *s, uint64_t id, uint64_t offset) {
-  Xqz__Envelope env;
-  Xqz__NetRequest nr = XQZ__NET_REQUEST__INIT;
-  xq_wire_init(&env);
-  nr.net_id = id;
-  nr.offset = offset;
-  env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
-  env.net_request = &nr;
-  send_env(s, &env);
-}
 
 /* Sends a BatchRequest of `size`: answered with a Batch of at most `cap` samples, or a Wait
  * (pacing: reuse x positions), never an error. */
@@ -231,18 +175,6 @@ static void check_counts(void *w) {
   xq_wire_free(&r);
 }
 
-/* Lines of the coordinator log containing `what`. */
-static int log_count(const char *what) {
-  char path[400], line[2048];
-  snprintf(path, sizeof path, "%s/coordinator.log", g_dir);
-  FILE *f = fopen(path, "r");
-  assert_non_null(f);
-  int n = 0;
-  while (fgets(line, sizeof line, f))
-    if (strstr(line, what)) n++;
-  fclose(f);
-  return n;
-}
 
 static void test_hostile_client(void **state) {
   (void)state;

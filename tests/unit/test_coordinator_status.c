@@ -252,18 +252,6 @@ static void test_status_fields(void **state) {
   remove_dir();
 }
 
-/* Lines of the coordinator's log containing `what`. */
-static int log_count(const char *what) {
-  char path[400], line[2048];
-  snprintf(path, sizeof path, "%s/coordinator.log", g_dir);
-  FILE *f = fopen(path, "r");
-  assert_non_null(f);
-  int n = 0;
-  while (fgets(line, sizeof line, f)) n += strstr(line, what) != NULL;
-  fclose(f);
-  return n;
-}
-
 /* A peer of protocol 99 is refused: an Error it can read (its own version, its request
  * id, both versions named), one log line however often it tries; the coordinator goes
  * on serving others. */
