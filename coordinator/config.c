@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire/wire.h"
+
 typedef enum { T_INT, T_DOUBLE, T_STRING } ctype_t;
 
 typedef struct {
@@ -23,6 +25,9 @@ typedef struct {
   const char *choices; /* "a|b|c" or NULL */
   const char *help;
 } crow_t;
+
+/* The default of max_message_bytes below, spelled out because defaults are text. */
+_Static_assert(XQ_WIRE_MAX_FRAME == 67112960, "update the max_message_bytes default");
 
 #define O(f) offsetof(xqc_config_t, f)
 #define SZ(f) (double)sizeof(((xqc_config_t *)0)->f)

@@ -159,7 +159,10 @@ static void test_status_fields(void **state) {
   assert_int_equal(st->n_recent_matches, 0);
   assert_int_equal(limit(st, "max_peer_errors"), 20);
   assert_true(limit(st, "worker_timeout_ms") > 0);
-  assert_int_equal(limit(st, "max_message_bytes"), XQ_WIRE_MAX_MESSAGE);
+  /* The ROUTER's ZMQ_MAXMSGSIZE: the largest envelope plus slack for framing. */
+  assert_int_equal(limit(st, "max_message_bytes"), XQ_WIRE_MAX_FRAME);
+  assert_int_equal(limit(st, "cutoff_s"), 600);
+  assert_int_equal(limit(st, "fault_window_s"), 60);
   json_parses(st);
   xq_wire_free(&r);
 
