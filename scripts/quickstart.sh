@@ -78,7 +78,7 @@ if ! kill -0 "${pids[0]}" 2>/dev/null; then
   tail -5 "$camp/coordinator.log" >&2
   exit 1
 fi
-"$BUILD/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer" --size tiny \
+"$BUILD/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer" \
   --batch 128 --candidate-every 300 --checkpoint-every-s 60 --log-every 50 \
   >>"$camp/trainer.log" 2>&1 &
 pids+=($!)

@@ -31,7 +31,9 @@ static const opt_row_t rows[] = {
      "coordinator ROUTER endpoint"},
     {"dir", S(dir), "", 0, 0, "state directory (required); holds trainer.xqzc"},
     {"size", S(size), "default", 0, 0,
-     "network for a fresh start: tiny (2x16), default (6x64), large (10x128)"},
+     "only to override the campaign: without a checkpoint the trainer starts from the"
+     " coordinator's best net; --size tiny (2x16), default (6x64) or large (10x128) that"
+     " differs from it starts a fresh net of that size instead"},
     {"batch", I(batch), "256", 1, 8192, "positions per SGD step"},
     {"lr", S(lr), "0:0.02,100000:0.002,200000:0.0002", 0, 0,
      "learning-rate schedule step:lr,... (each lr from its step on)"},

@@ -1,6 +1,6 @@
 /*
  * trainer.c: xqz-trainer. Resumes from DIR/trainer.xqzc (weights, optimiser state, step)
- * or starts a fresh seeded network; then loops: BatchRequest -> Batch (samples validated,
+ * or starts from the coordinator's best net (start_net.h); then loops: BatchRequest -> Batch (samples validated,
  * encoded with xq_sample_encode, legal-move masks from each sample's position) -> one SGD
  * step; Wait -> sleep and ask again; every K steps a CandidateNet upload; a checkpoint on a
  * timer, at --max-steps and on SIGTERM/SIGINT (then exit 0). docs/trainer.md.
@@ -20,6 +20,7 @@
 #include "nn/nn_optim.h"
 #include "nn/nn_plan.h"
 #include "options.h"
+#include "start_net.h"
 #include "support/log.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
@@ -70,6 +71,53 @@ typedef struct {
   int report_n;
 } trainer_t;
 
+static int fresh_net(trainer_t *t, const nn_arch_t *want) {
+  xq_errbuf_t eb = {{0}};
+  if (nn_model_new(&t->m, want, &eb) || nn_sgd_init(&t->opt, t->m, &eb)) {
+    XQ_LOGE(COMP, "cannot allocate the network error=\"%s\"", eb.msg);
+    return -1;
+  }
+  nn_model_init(t->m, (uint64_t)t->o.seed);
+  memset(&t->meta, 0, sizeof t->meta);
+  t->meta.net_id = nn_file_new_id();
+  t->opt.step = 0;
+  XQ_LOGI(COMP, "fresh network size=%s seed=%lld", t->o.size, (long long)t->o.seed);
+  return 0;
+}
+
+/* No checkpoint: train on from the coordinator's best net (start_net.h); --size given
+ * and different from it starts a fresh net of that size instead. */
+static int start_from_best(trainer_t *t, const nn_arch_t *want) {
+  xq_errbuf_t eb = {{0}};
+  char path[1024];
+  uint64_t id = 0;
+  XQ_LOGI(COMP, "no checkpoint: fetching the coordinator's best net path=%s", t->ckpt_path);
+  if (trainer_fetch_best_net(t->o.coordinator, NULL, t->o.dir, &stop_signal, path, sizeof path,
+                             &id, &eb)) {
+    XQ_LOGE(COMP, "cannot fetch the best net error=\"%s\"", eb.msg);
+    return -1;
+  }
+  if (nn_file_load(path, &t->m, &t->meta, &eb) || nn_sgd_init(&t->opt, t->m, &eb)) {
+    XQ_LOGE(COMP, "cannot load the best net path=%s error=\"%s\"", path, eb.msg);
+    return -1;
+  }
+  if (t->o.size_given && memcmp(want, &t->m->arch, sizeof *want) != 0) {
+    XQ_LOGW(COMP, "--size differs from the campaign's best net: training a fresh net of"
+            " that size (its candidates play the current architecture in gating) size=%s"
+            " best_blocks=%d best_channels=%d", t->o.size, t->m->arch.blocks,
+            t->m->arch.channels);
+    nn_sgd_close(&t->opt);
+    nn_model_free(&t->m);
+    return fresh_net(t, want);
+  }
+  t->best_net_id = id;
+  t->opt.step = t->meta.step;
+  XQ_LOGI(COMP, "starting from the best net net=%016llx step=%lld blocks=%d channels=%d",
+          (unsigned long long)id, (long long)t->opt.step, t->m->arch.blocks,
+          t->m->arch.channels);
+  return 0;
+}
+
 static int load_or_init(trainer_t *t) {
   xq_errbuf_t eb = {{0}};
   struct stat st;
@@ -93,17 +141,8 @@ static int load_or_init(trainer_t *t) {
     }
     XQ_LOGI(COMP, "resumed from checkpoint path=%s step=%lld blocks=%d channels=%d",
             t->ckpt_path, (long long)t->opt.step, t->m->arch.blocks, t->m->arch.channels);
-  } else {
-    if (nn_model_new(&t->m, &want, &eb) || nn_sgd_init(&t->opt, t->m, &eb)) {
-      XQ_LOGE(COMP, "cannot allocate the network error=\"%s\"", eb.msg);
-      return -1;
-    }
-    nn_model_init(t->m, (uint64_t)t->o.seed);
-    memset(&t->meta, 0, sizeof t->meta);
-    t->meta.net_id = nn_file_new_id();
-    t->opt.step = 0;
-    XQ_LOGI(COMP, "no checkpoint: fresh network path=%s size=%s seed=%lld", t->ckpt_path,
-            t->o.size, (long long)t->o.seed);
+  } else if (start_from_best(t, &want) < 0) {
+    return -1;
   }
   t->opt.momentum = (float)t->o.momentum;
   if (nn_lr_parse(&t->opt.schedule, t->o.lr, &eb)) {

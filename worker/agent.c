@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "link.h"
-#include "netcache.h"
+#include "wire/netcache.h"
 #include "selfplay_loop.h"
 #include "spool.h"
 #include "support/crc32.h"

@@ -1,6 +1,9 @@
 /*
  * test_trainer_loop.c: the xqz-trainer binary against a fake coordinator (a ROUTER on a
- * free loopback port in this test) serving Batches of real samples: Wait is honoured, a
+ * free loopback port in this test) serving Batches of real samples. Without a checkpoint
+ * the trainer fetches the best net (StatusRequest, then NetRequests served here in small
+ * chunks) and trains on from it, so without --size its candidates have that net's
+ * architecture (tiny here, not the 6x64 default). Wait is honoured, a
  * bad sample is dropped, a CandidateNet arrives every 3 steps that nn_file loads with the
  * right step and parent; SIGTERM leaves a checkpoint and exit 0; a restart resumes at
  * the checkpoint's step, also when the coordinator comes up after the trainer.
@@ -26,6 +29,7 @@
 #include "nn/nn_file.h"
 #include "rules/movegen.h"
 #include "rules/rules.h"
+#include "support/crc32.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 
@@ -85,7 +89,7 @@ static pid_t spawn_trainer(void) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir, "--size", "tiny",
+    execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir,
           "--batch", "16", "--candidate-every", "3", "--log-every", "1",
           "--checkpoint-every-s", "1000", "--timeout-ms", "3000", (char *)NULL);
     _exit(127);
@@ -162,8 +166,58 @@ static void send_batch(const uint8_t *rid, size_t rid_len, uint64_t req, bool ba
   reply(rid, rid_len, &env, req);
 }
 
+/* The best net: a tiny net with id BEST_NET, served in chunks of at most 1000 bytes. */
+static unsigned char *best_file;
+static size_t best_len;
+
+static void make_best_net(void) {
+  nn_arch_t arch;
+  nn_model_t *m = NULL;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
+  assert_int_equal(nn_model_new(&m, &arch, &eb), 0);
+  nn_model_init(m, 9);
+  nn_file_meta_t meta;
+  memset(&meta, 0, sizeof meta);
+  meta.net_id = BEST_NET;
+  meta.input_version = NN_INPUT_VERSION;
+  assert_int_equal(nn_file_encode(&best_file, &best_len, m, &meta, &eb), 0);
+  nn_model_free(&m);
+}
+
+static void serve_status(const uint8_t *rid, size_t rid_len, uint64_t req) {
+  Xqz__Envelope env;
+  Xqz__Status st = XQZ__STATUS__INIT;
+  xq_wire_init(&env);
+  st.best_net_id = BEST_NET;
+  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
+  env.status = &st;
+  reply(rid, rid_len, &env, req);
+}
+
+static void serve_net(const uint8_t *rid, size_t rid_len, uint64_t req, const Xqz__NetRequest *r) {
+  assert_int_equal(r->net_id, BEST_NET);
+  assert_true(r->offset < best_len);
+  size_t n = best_len - (size_t)r->offset;
+  if (n > 1000) n = 1000;
+  Xqz__Envelope env;
+  Xqz__NetChunk ch = XQZ__NET_CHUNK__INIT;
+  xq_wire_init(&env);
+  ch.net_id = BEST_NET;
+  ch.offset = r->offset;
+  ch.total = best_len;
+  ch.file_crc32 = xq_crc32(0, best_file, best_len);
+  ch.data.data = best_file + r->offset;
+  ch.data.len = n;
+  env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
+  env.net_chunk = &ch;
+  reply(rid, rid_len, &env, req);
+}
+
 /* Serves batches until a candidate for `want_step` arrives and the trainer asks for the
  * batch after it. first_step: the trainer_step expected in its first request. */
+static int fetches; /* StatusRequests seen: one per fresh start */
+
 static void serve_until_candidate(int64_t first_step, int64_t want_step) {
   uint8_t rid[256];
   size_t rid_len;
@@ -171,7 +225,12 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
   uint32_t reported = 0;
   for (;;) {
     Xqz__Envelope *env = next(rid, &rid_len);
-    if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) {
+    if (env->body_case == XQZ__ENVELOPE__BODY_STATUS_REQUEST) {
+      serve_status(rid, rid_len, env->request_id);
+      fetches++;
+    } else if (env->body_case == XQZ__ENVELOPE__BODY_NET_REQUEST) {
+      serve_net(rid, rid_len, env->request_id, env->net_request);
+    } else if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) {
       const Xqz__BatchRequest *br = env->batch_request;
       assert_int_equal(br->size, 16);
       if (first) assert_int_equal((int64_t)br->trainer_step, first_step);
@@ -210,6 +269,9 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
                     m->arch.blocks);
       assert_int_equal((int64_t)cn->step, (int64_t)meta.step);
       assert_int_equal(meta.parent_id, BEST_NET);
+      /* Trained on from the served tiny net, not a fresh net of the 6x64 default. */
+      assert_int_equal(m->arch.blocks, 2);
+      assert_int_equal(m->arch.channels, 16);
       assert_true((int64_t)cn->step <= want_step);
       assert_int_equal(cn->step % 3, 0);
       if ((int64_t)cn->step == want_step) got = true;
@@ -263,9 +325,11 @@ static void test_trainer_loop(void **state) {
   assert_int_equal(zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
   print_message("fake coordinator at %s, dir %s\n", endpoint, dir);
 
+  make_best_net();
   pid_t pid = spawn_trainer();
   serve_until_candidate(0, 3);
   stop_trainer(pid);
+  assert_int_equal(fetches, 1);
   assert_int_equal(checkpoint_step(), 3);
 
   pid = spawn_trainer(); /* resumes at step 3 */
@@ -288,11 +352,15 @@ static void test_trainer_loop(void **state) {
   serve_until_candidate(6, 9);
   stop_trainer(pid);
   assert_int_equal(checkpoint_step(), 9);
+  assert_int_equal(fetches, 1); /* resumes never fetch */
 
   char path[300];
   snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
   unlink(path);
+  snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
+  unlink(path);
   rmdir(dir);
+  free(best_file);
   zmq_close(router);
   zmq_ctx_term(ctx);
   free(samples);

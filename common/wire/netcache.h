@@ -1,5 +1,5 @@
 /*
- * netcache.h: the worker's local cache of net files, one "<16 hex digits>.xqzn" per net id
+ * netcache.h: a local cache (worker, trainer) of net files, one "<16 hex digits>.xqzn" per net id
  * in the cache directory. A cached file is used only when its header and payload checksums
  * are valid and its header carries the expected id; otherwise it is fetched again.
  *
@@ -7,8 +7,8 @@
  * chunk naming the file size and its CRC-32), checks the size and the CRC-32 of the whole
  * file, validates it as a net, and only then stores it atomically.
  */
-#ifndef XQ_WORKER_NETCACHE_H
-#define XQ_WORKER_NETCACHE_H
+#ifndef XQ_NETCACHE_H
+#define XQ_NETCACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
