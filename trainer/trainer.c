@@ -92,8 +92,8 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   char path[1024];
   uint64_t id = 0;
   XQ_LOGI(COMP, "no checkpoint: fetching the coordinator's best net path=%s", t->ckpt_path);
-  if (trainer_fetch_best_net(t->o.coordinator, NULL, t->o.dir, &stop_signal, path, sizeof path,
-                             &id, &eb)) {
+  if (trainer_fetch_best_net(t->o.coordinator, &t->o.curve, t->o.dir, &stop_signal, path,
+                             sizeof path, &id, &eb)) {
     XQ_LOGE(COMP, "cannot fetch the best net error=\"%s\"", eb.msg);
     return -1;
   }
