@@ -14,7 +14,7 @@
 #define ZAP_FRAMES_MAX 8
 #define REFUSAL_LOG_MS 60000u
 
-int xqc_auth_open(xqc_auth_t *a, const xqc_config_t *cfg, void *zctx, xq_errbuf_t *eb) {
+int xqc_auth_open(xqc_auth_t *a, const xqc_config_t *cfg, xq_errbuf_t *eb) {
   memset(a, 0, sizeof *a);
   if (!cfg->curve_secret_key[0]) {
     if (cfg->curve_allow_dir[0] || cfg->curve_admin_dir[0])
@@ -39,14 +39,19 @@ int xqc_auth_open(xqc_auth_t *a, const xqc_config_t *cfg, void *zctx, xq_errbuf_
     XQ_LOGW(COMP, "curve_admin_dir is empty: nobody may ban or unban (set it to a directory"
             " of operators' .pub files)");
   }
+  a->on = true;
+  XQ_LOGI(COMP, "CURVE on public_key=%s allowed_keys=%d admin_keys=%d", a->curve.public_key,
+          a->allow.n, a->admin.n);
+  return 0;
+}
+
+int xqc_auth_bind(xqc_auth_t *a, void *zctx, xq_errbuf_t *eb) {
+  if (!a->on) return 0;
   a->zap = zmq_socket(zctx, ZMQ_REP);
   int linger = 0;
   if (!a->zap || zmq_setsockopt(a->zap, ZMQ_LINGER, &linger, sizeof linger) ||
       zmq_bind(a->zap, ZAP_ENDPOINT))
     return xq_err_set(eb, XQ_EIO, "ZAP handler %s: %s", ZAP_ENDPOINT, zmq_strerror(zmq_errno()));
-  a->on = true;
-  XQ_LOGI(COMP, "CURVE on public_key=%s allowed_keys=%d admin_keys=%d", a->curve.public_key,
-          a->allow.n, a->admin.n);
   return 0;
 }
 
@@ -205,9 +210,13 @@ void xqc_auth_unwatch(xqc_auth_t *a) {
   a->watching = false;
 }
 
-void xqc_auth_close(xqc_auth_t *a) {
+void xqc_auth_unbind(xqc_auth_t *a) {
   if (a->zap) zmq_close(a->zap);
   a->zap = NULL;
+}
+
+void xqc_auth_close(xqc_auth_t *a) {
+  xqc_auth_unbind(a);
   xqc_keyset_close(&a->allow);
   xqc_keyset_close(&a->admin);
   memset(&a->curve, 0, sizeof a->curve);

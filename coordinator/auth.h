@@ -9,9 +9,10 @@
  * Keys in curve_admin_dir may send AdminRequest; with CURVE off anyone may (a trusted
  * network, as in the loopback quickstart).
  *
- * Ownership: the caller owns the struct; xqc_auth_open, then xqc_auth_watch once the loop
- * exists; xqc_auth_close before the zmq context is terminated (after the loop has run the
- * close callbacks, see xqc_auth_unwatch).
+ * Ownership: the caller owns the struct. Order: xqc_auth_open (at start, so a wrong
+ * setting stops the coordinator at once), xqc_auth_bind on the zmq context, xqc_auth_watch
+ * once the loop exists; xqc_auth_unwatch and xqc_auth_unbind before the context is
+ * terminated; xqc_auth_close last (it also unbinds).
  */
 #ifndef XQC_AUTH_H
 #define XQC_AUTH_H
@@ -42,10 +43,11 @@ typedef struct {
   } refusals[XQC_AUTH_REFUSAL_SLOTS]; /* last refusal logged per key (a small LRU) */
 } xqc_auth_t;
 
-/* Loads the keys named by cfg and, when CURVE is on, binds the ZAP handler on zctx (this
- * must happen before the ROUTER and the PUB are bound). Errors say which setting is
- * wrong. */
-int xqc_auth_open(xqc_auth_t *a, const xqc_config_t *cfg, void *zctx, xq_errbuf_t *eb);
+/* Loads the keys named by cfg. Errors say which setting is wrong. */
+int xqc_auth_open(xqc_auth_t *a, const xqc_config_t *cfg, xq_errbuf_t *eb);
+/* When CURVE is on, binds the ZAP handler on zctx; before the ROUTER and the PUB bind. */
+int xqc_auth_bind(xqc_auth_t *a, void *zctx, xq_errbuf_t *eb);
+void xqc_auth_unbind(xqc_auth_t *a);
 /* Makes sock a CURVE server (no-op when CURVE is off); before bind. */
 int xqc_auth_apply(xqc_auth_t *a, void *sock, xq_errbuf_t *eb);
 /* Services the ZAP socket from loop. */

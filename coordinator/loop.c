@@ -24,7 +24,7 @@
 #define COMP "coordinator"
 
 enum { ERR_MALFORMED = 1, ERR_UNEXPECTED = 2, ERR_NOT_FOUND = 3, ERR_BAD_FIELD = 4,
-       ERR_INTERNAL = 5, ERR_BANNED = 6 };
+       ERR_INTERNAL = 5, ERR_BANNED = XQ_ERROR_BANNED };
 
 uint64_t xqc_now_ms(void) {
   struct timespec ts;
@@ -758,7 +758,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
       zmq_setsockopt(c->router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) != 0)
     return xq_err_set(eb, XQ_EIO, "zmq socket options: %s", zmq_strerror(zmq_errno()));
   /* The ZAP handler must be bound before the CURVE sockets accept anyone. */
-  int rc = xqc_auth_open(&c->auth, &c->cfg, c->zctx, eb);
+  int rc = xqc_auth_bind(&c->auth, c->zctx, eb);
   if (rc == 0) rc = xqc_auth_apply(&c->auth, c->router, eb);
   if (rc == 0) rc = xqc_auth_apply(&c->auth, c->pub, eb);
   if (rc < 0) return rc;
@@ -812,7 +812,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_loop_close(c->loop);
   zmq_close(c->router);
   zmq_close(c->pub);
-  xqc_auth_close(&c->auth);
+  xqc_auth_unbind(&c->auth);
   zmq_ctx_term(c->zctx);
   net_cache_free();
   return 0;

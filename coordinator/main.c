@@ -104,7 +104,9 @@ int main(int argc, char **argv) {
   xq_rng_seed(&c->rng, (uint64_t)c->cfg.seed ^ (uint64_t)time(NULL));
   c->next_match_id = (uint64_t)time(NULL) * 1000u;
   snprintf(c->last_gating, sizeof c->last_gating, "none yet");
-  rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->best, &c->best_elo, &c->promotions, &eb);
+  rc = xqc_auth_open(&c->auth, &c->cfg, &eb); /* CURVE settings first: fail fast */
+  if (rc == 0)
+    rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->best, &c->best_elo, &c->promotions, &eb);
   /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
   if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, &eb);
   if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)
@@ -124,6 +126,7 @@ int main(int argc, char **argv) {
   xqc_bans_close(&c->bans);
   xqc_sources_close(&c->sources);
   xqc_cutoff_close(&c->cutoff);
+  xqc_auth_close(&c->auth);
   xqc_db_close(&c->db);
   free(c->peers);
   free(c->acks);

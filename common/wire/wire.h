@@ -26,6 +26,9 @@
 /* Error.code of the coordinator's refusal of a peer that speaks another protocol version.
  * That Error's envelope carries the peer's own version, so the peer can decode it. */
 #define XQ_ERROR_PROTOCOL_VERSION 6
+/* Error.code of any request but a GameRecord from a banned worker id or key (a banned
+ * sender's games get Ack accepted=false, reason "banned by the operator"). */
+#define XQ_ERROR_BANNED 7
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's

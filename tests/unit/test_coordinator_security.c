@@ -4,8 +4,9 @@
  *    curve_allow_dir submits a game (accepted Ack) and fetches the best net (NetChunk);
  *    a client with an unknown key gets no answer to either, and its refusal is logged
  *    once although libzmq retries the handshake many times; a key added to the directory
- *    at run time is accepted without a restart. Only a key in curve_admin_dir may ban,
- *    and a ban on a key refuses that key's games.
+ *    at run time is accepted without a restart. xqz-worker and xqz-trainer with keys
+ *    connect (the worker's key shows in Status.worker_list, the trainer is served). Only
+ *    a key in curve_admin_dir may ban, and a ban on a key refuses that key's games.
  *  - Bans (CURVE off: anyone may ban): `xqz ban` on a worker id takes its positions out of
  *    the window and refuses its games with the ban's reason, other requests get Error
  *    "banned"; the ban survives a restart (its stored games are skipped when the window
@@ -31,7 +32,7 @@
 #include "wire/curve.h"
 #include "wire/wire.h"
 
-enum { E_BANNED = 6 };
+enum { E_BANNED = XQ_ERROR_BANNED };
 
 static uint64_t g_seed = 7000;
 
@@ -168,6 +169,63 @@ static void stop_coordinator(pid_t pid) {
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* Starts a daemon from the build tree (argv[0] relative to XQZ_BINARY_DIR), output to
+ * g_dir/NAME.log. */
+static pid_t spawn(const char *name, char *const argv[]) {
+  char bin[400], logp[400];
+  snprintf(bin, sizeof bin, "%s/%s", XQZ_BINARY_DIR, argv[0]);
+  snprintf(logp, sizeof logp, "%s/%s.log", g_dir, name);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (!freopen(logp, "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
+    setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    execv(bin, argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+static void stop_daemon(pid_t pid) {
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+}
+
+/* xqz-worker and xqz-trainer with CURVE keys: the worker's Hello arrives with its key
+ * (Status.worker_list[].key) and the trainer is served samples. */
+static void daemons_with_curve(void *s, const char *worker_pub) {
+  char coord[64], spub[400], wsec[400], tsec[400], cache[400], spool[400], tdir[400];
+  snprintf(coord, sizeof coord, "tcp://127.0.0.1:%d", g_router_port);
+  snprintf(spub, sizeof spub, "%s/keys/coord.pub", g_dir);
+  snprintf(wsec, sizeof wsec, "%s/keys/w1.secret", g_dir);
+  snprintf(tsec, sizeof tsec, "%s/keys/op.secret", g_dir);
+  snprintf(cache, sizeof cache, "%s/wcache", g_dir);
+  snprintf(spool, sizeof spool, "%s/wspool", g_dir);
+  snprintf(tdir, sizeof tdir, "%s/trainer", g_dir);
+  char *wargv[] = {"worker/xqz-worker", "--coordinator", coord, "--server-key", spub, "--key",
+                   wsec, "--id", "curve-worker", "--cache", cache, "--spool", spool,
+                   "--games-per-thread", "1", NULL};
+  char *targv[] = {"trainer/xqz-trainer", "--coordinator", coord, "--server-key", spub,
+                   "--key", tsec, "--dir", tdir, "--size", "tiny", "--batch", "16", NULL};
+  pid_t w = spawn("worker", wargv), t = spawn("trainer", targv);
+  bool worker_seen = false, served = false;
+  for (int i = 0; i < 150 && !(worker_seen && served); i++) {
+    usleep(100000);
+    Xqz__Envelope *r = status(s);
+    for (size_t k = 0; k < r->status->n_worker_list; k++) {
+      const Xqz__WorkerStatus *ws = r->status->worker_list[k];
+      if (!strcmp(ws->worker_id, "curve-worker") && !strcmp(ws->key, worker_pub))
+        worker_seen = true;
+    }
+    served = r->status->samples_served > 0;
+    xq_wire_free(&r);
+  }
+  stop_daemon(w);
+  stop_daemon(t);
+  assert_true(worker_seen);
+  assert_true(served);
+}
+
 static void test_curve(void **state) {
   (void)state;
   fresh_dir();
@@ -240,6 +298,10 @@ static void test_curve(void **state) {
   xq_wire_free(&r);
   game_accepted(l, "late", 2, NULL);
   void *op = curve_dealer(ctx, "op");
+  char wpub[41];
+  snprintf(path, sizeof path, "%s/keys/w1.pub", g_dir);
+  assert_int_equal(xq_curve_read_key(path, wpub, &eb), 0);
+  daemons_with_curve(op, wpub);
   r = admin(op, XQZ__ADMIN_REQUEST__ACTION__ACTION_BAN, lpub);
   assert_true(r->admin_result->ok);
   xq_wire_free(&r);
