@@ -451,11 +451,13 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
   snprintf(line, sizeof line,
            "{\"net\":\"%016llx\",\"parent\":\"%016llx\",\"step\":%lld,\"match\":%llu,"
            "\"w\":%lld,\"d\":%lld,\"l\":%lld,\"score\":%.4f,\"match_elo\":%.1f,"
-           "\"elo\":%.1f,\"promoted\":%s,\"mode\":\"%s\",\"time\":%lld}",
+           "\"elo\":%.1f,\"promoted\":%s,\"mode\":\"%s\",\"time\":%lld,"
+           "\"games\":%llu,\"positions\":%llu}",
            (unsigned long long)g->cand, (unsigned long long)g->best, (long long)g->cand_step,
            (unsigned long long)g->match_id, (long long)g->w, (long long)g->d, (long long)g->l,
            score, elo, promote ? new_elo : c->best_elo, promote ? "true" : "false",
-           c->cfg.gating, (long long)time(NULL));
+           c->cfg.gating, (long long)time(NULL), (unsigned long long)c->games,
+           (unsigned long long)c->positions);
   if (xqc_campaign_log_line(c->dir, line, &eb) < 0)
     XQ_LOGE(COMP, "promotions.log not written reason=\"%s\"", eb.msg);
   snprintf(c->last_gating, sizeof c->last_gating, "net %016llx: %lld-%lld-%lld score %.2f %s",
