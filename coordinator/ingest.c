@@ -197,7 +197,7 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   }
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
-  game_facts_t facts;
+  game_facts_t facts = {0};
   int n = record_samples(g->record.data, g->record.len, &s, &facts, &eb);
   if (n < 0) {
     c->rejected_games++;
