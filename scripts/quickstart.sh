@@ -21,11 +21,10 @@ done
 case "$minutes" in ''|*[!0-9]*) echo "quickstart: --minutes takes a whole number" >&2; exit 2 ;; esac
 
 scripts/bootstrap.sh
+. scripts/lib/campaign.sh
 BUILD=${XQZ_BUILD:-build}
-JOBS=$(nproc 2>/dev/null || echo 2)
 echo "== building xqzero (Release) in $BUILD/"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DXQZ_TESTS=OFF >/dev/null
-cmake --build "$BUILD" -j"$JOBS" >/dev/null
+xqz_build_release "$BUILD"
 XQZ="$BUILD/tools/xqz"
 
 echo "== rules check: perft of the start position against the known counts"
@@ -43,71 +42,40 @@ done
 # errors are handled where they matter, and every exit path stops the processes.
 set +e +o pipefail
 mkdir -p "$camp"
-router=tcp://127.0.0.1:$port pub=tcp://127.0.0.1:$((port + 1))
 if [ -f "$camp/campaign.db" ]; then
   echo "== resuming the campaign in $camp/ for $minutes minutes (Ctrl-C stops it cleanly)"
 else
   echo "== a new campaign in $camp/ for $minutes minutes (Ctrl-C stops it cleanly)"
 fi
 echo "   logs: $camp/coordinator.log, $camp/trainer.log, $camp/worker.log"
-pids=()
 stop_all() {
   trap - INT TERM
   echo
   echo "== stopping (worker, trainer, then coordinator)"
-  local p
-  for p in "${pids[@]:2}" "${pids[1]:-}" "${pids[0]:-}"; do
-    [ -n "$p" ] || continue
-    kill -TERM "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
+  campaign_stop
   echo "== promotions ($camp/promotions.log):"
   grep -c '"promoted":true' "$camp/promotions.log" 2>/dev/null | sed 's/^/   nets promoted so far: /'
   tail -3 "$camp/promotions.log" 2>/dev/null | sed 's/^/   /'
   echo "== run scripts/quickstart.sh again to resume; see docs/operations.md"
 }
 trap 'stop_all; exit 130' INT TERM
-trap 'kill -TERM "${pids[@]}" 2>/dev/null' EXIT
+trap 'kill -TERM "${CAMPAIGN_PIDS[@]}" 2>/dev/null' EXIT
 
-"$BUILD/coordinator/xqz-coordinator" --campaign "$camp" --router "$router" --pub "$pub" \
-  --status_ms 5000 >>"$camp/coordinator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 50); do grep -q "listening" "$camp/coordinator.log" 2>/dev/null && break; sleep 0.2; done
-if ! kill -0 "${pids[0]}" 2>/dev/null; then
-  echo "quickstart: the coordinator did not start:" >&2
-  tail -5 "$camp/coordinator.log" >&2
+COORD_ARGS=()
+TRAINER_ARGS=(--batch 128 --candidate-every 300 --checkpoint-every-s 60 --log-every 50)
+WORKER_ARGS=(--threads 1 --games-per-thread 16 --progress 30)
+if ! campaign_start "$BUILD" "$camp" "$port"; then
+  echo "quickstart: see $camp/coordinator.log" >&2
   exit 1
 fi
-"$BUILD/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer" \
-  --batch 128 --candidate-every 300 --checkpoint-every-s 60 --log-every 50 \
-  >>"$camp/trainer.log" 2>&1 &
-pids+=($!)
-"$BUILD/worker/xqz-worker" --coordinator "$router" --threads 1 --games-per-thread 16 \
-  --cache "$camp/worker-cache" --spool "$camp/worker-spool" --progress 30 \
-  >>"$camp/worker.log" 2>&1 &
-pids+=($!)
-
-field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
 end=$((SECONDS + minutes * 60))
-last_pos=0 last_t=$SECONDS
 while [ $SECONDS -lt $end ]; do
   sleep 10 & wait $!  # wait returns at once when a signal arrives
-  for p in "${pids[@]}"; do
-    if ! kill -0 "$p" 2>/dev/null; then
-      echo "quickstart: a process stopped unexpectedly; see the logs in $camp/" >&2
-      stop_all
-      exit 1
-    fi
-  done
-  st=$(grep " status " "$camp/coordinator.log" | tail -1)
-  tr=$(grep "training step=" "$camp/trainer.log" | tail -1)
-  pos=$(field positions <<<"$st"); pos=${pos:-0}
-  rate=$(( (pos - last_pos) / (SECONDS - last_t > 0 ? SECONDS - last_t : 1) ))
-  [ "$last_pos" -eq 0 ] && rate="-"
-  last_pos=$pos last_t=$SECONDS
-  gating=$(sed -n 's/.*gating="\([^"]*\)".*/\1/p' <<<"$st")
-  printf '[%3dm%02ds] games %s  positions %s (%s/s)  trainer step %s  loss %s  best %s  gating: %s\n' \
-    $((SECONDS / 60)) $((SECONDS % 60)) "$(field games <<<"$st")" "$pos" "$rate" \
-    "$(field trainer_step <<<"$st")" "$(field loss <<<"$tr")" "$(field best <<<"$st")" "${gating:-none yet}"
+  if ! campaign_alive; then
+    echo "quickstart: a process stopped unexpectedly; see the logs in $camp/" >&2
+    stop_all
+    exit 1
+  fi
+  campaign_progress "$camp"
 done
 stop_all

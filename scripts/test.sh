@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything with warnings as errors under AddressSanitizer
-# and UBSan, and runs the whole test suite with ctest. Usage: scripts/test.sh [ctest args]
+# and UBSan, and runs the whole test suite with ctest; then builds the Release
+# configuration the quickstart uses (-O2 finds warnings -O0 does not, and they are errors).
+# Usage: scripts/test.sh [ctest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -15,5 +17,8 @@ echo "== test"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export OPENBLAS_NUM_THREADS=1
-cd "$BUILD"
-ctest --output-on-failure -j"$JOBS" "$@"
+(cd "$BUILD" && ctest --output-on-failure -j"$JOBS" "$@")
+echo "== Release build (${XQZ_RELEASE_BUILD:-build-release}: what scripts/quickstart.sh builds)"
+cmake -S . -B "${XQZ_RELEASE_BUILD:-build-release}" -DCMAKE_BUILD_TYPE=Release \
+      -DXQZ_WERROR=ON -DXQZ_TESTS=OFF >/dev/null
+cmake --build "${XQZ_RELEASE_BUILD:-build-release}" -j"$JOBS" >/dev/null
