@@ -1,0 +1,81 @@
+# campaign.sh: run a local campaign from a script (sourced, not run). Shared by
+# scripts/quickstart.sh and scripts/bench/learning.sh so both start, watch and stop the
+# daemons the same way.
+#
+#   xqz_build_release BUILD            configure + build Release (no tests) in BUILD
+#   campaign_start BUILD CAMP PORT     coordinator (ROUTER PORT, PUB PORT+1), trainer and
+#                                      one worker; extra arguments come from the arrays
+#                                      COORD_ARGS, TRAINER_ARGS, WORKER_ARGS (may be empty)
+#   campaign_alive                     0 when all three processes still run
+#   campaign_progress CAMP             one progress line from the newest log lines
+#   campaign_stop                      SIGTERM worker, trainer, then coordinator; waits
+#
+# Logs go to CAMP/coordinator.log, CAMP/trainer.log and CAMP/worker.log.
+
+xqz_build_release() {
+  local build=$1 jobs
+  jobs=$(nproc 2>/dev/null || echo 2)
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DXQZ_TESTS=OFF >/dev/null &&
+    cmake --build "$build" -j"$jobs" >/dev/null
+}
+
+CAMPAIGN_PIDS=()
+CAMPAIGN_T0=$SECONDS
+_last_pos=0 _last_t=0
+
+campaign_start() {
+  local build=$1 camp=$2 port=$3
+  local router=tcp://127.0.0.1:$port pub=tcp://127.0.0.1:$((port + 1))
+  mkdir -p "$camp"
+  CAMPAIGN_PIDS=()
+  CAMPAIGN_T0=$SECONDS _last_pos=0 _last_t=$SECONDS
+  "$build/coordinator/xqz-coordinator" --campaign "$camp" --router "$router" --pub "$pub" \
+    --status_ms 5000 "${COORD_ARGS[@]}" >>"$camp/coordinator.log" 2>&1 &
+  CAMPAIGN_PIDS+=($!)
+  local _
+  for _ in $(seq 50); do grep -q "listening" "$camp/coordinator.log" 2>/dev/null && break; sleep 0.2; done
+  if ! kill -0 "${CAMPAIGN_PIDS[0]}" 2>/dev/null; then
+    echo "the coordinator did not start:" >&2
+    tail -5 "$camp/coordinator.log" >&2
+    return 1
+  fi
+  "$build/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer" \
+    "${TRAINER_ARGS[@]}" >>"$camp/trainer.log" 2>&1 &
+  CAMPAIGN_PIDS+=($!)
+  "$build/worker/xqz-worker" --coordinator "$router" --cache "$camp/worker-cache" \
+    --spool "$camp/worker-spool" "${WORKER_ARGS[@]}" >>"$camp/worker.log" 2>&1 &
+  CAMPAIGN_PIDS+=($!)
+}
+
+campaign_alive() {
+  local p
+  for p in "${CAMPAIGN_PIDS[@]}"; do kill -0 "$p" 2>/dev/null || return 1; done
+}
+
+_field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
+
+campaign_progress() {
+  local camp=$1 st tr pos rate gating el
+  st=$(grep " status " "$camp/coordinator.log" | tail -1)
+  tr=$(grep "training step=" "$camp/trainer.log" | tail -1)
+  pos=$(_field positions <<<"$st"); pos=${pos:-0}
+  el=$((SECONDS - CAMPAIGN_T0))
+  if [ "$_last_pos" -eq 0 ]; then rate="-"
+  else rate=$(( (pos - _last_pos) / (SECONDS - _last_t > 0 ? SECONDS - _last_t : 1) )); fi
+  _last_pos=$pos _last_t=$SECONDS
+  gating=$(sed -n 's/.*gating="\([^"]*\)".*/\1/p' <<<"$st")
+  printf '[%3dm%02ds] games %s  positions %s (%s/s)  trainer step %s  loss %s  best %s  gating: %s\n' \
+    $((el / 60)) $((el % 60)) "$(_field games <<<"$st")" "$pos" "$rate" \
+    "$(_field trainer_step <<<"$st")" "$(_field loss <<<"$tr")" "$(_field best <<<"$st")" \
+    "${gating:-none yet}"
+}
+
+campaign_stop() {
+  local p
+  for p in "${CAMPAIGN_PIDS[@]:2}" "${CAMPAIGN_PIDS[1]:-}" "${CAMPAIGN_PIDS[0]:-}"; do
+    [ -n "$p" ] || continue
+    kill -TERM "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+  done
+  CAMPAIGN_PIDS=()
+}
