@@ -24,8 +24,6 @@ static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS promotions(seq INTEGER PRIMARY KEY AUTOINCREMENT,"
     " net INTEGER, parent INTEGER, step INTEGER, match INTEGER, score REAL, elo REAL,"
     " time INTEGER);"
-    "CREATE TABLE IF NOT EXISTS workers(worker_id TEXT PRIMARY KEY, host TEXT,"
-    " threads INTEGER, role INTEGER, first_seen INTEGER, last_seen INTEGER);"
     "CREATE TABLE IF NOT EXISTS worker_stats(worker_id TEXT PRIMARY KEY, host TEXT,"
     " threads INTEGER, role INTEGER, version TEXT, net_id INTEGER, games INTEGER,"
     " positions INTEGER, plies INTEGER, red_wins INTEGER, black_wins INTEGER, draws INTEGER,"
@@ -151,22 +149,6 @@ int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t ste
   sqlite3_bind_double(st, 5, score);
   sqlite3_bind_double(st, 6, elo);
   sqlite3_bind_int64(st, 7, (sqlite3_int64)time(NULL));
-  return step_done(db, st);
-}
-
-int xqc_db_worker_seen(xqc_db_t *db, const char *worker_id, const char *host, int threads,
-                       int role) {
-  sqlite3_stmt *st = prep(db, "INSERT INTO workers VALUES(?,?,?,?,?,?) ON CONFLICT(worker_id)"
-                              " DO UPDATE SET host=excluded.host, threads=excluded.threads,"
-                              " last_seen=excluded.last_seen");
-  if (!st) return XQ_EIO;
-  sqlite3_int64 now = (sqlite3_int64)time(NULL);
-  sqlite3_bind_text(st, 1, worker_id, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text(st, 2, host, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int(st, 3, threads);
-  sqlite3_bind_int(st, 4, role);
-  sqlite3_bind_int64(st, 5, now);
-  sqlite3_bind_int64(st, 6, now);
   return step_done(db, st);
 }
 

@@ -1,5 +1,7 @@
 /*
- * campaign_db.h: the campaign's SQLite database: nets, matches, promotions, workers, bans.
+ * campaign_db.h: the campaign's SQLite database: nets, matches, promotions, losses, bans
+ * (and worker_stats, written by workers.c). Campaigns made before worker_stats also have a
+ * `workers` table, no longer written.
  * The best net is the net of the latest promotions row (net 1 gets a row with no match).
  * Ownership: xqc_db_open returns a handle the caller closes with xqc_db_close.
  */
@@ -47,8 +49,6 @@ int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t ste
 /* The newest net still in state "candidate" (its match was cut short by a restart):
  * 0 when none. */
 int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step);
-int xqc_db_worker_seen(xqc_db_t *db, const char *worker_id, const char *host, int threads,
-                       int role);
 
 int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l);
 /* The newest loss point (*found false when there is none). */

@@ -178,7 +178,6 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
   snprintf(p->worker_id, sizeof p->worker_id, "%s", wid);
   p->role = h->role;
   p->hello = true;
-  if (wid[0]) xqc_db_worker_seen(c->db, wid, h->host ? h->host : "", (int)h->threads, h->role);
   xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
                                      (uint64_t)c->cfg.worker_timeout_ms);
   if (ws) {

@@ -5,7 +5,8 @@
  * carries every field: the worker's statistics (games, results, reasons, plies, rejected),
  * limits, versions, the loss, the open and then the decided match; PromotionsRequest
  * lists the decided match after an id; after a restart the worker statistics, the loss
- * and the match list are still there. The Status JSON of the same message parses.
+ * and the match list are still there. The Status JSON of the same message parses. A peer
+ * of another protocol version is refused; made-up worker ids cannot grow the table.
  */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
@@ -299,8 +300,78 @@ static void test_version_refused(void **state) {
   remove_dir();
 }
 
+/* Hellos under made-up ids cannot grow the worker table past 4096 (XQC_WORKERS_MAX): while
+ * every entry is alive a new id is not tracked; once they are silent, new ids replace the
+ * ones seen longest ago, and the database keeps the same bound across a restart. */
+#define TABLE_MAX 4096
+static void send_hello_id(void *s, const char *id) {
+  Xqz__Envelope env;
+  Xqz__Hello h = XQZ__HELLO__INIT;
+  xq_wire_init(&env);
+  h.role = XQZ__ROLE__ROLE_WORKER;
+  h.worker_id = (char *)id;
+  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
+  env.hello = &h;
+  assert_int_equal(xq_wire_send(s, NULL, 0, &env, 0), 0);
+}
+
+static void test_worker_table_bounded(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--worker_timeout_ms=500";
+  g_extra2 = "--heartbeat_ms=100";
+  pid_t pid = start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *q = connect_dealer(ctx);
+  hello(q); /* "test-worker": up */
+  /* The hellos' Welcomes are not read: the ROUTER drops what does not fit. */
+  void *h = connect_dealer(ctx);
+  char id[64];
+  for (int i = 0; i < TABLE_MAX - 1; i++) { /* "test-worker" holds one entry */
+    snprintf(id, sizeof id, "made-up-%d", i);
+    send_hello_id(h, id);
+  }
+  send_hello_id(h, "one-too-many");
+  for (int tries = 0; tries < 100 && !log_count("hello worker=one-too-many"); tries++)
+    usleep(100 * 1000); /* until every hello is handled */
+  Xqz__Envelope *r = status(q);
+  assert_int_equal(r->status->n_worker_list, TABLE_MAX);
+  assert_non_null(find_worker(r->status, "made-up-4094"));
+  assert_null(find_worker(r->status, "one-too-many")); /* all alive: not tracked */
+  xq_wire_free(&r);
+  usleep(700 * 1000); /* every entry is silent now */
+  send_hello_id(h, "newcomer");
+  for (int tries = 0; tries < 100; tries++) {
+    r = status(q);
+    if (find_worker(r->status, "newcomer")) break;
+    xq_wire_free(&r);
+    usleep(50 * 1000);
+  }
+  assert_non_null(find_worker(r->status, "newcomer"));
+  assert_int_equal(r->status->n_worker_list, TABLE_MAX);
+  xq_wire_free(&r);
+  kill(pid, SIGTERM);
+  waitpid(pid, NULL, 0);
+  zmq_close(h);
+  zmq_close(q);
+
+  pid = start_coordinator();
+  q = connect_dealer(ctx);
+  r = status(q);
+  assert_int_equal(r->status->n_worker_list, TABLE_MAX);
+  assert_non_null(find_worker(r->status, "newcomer"));
+  xq_wire_free(&r);
+  kill(pid, SIGTERM);
+  waitpid(pid, NULL, 0);
+  g_pid = -1;
+  zmq_close(q);
+  zmq_ctx_term(ctx);
+  remove_dir();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_status_fields, teardown),
-                                     cmocka_unit_test_teardown(test_version_refused, teardown)};
+                                     cmocka_unit_test_teardown(test_version_refused, teardown),
+                                     cmocka_unit_test_teardown(test_worker_table_bounded, teardown)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
