@@ -6,7 +6,8 @@
  * architecture (tiny here, not the 6x64 default). Wait is honoured, a
  * bad sample is dropped, a CandidateNet arrives every 3 steps that nn_file loads with the
  * right step and parent; SIGTERM leaves a checkpoint and exit 0; a restart resumes at
- * the checkpoint's step, also when the coordinator comes up after the trainer.
+ * the checkpoint's step, also when the coordinator comes up after the trainer; a
+ * coordinator of another protocol version stops the trainer with exit status 1.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -353,6 +354,37 @@ static void test_trainer_loop(void **state) {
   stop_trainer(pid);
   assert_int_equal(checkpoint_step(), 9);
   assert_int_equal(fetches, 1); /* resumes never fetch */
+
+  /* A coordinator of another protocol version: the trainer stops with status 1 (after its
+   * checkpoint) instead of asking again forever. */
+  pid = spawn_trainer();
+  {
+    uint8_t rid[256];
+    size_t rid_len;
+    Xqz__Envelope *q = next(rid, &rid_len);
+    assert_int_equal(q->body_case, XQZ__ENVELOPE__BODY_BATCH_REQUEST);
+    Xqz__Envelope env;
+    Xqz__Wait w = XQZ__WAIT__INIT;
+    xq_wire_init(&env);
+    env.version = 99;
+    env.body_case = XQZ__ENVELOPE__BODY_WAIT;
+    env.wait = &w;
+    reply(rid, rid_len, &env, q->request_id);
+    xq_wire_free(&q);
+    int status = 0;
+    double t0 = now_s();
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (now_s() - t0 > 20.0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        fail_msg("the trainer kept running against another protocol version");
+      }
+      nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 1);
+    assert_int_equal(checkpoint_step(), 9);
+  }
 
   char path[300];
   snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
