@@ -326,9 +326,10 @@ void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
   c->loss_acc.policy += k * r->loss_policy;
   c->loss_acc.value += k * r->loss_value;
   c->loss_acc_steps += r->loss_steps;
-  if (r->trainer_step < c->loss_saved_step + XQC_LOSS_EVERY_STEPS ||
-      c->last_loss.time < c->loss_saved_time + XQC_LOSS_EVERY_S)
-    return;
+  /* A step below the last stored one: a trainer started afresh; store from there on. */
+  bool stepped = r->trainer_step >= c->loss_saved_step + XQC_LOSS_EVERY_STEPS ||
+                 r->trainer_step < c->loss_saved_step;
+  if (!stepped || c->last_loss.time < c->loss_saved_time + XQC_LOSS_EVERY_S) return;
   xqc_loss_row_t row = c->last_loss;
   row.loss = c->loss_acc.loss / c->loss_acc_steps;
   row.policy = c->loss_acc.policy / c->loss_acc_steps;

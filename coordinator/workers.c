@@ -126,10 +126,10 @@ xqc_worker_t *xqc_workers_get(xqc_workers_t *ws, const char *id, uint64_t now_mo
     /* Banned entries are kept too: forgetting them would let a banned id start afresh. */
     e = victim(ws, now_mono_ms, timeout_ms);
     if (e < 0) return NULL;
-    if (!ws->evicted)
+    if (!ws->warned)
       XQ_LOGW(COMP, "worker table full; forgetting the workers seen longest ago (their rows"
               " stay in the database) max=%d", XQC_WORKERS_MAX);
-    ws->evicted = true;
+    ws->evicted = ws->warned = true;
   }
   xqc_worker_t *w = &ws->w[e];
   memset(w, 0, sizeof *w);

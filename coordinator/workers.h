@@ -48,6 +48,7 @@ typedef struct {
   int32_t *index;    /* (index_cap) open addressing, entry index or -1 */
   int index_cap;
   bool evicted;      /* an entry was evicted since the last save (prune the table) */
+  bool warned;       /* the "table full" warning was logged (once per run) */
 } xqc_workers_t;
 
 int xqc_workers_init(xqc_workers_t *ws);

@@ -5,7 +5,8 @@
  * net_b) are 16-digit hex strings; other integers are JSON numbers; a double that is not
  * finite (an Elo bound of a match won or lost 100%) is null; role is "worker",
  * "trainer", "cli" or "unknown"; by_reason is an object keyed by end reason name
- * ("checkmate", ...: xq_reason_name); an absent open_match or last_loss is null.
+ * ("checkmate", ...: xq_reason_name); limits is an object {name: value}; an absent
+ * open_match or last_loss is null.
  */
 #include "wire/status_json.h"
 
@@ -143,6 +144,13 @@ static void kv_dbl(jbuf_t *b, bool *first, const char *k, double v) {
   else jb_lit(b, "null");
 }
 
+/* A float field: 7 significant digits, so 3.2f prints as 3.2, not 3.200000048. */
+static void kv_flt(jbuf_t *b, bool *first, const char *k, float v) {
+  jb_key(b, first, k);
+  if (isfinite(v)) jb_printf(b, "%.7g", (double)v);
+  else jb_lit(b, "null");
+}
+
 static const char *role_name(Xqz__Role r) {
   switch (r) {
   case XQZ__ROLE__ROLE_WORKER: return "worker";
@@ -194,9 +202,9 @@ static void loss_obj(jbuf_t *b, const Xqz__LossPoint *l) {
   jb_lit(b, "{");
   kv_u64(b, &f, "step", l->step);
   kv_i64(b, &f, "time", l->time);
-  kv_dbl(b, &f, "loss", l->loss);
-  kv_dbl(b, &f, "policy", l->policy);
-  kv_dbl(b, &f, "value", l->value);
+  kv_flt(b, &f, "loss", l->loss);
+  kv_flt(b, &f, "policy", l->policy);
+  kv_flt(b, &f, "value", l->value);
   jb_lit(b, "}");
 }
 

@@ -78,7 +78,7 @@ static void test_status_escaping(void **state) {
   s.gating_mode = "sprt";
   s.positions_per_s = 1234.5;
   lp.step = 40;
-  lp.loss = 2.5f;
+  lp.loss = 3.2f;
   s.last_loss = &lp;
   w.worker_id = "w\"1\\";
   w.host = "tab\there\nnew\x01" "bad\xff" "ok\xc3\xa9";
@@ -107,7 +107,7 @@ static void test_status_escaping(void **state) {
   assert_non_null(strstr(j, "\"role\":\"worker\""));
   assert_non_null(strstr(j, "\"by_reason\":{\"none\":0,\"checkmate\":2,\"stalemate\":1}"));
   assert_non_null(strstr(j, "\"open_match\":null"));
-  assert_non_null(strstr(j, "\"last_loss\":{\"step\":40,"));
+  assert_non_null(strstr(j, "\"last_loss\":{\"step\":40,\"time\":0,\"loss\":3.2,\"policy\":0,"));
   assert_non_null(strstr(j, "\"limits\":{\"max_peer_errors\":20}"));
   assert_non_null(strstr(j, "\"positions_per_s\":1234.5"));
   assert_true(python_parses(j, "assert d[\"worker_list\"][0][\"host\"].startswith(\"tab\\there\")"
