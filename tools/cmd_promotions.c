@@ -123,8 +123,12 @@ int xqz_cmd_promotions(int argc, char **argv) {
       for (int t = 0; t < FOLLOW_EVERY_MS / 100 && !g_stop; t++)
         nanosleep(&(struct timespec){0, 100 * 1000000L}, NULL);
       if (g_stop) break;
-      /* A coordinator that stops answering is reported; following goes on. */
-      fetch_new(&r, &after, json, &header);
+      /* A coordinator that stops answering is reported and following goes on; one of
+       * another protocol version ends it. */
+      if (fetch_new(&r, &after, json, &header) && r.version_mismatch) {
+        rc = 1;
+        break;
+      }
     }
   }
   xqz_remote_close(&r);

@@ -63,6 +63,7 @@ Xqz__Envelope *xqz_remote_call(xqz_remote_t *r, Xqz__Envelope *env,
   xq_errbuf_t eb;
   int rc = xq_client_call(&r->cl, env, r->timeout_ms, &reply, &eb);
   if (rc == XQ_EVERSION) {
+    r->version_mismatch = true;
     fprintf(stderr, "xqz %s: the coordinator speaks another protocol version; upgrade xqz or"
             " the coordinator (this is %s): %s\n", r->cmd, XQ_VERSION_LINE, eb.msg);
     return NULL;
@@ -72,7 +73,8 @@ Xqz__Envelope *xqz_remote_call(xqz_remote_t *r, Xqz__Envelope *env,
     return NULL;
   }
   if (reply->body_case == want) return reply;
-  if (xq_wire_is_version_refusal(reply))
+  r->version_mismatch = xq_wire_is_version_refusal(reply);
+  if (r->version_mismatch)
     fprintf(stderr, "xqz %s: the coordinator refused this protocol version; upgrade xqz or"
             " the coordinator (this is %s): %s\n", r->cmd, XQ_VERSION_LINE,
             reply->error->message);

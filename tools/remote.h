@@ -26,6 +26,7 @@ typedef struct {
   const char *cmd; /* "status", for messages */
   const char *addr, *server_key, *key;
   int timeout_ms;
+  bool version_mismatch; /* the coordinator speaks another protocol: asking again is useless */
   xq_client_t cl;
 } xqz_remote_t;
 
