@@ -6,7 +6,8 @@
  * limits, versions, the loss, the open and then the decided match; PromotionsRequest
  * lists the decided match after an id; after a restart the worker statistics, the loss
  * and the match list are still there. The Status JSON of the same message parses. A peer
- * of another protocol version is refused; made-up worker ids cannot grow the table.
+ * of another protocol version is refused; made-up worker ids cannot grow the table; `xqz
+ * status` stops with a clear message against a coordinator of another protocol version.
  */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
@@ -369,9 +370,63 @@ static void test_worker_table_bounded(void **state) {
   remove_dir();
 }
 
+/* `xqz status` against a coordinator of another protocol version (a fake ROUTER here):
+ * exit status 1 and a message naming both versions, not a time-out. */
+static void test_cli_other_version(void **state) {
+  (void)state;
+  fresh_dir();
+  void *ctx = zmq_ctx_new();
+  void *router = zmq_socket(ctx, ZMQ_ROUTER);
+  int linger = 0, t = 10000;
+  zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
+  zmq_setsockopt(router, ZMQ_RCVTIMEO, &t, sizeof t);
+  char ep[64], errp[300];
+  snprintf(ep, sizeof ep, "tcp://127.0.0.1:%d", g_router_port);
+  assert_int_equal(zmq_bind(router, ep), 0);
+  snprintf(errp, sizeof errp, "%s/cli.err", g_dir);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (!freopen(errp, "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
+    execl(XQZ_BINARY_DIR "/tools/xqz", "xqz", "status", "--coordinator", ep, (char *)NULL);
+    _exit(127);
+  }
+  uint8_t rid[256];
+  size_t rid_len;
+  Xqz__Envelope *q = NULL;
+  xq_errbuf_t eb;
+  assert_int_equal(xq_wire_recv(router, rid, &rid_len, &q, 0, &eb), 0);
+  assert_int_equal(q->body_case, XQZ__ENVELOPE__BODY_STATUS_REQUEST);
+  Xqz__Envelope env;
+  Xqz__Status st = XQZ__STATUS__INIT;
+  xq_wire_init(&env);
+  env.version = 99;
+  env.request_id = q->request_id;
+  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
+  env.status = &st;
+  assert_int_equal(xq_wire_send(router, rid, rid_len, &env, 0), 0);
+  xq_wire_free(&q);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 1);
+  FILE *f = fopen(errp, "r");
+  assert_non_null(f);
+  char line[1024] = "";
+  assert_non_null(fgets(line, sizeof line, f));
+  fclose(f);
+  assert_non_null(strstr(line, "another protocol version"));
+  assert_non_null(strstr(line, XQ_VERSION_LINE));
+  assert_non_null(strstr(line, "it speaks protocol 99"));
+  zmq_close(router);
+  zmq_ctx_term(ctx);
+  remove_dir();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test_teardown(test_status_fields, teardown),
                                      cmocka_unit_test_teardown(test_version_refused, teardown),
-                                     cmocka_unit_test_teardown(test_worker_table_bounded, teardown)};
+                                     cmocka_unit_test_teardown(test_worker_table_bounded, teardown),
+                                     cmocka_unit_test_teardown(test_cli_other_version, teardown)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
