@@ -282,20 +282,25 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
   }
 }
 
-static void stop_trainer(pid_t pid) {
-  assert_int_equal(kill(pid, SIGTERM), 0);
+/* Waits up to 20 s for the trainer to exit by itself and checks its exit status. */
+static void expect_exit(pid_t pid, int code, const char *why) {
   int status = 0;
   double t0 = now_s();
   while (waitpid(pid, &status, WNOHANG) == 0) {
     if (now_s() - t0 > 20.0) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      fail_msg("trainer did not stop within 20 s of SIGTERM");
+      fail_msg("trainer did not stop within 20 s %s", why);
     }
     nanosleep(&(struct timespec){0, 20000000L}, NULL);
   }
   assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_int_equal(WEXITSTATUS(status), code);
+}
+
+static void stop_trainer(pid_t pid) {
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  expect_exit(pid, 0, "of SIGTERM");
 }
 
 static int64_t checkpoint_step(void) {
@@ -371,18 +376,7 @@ static void test_trainer_loop(void **state) {
     env.wait = &w;
     reply(rid, rid_len, &env, q->request_id);
     xq_wire_free(&q);
-    int status = 0;
-    double t0 = now_s();
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-      if (now_s() - t0 > 20.0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        fail_msg("the trainer kept running against another protocol version");
-      }
-      nanosleep(&(struct timespec){0, 20000000L}, NULL);
-    }
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 1);
+    expect_exit(pid, 1, "of meeting another protocol version");
     assert_int_equal(checkpoint_step(), 9);
   }
 
