@@ -9,7 +9,7 @@
 #   proceed, exit status 1.
 set -u
 . "$(dirname "$0")/lib.sh"
-BIN=$1
+BIN=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$SRC/scripts/lab.sh
 dir=$(mktemp -d)

@@ -4,10 +4,12 @@
 #   ExecStart at the prefix, the environment file written once and kept on a re-run,
 #   clear errors for a bad role and a missing build; systemd-analyze verify of the
 #   installed units (when systemd-analyze is there); deploy/xqz-run builds the daemons'
-#   command lines from the environment, leaving out the flags of empty variables.
+#   command lines from the environment, leaving out the flags of empty variables; the
+#   Slurm batch script (fake srun: ids, threads, spool, the spool lock); the Containerfile
+#   (copied files exist, runtime packages cover every library the daemons link).
 set -u
 . "$(dirname "$0")/lib.sh"
-BIN=$1
+BIN=$(cd "$1" && pwd)
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 INSTALL=$SRC/scripts/install-services.sh RUN=$SRC/deploy/xqz-run
 dir=$(mktemp -d)
@@ -91,7 +93,45 @@ check "an instance with a slash is refused" test "$rc" -eq 2
 env -i PATH="$PATH" XQZ_BINDIR="$dir/none" XQZ_CAMPAIGN=/c "$RUN" coordinator 2>"$dir/err"; rc=$?
 check "a missing daemon is named" bash -c "[ $rc -eq 1 ] && grep -q 'xqz-coordinator not found' '$dir/err'"
 
+# Slurm: the batch script with a fake srun that prints the worker's command line.
+SBATCH=$SRC/deploy/slurm/xqz-workers.sbatch
+check "sbatch script: bash -n" bash -n "$SBATCH"
+mkdir -p "$dir/src/deploy" "$dir/src/build/worker" "$dir/fakebin"
+ln -s "$RUN" "$dir/src/deploy/xqz-run"
+ln -s "$BIN/worker/xqz-worker" "$dir/src/build/worker/xqz-worker"
+printf '#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\nXQZ_DRY_RUN=1 exec "$@"\n' >"$dir/fakebin/srun"
+chmod +x "$dir/fakebin/srun"
+slurm() { env -i PATH="$dir/fakebin:$PATH" HOME="$dir" USER=u XQZ_SRC="$dir/src" TMPDIR="$dir/tmp" "$@" bash "$SBATCH"; }
+out=$(slurm XQZ_COORDINATOR=tcp://c:5555 SLURM_ARRAY_TASK_ID=3 SLURM_CPUS_PER_TASK=2 2>&1 | tail -1)
+check "sbatch: task 3 runs slurm-3 with the task's CPUs, shared spool, node-local cache" test "$out" = \
+  "$dir/src/build/worker/xqz-worker --id slurm-3 --threads 2 --spool $dir/src/slurm-spool/task-3/worker-1/spool --cache $dir/tmp/xqz-u/task-3/worker-1 --coordinator tcp://c:5555"
+( flock 9; sleep 3 ) 9>"$dir/src/slurm-spool/task-3/lock" &
+sleep 0.3
+slurm XQZ_COORDINATOR=tcp://c:5555 SLURM_ARRAY_TASK_ID=3 >"$dir/out" 2>&1; rc=$?
+check "sbatch: a second task on the same spool is refused" bash -c "[ $rc -eq 1 ] && grep -q 'another task uses the spool' '$dir/out'"
+wait
+slurm SLURM_ARRAY_TASK_ID=3 >"$dir/out" 2>&1; rc=$?
+check "sbatch: no coordinator address is an error naming XQZ_COORDINATOR" bash -c "[ $rc -ne 0 ] && grep -q XQZ_COORDINATOR '$dir/out'"
+
+# Container: what the Containerfile copies exists, and its runtime stage installs the
+# package of every shared library the daemons need (as this Debian build links them).
+CF=$SRC/deploy/container/Containerfile
+check "Containerfile: the copied files exist" bash -c "cd '$SRC' && test -x deploy/xqz-run && test -x scripts/bootstrap.sh"
+check "Containerfile: the entrypoint is xqz-run" grep -q '^ENTRYPOINT \["/usr/local/bin/xqz-run"\]' "$CF"
+if command -v readelf >/dev/null && command -v dpkg >/dev/null; then
+  missing=""
+  for b in coordinator/xqz-coordinator trainer/xqz-trainer worker/xqz-worker tools/xqz; do
+    for lib in $(readelf -d "$BIN/$b" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+      case "$lib" in libc.so*|libm.so*|libasan*|libubsan*|libgcc_s*|ld-linux*) continue ;; esac
+      path=$(ldd "$BIN/$b" | awk -v l="$lib" '$1 == l { print $3 }')
+      pkg=$(dpkg -S "$(readlink -f "$path")" 2>/dev/null | cut -d: -f1 | head -1)
+      grep -q "[ ]$pkg\([ ]\|$\)" "$CF" || missing="$missing $lib($pkg)"
+    done
+  done
+  check "Containerfile: runtime packages cover the daemons' libraries${missing:+ (missing:$missing)}" test -z "$missing"
+fi
+
 if command -v shellcheck >/dev/null; then
-  check "shellcheck: deploy scripts" shellcheck -x "$INSTALL" "$RUN"
+  check "shellcheck: deploy scripts" shellcheck -x "$INSTALL" "$RUN" "$SBATCH"
 fi
 finish

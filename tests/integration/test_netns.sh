@@ -5,10 +5,11 @@
 # acknowledged and the trainer steps. Then the link is cut, the worker keeps playing into
 # its spool, is stopped with SIGTERM while cut off, the link comes back, the worker is
 # started again and resends: no game is lost (every game the worker played and no longer
-# holds is in the campaign exactly once). Needs root (ip netns); exit 77 = skipped.
+# holds is in the campaign exactly once, in the segments and in the database's per-worker
+# count). Needs root (ip netns); exit 77 = skipped.
 set -u
 . "$(dirname "$0")/../cli/lib.sh"
-BIN=$1
+BIN=$(cd "$1" && pwd)
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
 if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
   echo "skip: needs root and ip (iproute2) for network namespaces"; exit 77
@@ -96,6 +97,8 @@ for p in "$trainer" "$coord"; do kill -TERM "$p"; done
 wait "$trainer"; rc=$?; check "the trainer stops cleanly" test "$rc" -eq 0
 wait "$coord"; rc=$?; check "the coordinator stops cleanly" test "$rc" -eq 0
 pids=()
+check "the campaign database counts the worker's games the same" test \
+  "$(sqlite3 "$camp/campaign.db" "select games from worker_stats where worker_id='lab-w1'")" = "$acked"
 # The segments are the campaign's games: a restarted coordinator counts them again.
 ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 --status_ms 300 >"$dir/coord2.log" 2>&1 &
 coord=$!; pids+=("$coord")
