@@ -14,7 +14,8 @@
 # deploy/lab.conf, or XQZ_LAB_CONF): see deploy/lab.conf.example; environment variables
 # win over it. A host that uses the systemd unit (scripts/install-services.sh) is
 # started and stopped with `sudo -n systemctl` (its threads come from /etc/xqzero);
-# elsewhere the worker runs under nohup with a pid file in ~/.xqzero. Hosts are handled
+# elsewhere the worker runs under nohup with a pid file in ~/.xqzero/HOST (one directory
+# per host, so a home directory shared by the hosts works). Hosts are handled
 # in parallel; an unreachable one gets one line and the exit status is 1 at the end.
 # The scripts run on the hosts are single-quoted on purpose: they expand there.
 # shellcheck disable=SC2016
@@ -22,7 +23,7 @@ set -uo pipefail
 prog=lab.sh
 src=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "$prog: $*" >&2; exit 2; }
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/in parallel;/p' "$0" | sed 's/^# \{0,1\}//'; }
 
 hosts_file=${XQZ_HOSTS:-$src/deploy/hosts} conf=${XQZ_LAB_CONF:-} conf_given=0
 [ -n "$conf" ] && conf_given=1
@@ -99,7 +100,8 @@ on() {
 remote() {
   local host=$1
   on "$host" "bash -s" <<EOF
-$(declare -p D COORD GPT WARGS SKEY WKEY 2>/dev/null)
+D=$(printf %q "$XQZ_LAB_DIR/$host")
+$(declare -p COORD GPT WARGS SKEY WKEY)
 $(declare -f remote_prelude remote_running remote_systemd remote_progress)
 remote_prelude || exit 1
 $2
@@ -191,14 +193,15 @@ fi'
 }
 
 host_install() {
-  local host=$1 f
+  local host=$1 f hd
+  hd=$(printf %q "$XQZ_LAB_DIR/$host")
   if [ "$mode" = source ]; then
     # The source as committed (git archive), else the tree without build directories.
     if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
       git -C "$src" archive --format=tar HEAD
     else
       tar -C "$src" -cf - --exclude='./build*' --exclude=./.git --exclude=./campaigns .
-    fi | on "$host" "mkdir -p $XQZ_LAB_DIR/src && cd $XQZ_LAB_DIR && rm -rf src.new && mkdir src.new && tar -xf - -C src.new && rm -rf src && mv src.new src" || return 1
+    fi | on "$host" "mkdir -p $hd && cd $hd && rm -rf src.new && mkdir src.new && tar -xf - -C src.new && rm -rf src && mv src.new src" || return 1
     remote "$host" '
 cd "$D/src" && scripts/bootstrap.sh || { echo "installing the build dependencies failed (run scripts/bootstrap.sh there as root once)"; exit 1; }
 cmake -S "$D/src" -B "$D/build" -DCMAKE_BUILD_TYPE=Release -DXQZ_TESTS=OFF >"$D/build.log" 2>&1 &&
@@ -208,26 +211,26 @@ mkdir -p "$D/bin"
 for f in worker/xqz-worker tools/xqz; do cp "$D/build/$f" "$D/bin/.new" && mv -f "$D/bin/.new" "$D/bin/${f##*/}"; done
 cp "$D/src/deploy/xqz-run" "$D/bin/.new" && mv -f "$D/bin/.new" "$D/bin/xqz-run"' | sed "s/^/$host: /" || return 1
   else
-    on "$host" "mkdir -p $XQZ_LAB_DIR/bin" || return 1
+    on "$host" "mkdir -p $hd/bin" || return 1
     for f in "$bindir/worker/xqz-worker" "$bindir/tools/xqz" "$src/deploy/xqz-run"; do
-      "${SCP[@]}" "$f" "$host:$XQZ_LAB_DIR/bin/.${f##*/}.new" 2>"$tmp/scp.$host" ||
+      "${SCP[@]}" "$f" "$host:$hd/bin/.${f##*/}.new" 2>"$tmp/scp.$host" ||
         { echo "$host: copying ${f##*/} failed: $(tail -1 "$tmp/scp.$host")"; return 1; }
     done
-    on "$host" "cd $XQZ_LAB_DIR/bin && for f in xqz-worker xqz xqz-run; do mv -f .\$f.new \$f; done" || return 1
+    on "$host" "cd $hd/bin && for f in xqz-worker xqz xqz-run; do mv -f .\$f.new \$f; done" || return 1
   fi
   if [ -n "$XQZ_SERVER_KEY" ] || [ -n "$XQZ_WORKER_KEY" ]; then
-    on "$host" "mkdir -p $XQZ_LAB_DIR/keys && chmod 700 $XQZ_LAB_DIR/keys" || return 1
+    on "$host" "mkdir -p $hd/keys && chmod 700 $hd/keys" || return 1
     if [ -n "$XQZ_SERVER_KEY" ]; then
-      "${SCP[@]}" "$XQZ_SERVER_KEY" "$host:$XQZ_LAB_DIR/keys/server.pub" || { echo "$host: copying $XQZ_SERVER_KEY failed"; return 1; }
+      "${SCP[@]}" "$XQZ_SERVER_KEY" "$host:$hd/keys/server.pub" || { echo "$host: copying $XQZ_SERVER_KEY failed"; return 1; }
     fi
     if [ -n "$XQZ_WORKER_KEY" ]; then
       f=${XQZ_WORKER_KEY//\{host\}/$host}
       [ -r "$f" ] || { echo "$host: worker key $f not found (xqz keygen --dir DIR $host)"; return 1; }
-      "${SCP[@]}" "$f" "$host:$XQZ_LAB_DIR/keys/worker.secret" || { echo "$host: copying $f failed"; return 1; }
-      on "$host" "chmod 600 $XQZ_LAB_DIR/keys/worker.secret" || return 1
+      "${SCP[@]}" "$f" "$host:$hd/keys/worker.secret" || { echo "$host: copying $f failed"; return 1; }
+      on "$host" "chmod 600 $hd/keys/worker.secret" || return 1
     fi
   fi
-  echo "$host: installed ($mode) in ~/$XQZ_LAB_DIR/bin"
+  echo "$host: installed ($mode) in ~/$XQZ_LAB_DIR/$host/bin"
 }
 
 # each_host FUNCTION: FUNCTION HOST THREADS for every host at once; their output in the
@@ -246,7 +249,7 @@ each_host() {
 }
 
 # Values the remote functions use.
-D=$XQZ_LAB_DIR COORD=$XQZ_COORDINATOR GPT=$XQZ_GAMES_PER_THREAD WARGS=$XQZ_WORKER_ARGS
+COORD=$XQZ_COORDINATOR GPT=$XQZ_GAMES_PER_THREAD WARGS=$XQZ_WORKER_ARGS
 SKEY=$XQZ_SERVER_KEY WKEY=$XQZ_WORKER_KEY
 
 # coordinator_view: "HOSTNAME games net alive" per worker from xqz status --json, or an

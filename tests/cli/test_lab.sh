@@ -17,10 +17,10 @@ coord=""
 cleanup() {
   [ -n "$coord" ] && kill -9 "$coord" 2>/dev/null
   # A worker this test started (its pid file is in the fake home).
-  p=$(cat "$dir/home/.xqzero/worker.pid" 2>/dev/null) && [ -n "$p" ] && kill -9 "$p" 2>/dev/null
+  p=$(cat "$dir/home/.xqzero/localhost/worker.pid" 2>/dev/null) && [ -n "$p" ] && kill -9 "$p" 2>/dev/null
   wait 2>/dev/null
   if [ "${fails:-1}" -ne 0 ]; then
-    for f in "$dir"/coord.log "$dir"/home/.xqzero/worker.log; do
+    for f in "$dir"/coord.log "$dir"/home/.xqzero/localhost/worker.log; do
       [ -f "$f" ] && { echo "---- $f (last 15 lines)"; tail -15 "$f"; }
     done
   fi
@@ -87,7 +87,7 @@ check "install: exit 1 with a host unreachable" test "$rc" -eq 1
 check "install: localhost installed" grep -q "^localhost: installed (binaries)" "$dir/out"
 check "install: the unreachable host in one line" test "$(grep -c 'unreachable.invalid' "$dir/out")" -eq 1
 check "install: ssh's reason is shown" grep -q "^unreachable.invalid: unreachable: ssh: Could not resolve hostname" "$dir/out"
-check "install: binaries in ~/.xqzero/bin" test -x "$dir/home/.xqzero/bin/xqz-worker" -a -x "$dir/home/.xqzero/bin/xqz-run"
+check "install: binaries in ~/.xqzero/localhost/bin" test -x "$dir/home/.xqzero/localhost/bin/xqz-worker" -a -x "$dir/home/.xqzero/localhost/bin/xqz-run"
 lab -f "$dir/hosts1" install --binaries "$BIN" >"$dir/out" 2>&1; rc=$?
 check "install again: succeeds" test "$rc" -eq 0
 
@@ -95,10 +95,10 @@ lab -f "$dir/hosts" start >"$dir/out" 2>&1; rc=$?
 check "start: exit 1 with a host unreachable" test "$rc" -eq 1
 check "start: localhost started" grep -q "^localhost: started pid=[0-9]* threads=1" "$dir/out"
 check "start: the unreachable host in one line" grep -q "^unreachable.invalid: unreachable: " "$dir/out"
-pid=$(cat "$dir/home/.xqzero/worker.pid")
+pid=$(cat "$dir/home/.xqzero/localhost/worker.pid")
 lab -f "$dir/hosts1" start >"$dir/out" 2>&1; rc=$?
 check "start again: succeeds and says already running" bash -c "[ $rc -eq 0 ] && grep -q 'localhost: already running pid=$pid' '$dir/out'"
-workers() { ps -eo args | grep -c "^$dir/home/.xqzero/bin/xqz-worker "; }
+workers() { ps -eo args | grep -c "^$dir/home/.xqzero/localhost/bin/xqz-worker "; }
 check "start twice: one worker" test "$(workers)" -eq 1
 check "the worker has the coordinator and thread count" \
   bash -c "ps -o args= -p $pid | grep -q -- '--threads 1 .*--coordinator tcp://127.0.0.1:$port'"
@@ -124,7 +124,7 @@ lab -f "$dir/hosts" stop >"$dir/out" 2>&1; rc=$?
 check "stop: exit 1 with a host unreachable" test "$rc" -eq 1
 check "stop: localhost stopped" grep -q "^localhost: stopped" "$dir/out"
 check "stop: the worker is gone" bash -c "! kill -0 $pid 2>/dev/null"
-check "stop: the worker exited cleanly" grep -q "worker stopped unacked_in_spool=" "$dir/home/.xqzero/worker.log"
+check "stop: the worker exited cleanly" grep -q "worker stopped unacked_in_spool=" "$dir/home/.xqzero/localhost/worker.log"
 lab -f "$dir/hosts1" stop >"$dir/out" 2>&1; rc=$?
 check "stop again: not running, exit 0" bash -c "[ $rc -eq 0 ] && grep -q '^localhost: not running' '$dir/out'"
 lab -f "$dir/hosts1" status >"$dir/out" 2>&1
