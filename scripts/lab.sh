@@ -294,7 +294,7 @@ case "$cmd" in
       name=$(sed -n 's/.*hostname=\([^ ]*\).*/\1/p' <<<"$rest")
       line="$host $state ${rest/hostname=$name /}"
       if [ "$crc" -eq 0 ]; then
-        acc=$(awk -v n="$name" '$1 == n { g += $3; if ($5 == "yes") { a = 1; net = $4 } } END { if (g != "") printf "accepted=%d alive=%s%s", g, a ? "yes" : "no", net != "" ? " coordinator_net=" net : "" }' "$tmp/coord.out")
+        acc=$(awk -v n="$name" '$1 == n { g += $3; if ($5 == "yes") { a = 1; net = $4 } } END { if (g != "") printf "accepted=%d alive=%s%s", g, a ? "yes" : "no", net !~ /^0*$/ ? " coordinator_net=" net : "" }' "$tmp/coord.out")
         [ -n "$acc" ] && line="$line $acc"
       fi
       echo "$line"
