@@ -4,9 +4,10 @@
 #   like ssh (status 255, "Could not resolve hostname") for "unreachable.invalid".
 #   Checked: malformed hosts lines are named, install --binaries (and again), start
 #   against a coordinator on a free loopback port, start twice gives one worker, status
-#   shows the worker up with games (and what the coordinator accepted, when `xqz status`
-#   exists), logs, stop (and again), and the unreachable host: one line, the others
-#   proceed, exit status 1.
+#   shows the worker up with games and what the coordinator accepted (xqz status with
+#   the admin key), logs, stop (and again), and the unreachable host: one line, the others
+#   proceed, exit status 1. CURVE on, as documented: install copies the coordinator's
+#   public key and the host's own secret key ({host} in XQZ_WORKER_KEY).
 set -u
 . "$(dirname "$0")/lib.sh"
 BIN=$(cd "$1" && pwd)
@@ -56,8 +57,14 @@ EOF
 chmod +x "$dir/fake/ssh" "$dir/fake/scp"
 export FAKE_HOME=$dir/home XQZ_SSH=$dir/fake/ssh XQZ_SCP=$dir/fake/scp
 
+# CURVE as documented: a coordinator key, one key per host ({host}), an admin key.
+keys=$dir/keys
+mkdir -p "$keys/allow" "$keys/admins"
+for k in coordinator localhost admin; do "$BIN/tools/xqz" keygen --dir "$keys" "$k" >/dev/null; done
+cp "$keys/localhost.pub" "$keys/admin.pub" "$keys/allow/" && cp "$keys/admin.pub" "$keys/admins/"
 port=$((20000 + RANDOM % 20000))
 "$BIN/coordinator/xqz-coordinator" --campaign "$dir/camp" --router "tcp://127.0.0.1:$port" \
+  --curve_secret_key "$keys/coordinator.secret" --curve_allow_dir "$keys/allow" --curve_admin_dir "$keys/admins" \
   --pub "tcp://127.0.0.1:$((port + 1))" --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 \
   --gating none --status_ms 500 >"$dir/coord.log" 2>&1 &
 coord=$!
@@ -68,6 +75,9 @@ XQZ_COORDINATOR=tcp://127.0.0.1:$port
 XQZ_GAMES_PER_THREAD=2
 XQZ_WORKER_ARGS="--progress 1 --timeout 3000"
 XQZ_BUILD_DIR=$BIN
+XQZ_SERVER_KEY=$keys/coordinator.pub
+XQZ_WORKER_KEY=$keys/{host}.secret
+XQZ_STATUS_ARGS="--server-key $keys/coordinator.pub --key $keys/admin.secret"
 EOF
 printf '# the lab\nlocalhost 1\n\nunreachable.invalid 2   # down today\n' >"$dir/hosts"
 printf 'localhost 1\n' >"$dir/hosts1"
@@ -88,6 +98,9 @@ check "install: localhost installed" grep -q "^localhost: installed (binaries)" 
 check "install: the unreachable host in one line" test "$(grep -c 'unreachable.invalid' "$dir/out")" -eq 1
 check "install: ssh's reason is shown" grep -q "^unreachable.invalid: unreachable: ssh: Could not resolve hostname" "$dir/out"
 check "install: binaries in ~/.xqzero/localhost/bin" test -x "$dir/home/.xqzero/localhost/bin/xqz-worker" -a -x "$dir/home/.xqzero/localhost/bin/xqz-run"
+check "install: the host's own secret key, private" bash -c \
+  "cmp -s '$keys/localhost.secret' '$dir/home/.xqzero/localhost/keys/worker.secret' && [ \$(stat -c %a '$dir/home/.xqzero/localhost/keys/worker.secret') = 600 ]"
+check "install: the coordinator's public key" cmp -s "$keys/coordinator.pub" "$dir/home/.xqzero/localhost/keys/server.pub"
 lab -f "$dir/hosts1" install --binaries "$BIN" >"$dir/out" 2>&1; rc=$?
 check "install again: succeeds" test "$rc" -eq 0
 
@@ -100,21 +113,17 @@ lab -f "$dir/hosts1" start >"$dir/out" 2>&1; rc=$?
 check "start again: succeeds and says already running" bash -c "[ $rc -eq 0 ] && grep -q 'localhost: already running pid=$pid' '$dir/out'"
 workers() { ps -eo args | grep -c "^$dir/home/.xqzero/localhost/bin/xqz-worker "; }
 check "start twice: one worker" test "$(workers)" -eq 1
-check "the worker has the coordinator and thread count" \
-  bash -c "ps -o args= -p $pid | grep -q -- '--threads 1 .*--coordinator tcp://127.0.0.1:$port'"
-check "games arrive at the coordinator" wait_for 60 bash -c "grep ' status ' '$dir/coord.log' | tail -1 | grep -q ' games=[1-9]'"
+check "the worker has the coordinator, thread count and keys" \
+  bash -c "ps -o args= -p $pid | grep -q -- '--threads 1 .*--coordinator tcp://127.0.0.1:$port .*--server-key .*/keys/server.pub --key .*/keys/worker.secret'"
+check "games arrive at the coordinator (over CURVE)" wait_for 60 bash -c "grep ' status ' '$dir/coord.log' | tail -1 | grep -q ' games=[1-9]'"
 up_with_games() {
   lab -f "$dir/hosts" status >"$dir/status" 2>&1
   grep -qE "^localhost up pid=$pid .*games=[1-9][0-9]* games/min=[0-9.]+ net=[0-9a-f]{16}" "$dir/status"
 }
 check "status: the worker is up with games and a rate" wait_for 30 up_with_games
 check "status: the unreachable host is reported" grep -q "^unreachable.invalid: unreachable: " "$dir/status"
-if "$BIN/tools/xqz" --help 2>&1 | grep -q '^  status'; then
-  accepted() { lab -f "$dir/hosts1" status >"$dir/status" 2>&1; grep -qE "^localhost up .*accepted=[1-9][0-9]* alive=yes" "$dir/status"; }
-  check "status: the coordinator's count for the host" wait_for 20 accepted
-else
-  echo "skip status: the coordinator's view (no 'xqz status' in this build)"
-fi
+accepted() { lab -f "$dir/hosts1" status >"$dir/status" 2>&1; grep -qE "^localhost up .*accepted=[1-9][0-9]* alive=yes" "$dir/status"; }
+check "status: the coordinator's count for the host (xqz status, admin key)" wait_for 20 accepted
 XQZ_LOG_LINES=5 lab logs localhost >"$dir/out" 2>&1; rc=$?
 check "logs: the worker's last lines" bash -c "[ $rc -eq 0 ] && [ \$(wc -l <'$dir/out') -eq 5 ] && grep -q 'progress games=' '$dir/out'"
 lab logs unreachable.invalid >"$dir/out" 2>&1; rc=$?
