@@ -164,6 +164,7 @@ static void fill_settings(const xqc_config_t *cfg, Xqz__SelfplaySettings *s) {
   s->noise_frac = (float)cfg->noise_frac;
   s->dirichlet_alpha = (float)cfg->dirichlet_alpha;
   s->temp_plies = (uint32_t)cfg->temp_plies;
+  s->temp_final = (float)cfg->temp_final;
   s->resign_threshold = (float)cfg->resign_threshold;
   s->no_resign_frac = (float)cfg->no_resign_frac;
 }
@@ -363,7 +364,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
     return;
   }
   xqc_batch_t b;
-  if (xqc_replay_sample(&c->replay, &c->rng, (int)n, &b) < 0) {
+  if (xqc_replay_sample(&c->replay, &c->rng, (int)n, (float)c->cfg.value_target_q, &b) < 0) {
     xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_INTERNAL, "out of memory");
     return;
   }

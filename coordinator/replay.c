@@ -60,7 +60,7 @@ void xqc_batch_free(xqc_batch_t *b) {
   memset(b, 0, sizeof *b);
 }
 
-int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, xqc_batch_t *b) {
+int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, float q_weight, xqc_batch_t *b) {
   memset(b, 0, sizeof *b);
   if (n <= 0 || r->count == 0) return 0;
   size_t un = (size_t)n;
@@ -100,7 +100,7 @@ int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, xqc_batch_t *b) {
     m->pi_index = ix;
     m->n_pi_prob = (size_t)np;
     m->pi_prob = pr;
-    m->z = s.z;
+    m->z = (1.0f - q_weight) * s.z + q_weight * s.q;
     b->ptrs[i] = m;
   }
   b->n = n;

@@ -43,7 +43,9 @@ typedef struct {
 } xqc_batch_t;
 
 /* Draws n samples uniformly (mirrored with probability 1/2) into b. 0 or XQ_ENOMEM. */
-int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, xqc_batch_t *b);
+/* The value target sent is (1 - q_weight) z + q_weight q (coordinator setting
+ * value_target_q; 0 = the game result alone). */
+int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, float q_weight, xqc_batch_t *b);
 void xqc_batch_free(xqc_batch_t *b);
 
 #endif

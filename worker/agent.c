@@ -181,6 +181,7 @@ static void apply_settings(const agent_t *a, xq_selfplay_config_t *cfg) {
   if (s->noise_frac > 0 && s->noise_frac <= 1) cfg->mcts.noise_frac = s->noise_frac;
   if (s->dirichlet_alpha > 0) cfg->mcts.dirichlet_alpha = s->dirichlet_alpha;
   if (s->temp_plies) cfg->temp_plies = (int)s->temp_plies;
+  cfg->temp_final = s->temp_final >= 0.0f && s->temp_final <= 2.0f ? s->temp_final : 0.0f;
   if (s->resign_threshold <= -1) cfg->resign_threshold = -2; /* never */
   else if (s->resign_threshold < 0) cfg->resign_threshold = s->resign_threshold;
   if (s->no_resign_frac > 0 && s->no_resign_frac <= 1) cfg->no_resign_frac = s->no_resign_frac;

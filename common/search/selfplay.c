@@ -6,6 +6,7 @@
  */
 #include "search/selfplay.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ void xq_selfplay_config_default(xq_selfplay_config_t *cfg) {
   cfg->sims_fast = 160;
   cfg->full_frac = 0.25f;
   cfg->temp_plies = 30;
+  cfg->temp_final = 0.0f;
   cfg->resign_threshold = -0.9f;
   cfg->resign_moves = 3;
   cfg->no_resign_frac = 0.1f;
@@ -143,6 +145,25 @@ static void finish_game(worker_t *w, game_t *g, xq_result_t res, xq_reason_t rea
   pthread_mutex_unlock(&sh->lock);
 }
 
+/* A move drawn with probability proportional to visits^(1/tau); fallback when no visits. */
+static xq_move_t pick_with_temperature(const xq_mcts_result_t *res, float tau, xq_rng_t *rng,
+                                       xq_move_t fallback) {
+  double w[XQ_MAX_MOVES], sum = 0.0, top = 0.0;
+  for (int i = 0; i < res->nmoves; i++)
+    if (res->visits[i] > top) top = (double)res->visits[i];
+  if (top <= 0.0) return fallback;
+  for (int i = 0; i < res->nmoves; i++) {
+    w[i] = res->visits[i] > 0 ? pow((double)res->visits[i] / top, 1.0 / tau) : 0.0;
+    sum += w[i];
+  }
+  double r = xq_rng_uniform(rng) * sum;
+  for (int i = 0; i < res->nmoves; i++) {
+    r -= w[i];
+    if (r < 0.0 && w[i] > 0.0) return res->moves[i];
+  }
+  return fallback;
+}
+
 /* The search of g is complete: choose, record and play the move. */
 static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) {
   const xq_selfplay_config_t *cfg = w->sh->cfg;
@@ -155,20 +176,8 @@ static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) 
   xqt_fill_result(&g->tree, res);
   int stm = g->pos.side;
   xq_move_t m = res->best;
-  if ((int)g->pos.ply < cfg->temp_plies) { /* tau = 1: proportional to visits */
-    int64_t sum = 0;
-    for (int i = 0; i < res->nmoves; i++) sum += res->visits[i];
-    if (sum > 0) {
-      int64_t r = (int64_t)xq_rng_below(rng, (uint64_t)sum);
-      for (int i = 0; i < res->nmoves; i++) {
-        r -= res->visits[i];
-        if (r < 0) {
-          m = res->moves[i];
-          break;
-        }
-      }
-    }
-  }
+  float tau = (int)g->pos.ply < cfg->temp_plies ? 1.0f : cfg->temp_final;
+  if (tau > 0.0f) m = pick_with_temperature(res, tau, rng, m);
   xq_visit_t vis[XQ_MAX_MOVES];
   int nv = 0;
   for (int i = 0; i < res->nmoves; i++)

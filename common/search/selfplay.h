@@ -20,7 +20,8 @@ typedef struct {
   int sims_full;           /* simulations of a full search (800) */
   int sims_fast;           /* simulations of a fast search (160) */
   float full_frac;         /* share of moves with a full search, recorded (0.25) */
-  int temp_plies;          /* plies played with temperature 1 (30); then the most visited */
+  int temp_plies;          /* plies played with temperature 1 (30) */
+  float temp_final;        /* temperature after that (0: the most visited move) (0) */
   float resign_threshold;  /* resign when the root value stays below this (-0.9) */
   int resign_moves;        /* ... for this many consecutive own moves (3) */
   float no_resign_frac;    /* share of games where resignation is disabled (0.1) */

@@ -103,6 +103,10 @@ int xq_samples_from_record(const xq_game_record_t *rec, xq_sample_t *out, int ca
           s->pi_prob[k] = (float)(v->count / total);
         }
         s->z = 0.0f;
+        /* The worker's root value is a training target only when mixed in; a hostile
+         * value is bounded like any target. */
+        float q = pl->value;
+        s->q = q >= -1.0f && q <= 1.0f ? q : q > 1.0f ? 1.0f : q < -1.0f ? -1.0f : 0.0f;
       }
       n++;
     }

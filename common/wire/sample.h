@@ -26,6 +26,8 @@ typedef struct {
   uint16_t pi_index[XQ_MAX_MOVES];    /* policy indices, side to move's view */
   float pi_prob[XQ_MAX_MOVES];        /* sums to 1 */
   float z;                            /* +1 win, 0 draw, -1 loss for the side to move */
+  float q;                            /* root value of the search, side to move's view,
+                                         clamped to [-1, 1] (a value-target option) */
 } xq_sample_t;
 
 /* Replays a validated game record and appends one sample per recorded (full-search)

@@ -66,7 +66,7 @@ static void test_remove_keeps_order_and_sampling_uniform(void **state) {
   xq_rng_seed(&rng, 3);
   int hits[200] = {0};
   xqc_batch_t b;
-  assert_int_equal(xqc_replay_sample(&r, &rng, 5000, &b), 0);
+  assert_int_equal(xqc_replay_sample(&r, &rng, 5000, 0.0f, &b), 0);
   for (int i = 0; i < b.n; i++) {
     int n = (int)(b.msgs[i].z * 1000.0f + 0.5f); /* mirroring keeps z */
     assert_true(n >= 0 && n < 200);
@@ -83,8 +83,30 @@ static void test_remove_keeps_order_and_sampling_uniform(void **state) {
   xqc_replay_close(&r);
 }
 
+/* The value target sent is (1 - w) z + w q: the game result, the root value, or a mix. */
+static void test_value_target_mix(void **state) {
+  (void)state;
+  xqc_replay_t r;
+  assert_int_equal(xqc_replay_init(&r, 4), 0);
+  xq_sample_t s = sample(0);
+  s.z = 1.0f;
+  s.q = -0.5f;
+  xqc_replay_push(&r, &s, 0);
+  xq_rng_t rng;
+  xq_rng_seed(&rng, 5);
+  const float w[3] = {0.0f, 1.0f, 0.5f}, want[3] = {1.0f, -0.5f, 0.25f};
+  for (int k = 0; k < 3; k++) {
+    xqc_batch_t b;
+    assert_int_equal(xqc_replay_sample(&r, &rng, 8, w[k], &b), 0);
+    for (int i = 0; i < b.n; i++) assert_true(b.msgs[i].z == want[k]); /* mirrored too */
+    xqc_batch_free(&b);
+  }
+  xqc_replay_close(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_remove_keeps_order_and_sampling_uniform)};
+      cmocka_unit_test(test_remove_keeps_order_and_sampling_uniform),
+      cmocka_unit_test(test_value_target_mix)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,6 +179,27 @@ static void test_repetition(void **state) {
   xq_record_free(&r);
 }
 
+/* Each sample carries its ply's root value as q; a hostile value is clamped to [-1, 1]
+ * and a NaN becomes 0. */
+static void test_root_value(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  random_game(&r, 120);
+  const float v[4] = {0.25f, 3.0f, -7.0f, NAN};
+  const float want[4] = {0.25f, 1.0f, -1.0f, 0.0f};
+  int k = 0;
+  for (int i = 0; i < r.nplies; i++)
+    if (r.plies[i].full) r.plies[i].value = v[k++ % 4];
+  xq_errbuf_t eb = {{0}};
+  int n = xq_samples_from_record(&r, s, CAP, &eb);
+  assert_int_equal(n, k);
+  for (int j = 0; j < n; j++) assert_true(s[j].q == want[j % 4]);
+  free(s);
+  xq_record_free(&r);
+}
+
 static void test_rejects(void **state) {
   (void)state;
   xq_game_record_t r;
@@ -404,7 +425,7 @@ int main(void) {
       cmocka_unit_test(test_random_games),   cmocka_unit_test(test_repetition),
       cmocka_unit_test(test_rejects),        cmocka_unit_test(test_mirror),
       cmocka_unit_test(test_position_mask),  cmocka_unit_test(test_proto_roundtrip),
-      cmocka_unit_test(test_hostile_proto),
+      cmocka_unit_test(test_hostile_proto),  cmocka_unit_test(test_root_value),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

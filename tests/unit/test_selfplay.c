@@ -86,6 +86,37 @@ static void test_deterministic(void **state) {
   assert_int_not_equal(a.hash, c.hash);
 }
 
+/* After temp_plies the move is the most visited one (temp_final 0), or drawn with
+ * visits^(1/temp_final) (temp_final > 0). With the uniform evaluator, no noise and every
+ * search full, the only randomness left is that draw: games repeat without it and differ
+ * with it. */
+static int distinct_games(float temp_final) {
+  xq_selfplay_config_t cfg;
+  config(&cfg);
+  cfg.temp_plies = 0;
+  cfg.temp_final = temp_final;
+  cfg.full_frac = 1.0f;
+  cfg.mcts.noise_frac = 0.0f;
+  cfg.parallel = 1;
+  uint32_t hashes[6];
+  int distinct = 0;
+  for (int g = 0; g < 6; g++) {
+    sink_t s = {0};
+    cfg.seed = 100 + (uint64_t)g;
+    assert_int_equal(xq_selfplay_run(&cfg, NULL, 1, sink, &s, NULL, NULL), 0);
+    int seen = 0;
+    for (int j = 0; j < distinct; j++) seen |= hashes[j] == s.hash;
+    if (!seen) hashes[distinct++] = s.hash;
+  }
+  return distinct;
+}
+
+static void test_temperature_after_opening(void **state) {
+  (void)state;
+  assert_int_equal(distinct_games(0.0f), 1);
+  assert_true(distinct_games(1.0f) >= 5);
+}
+
 static void test_resign(void **state) {
   (void)state;
   xq_selfplay_config_t cfg;
@@ -108,6 +139,7 @@ int main(void) {
       cmocka_unit_test(test_games),
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_resign),
+      cmocka_unit_test(test_temperature_after_opening),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
