@@ -84,7 +84,9 @@ if [ ! -e "$etc/xqz.env" ]; then
 fi
 if [ -z "$destdir" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
-echo "$prog: installed ${roles[*]} into $prefix/bin and /etc/systemd/system"
+version=$("$bindir/xqz" version 2>/dev/null || echo "unknown version")
+echo "$prog: installed ${roles[*]} ($version) into $prefix/bin and /etc/systemd/system"
+echo "  running daemons keep the old version until restarted"
 for r in "${roles[@]}"; do
   case "$r" in
     worker) echo "  start: systemctl enable --now xqz-worker@1   (more slots: @2, @3, ...)" ;;

@@ -28,6 +28,7 @@ done
 check "the environment file is written from the example" cmp -s "$SRC/deploy/xqz.env.example" "$root/etc/xqzero/xqz.env"
 check "state, cache and key directories exist" test -d "$root/var/lib/xqzero" -a -d "$root/var/cache/xqzero" -a -d "$root/etc/xqzero/keys"
 check "it says what to start" grep -q "systemctl enable --now xqz-worker@1" "$dir/out1"
+check "it names the installed version" grep -q "(xqzero [0-9.]* (protocol [0-9]*))" "$dir/out1"
 
 echo "XQZ_COORDINATOR=tcp://edited:5555" >>"$root/etc/xqzero/xqz.env"
 cp "$root/etc/xqzero/xqz.env" "$dir/env.before"
