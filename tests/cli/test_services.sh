@@ -54,6 +54,11 @@ if command -v systemd-analyze >/dev/null && [ -d /lib/systemd/system ]; then
     xqz-worker@1.service xqz-worker@2.service >"$dir/verify" 2>&1; rc=$?
   check "systemd-analyze verify accepts the units without a warning" bash -c "[ $rc -eq 0 ] && [ ! -s '$dir/verify' ]"
   [ -s "$dir/verify" ] && cat "$dir/verify"
+  # Exposure score 0..100 (systemd's 0.0..10.0): the sandbox must keep every unit at 3.0 or less.
+  for u in xqz-coordinator.service xqz-trainer.service xqz-worker@.service; do
+    check "systemd-analyze security: $u exposure at most 3.0" \
+      systemd-analyze security --offline=yes --threshold=30 --root="$dir/v" "$dir/v/etc/systemd/system/$u" >/dev/null 2>&1
+  done
 else
   echo "skip systemd-analyze verify (not available)"
 fi
