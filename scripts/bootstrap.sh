@@ -7,7 +7,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config git ca-certificates
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libopenblas-dev
       libuv1-dev libsqlite3-dev libcmocka-dev libinih-dev
-      fairy-stockfish sqlite3 python3)
+      fairy-stockfish sqlite3 python3
+      chromium fonts-dejavu-core)  # chromium: headless browser of the dashboard test
 for a in "$@"; do
   case "$a" in
     --bench) pkgs+=(python3-torch python3-numpy hyperfine) ;;
