@@ -36,6 +36,8 @@ static const crow_t ROWS[] = {
    "ROUTER bind address (requests); labs: tcp://*:5555"},
   {"pub", T_STRING, O(pub), "tcp://127.0.0.1:5556", SZ(pub), 0, NULL,
    "PUB bind address (NetAnnounce); labs: tcp://*:5556"},
+  {"http", T_STRING, O(http), "127.0.0.1:5580", SZ(http), 0, NULL,
+   "HTTP endpoint HOST:PORT (dashboard, /metrics, /api/status); empty = off"},
   {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, "tiny|default|large",
    "architecture of net 1 (tiny 2x16, default 6x64, large 10x128)"},
   {"sims", T_INT, O(sims), "64", 1, 100000, NULL, "full-search simulations (policy targets)"},

@@ -14,6 +14,7 @@
 typedef struct {
   char router[128];        /* ROUTER bind address */
   char pub[128];           /* PUB bind address */
+  char http[128];          /* HTTP endpoint HOST:PORT (dashboard, /metrics); "" = off */
   char net_size[16];       /* tiny | default | large */
   /* self-play settings (SelfplaySettings) */
   int64_t sims, fast_sims, max_plies, temp_plies, games_per_job;

@@ -63,6 +63,7 @@ typedef struct {
   uv_poll_t router_poll;
   uv_timer_t timer;
   uv_signal_t sigint, sigterm;
+  struct xqc_http_s *http; /* the web endpoint (web.c); NULL when off */
   xqc_segments_t seg;
   xqc_replay_t replay;
   xqc_gate_t gate;

@@ -19,6 +19,7 @@
 #include "support/atomic_file.h"
 #include "support/crc32.h"
 #include "support/log.h"
+#include "web.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -775,6 +776,13 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   c->loop = uv_default_loop();
   c->start_ms = xqc_now_ms();
   xqc_status_rate_sample(c, c->start_ms);
+  if (xqc_web_start(c, eb) < 0) {
+    zmq_close(c->router);
+    zmq_close(c->pub);
+    zmq_ctx_term(c->zctx);
+    uv_loop_close(c->loop);
+    return XQ_EIO;
+  }
   uv_poll_init(c->loop, &c->router_poll, fd);
   c->router_poll.data = c;
   uv_poll_start(&c->router_poll, UV_READABLE, on_router);
@@ -810,6 +818,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_close((uv_handle_t *)&c->timer, on_close);
   uv_close((uv_handle_t *)&c->sigint, on_close);
   uv_close((uv_handle_t *)&c->sigterm, on_close);
+  xqc_web_stop(c);
   uv_run(c->loop, UV_RUN_DEFAULT);
   uv_loop_close(c->loop);
   zmq_close(c->router);

@@ -6,6 +6,7 @@
 # process cleanly; running the script again resumes the same campaign.
 #
 # usage: scripts/quickstart.sh [--minutes M] [--campaign DIR] [--port P]
+# (ports P and P+1 for the coordinator, P+25 for its dashboard: http://127.0.0.1:5580/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=10 camp=campaigns/quickstart port=5555
@@ -14,7 +15,7 @@ while [ $# -gt 0 ]; do
     --minutes) minutes=$2; shift 2 ;;
     --campaign) camp=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "quickstart: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +49,7 @@ else
   echo "== a new campaign in $camp/ for $minutes minutes (Ctrl-C stops it cleanly)"
 fi
 echo "   logs: $camp/coordinator.log, $camp/trainer.log, $camp/worker.log"
+echo "   dashboard: http://127.0.0.1:$((port + 25))/ (Prometheus metrics at /metrics)"
 stop_all() {
   trap - INT TERM
   echo

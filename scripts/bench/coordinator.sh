@@ -42,7 +42,7 @@ while [ "$pub_port" = "$router_port" ]; do pub_port=$(free_port); done
 endpoint="tcp://127.0.0.1:$router_port"
 
 "$build/coordinator/xqz-coordinator" --campaign "$tmp/camp" \
-  --router "$endpoint" --pub "tcp://127.0.0.1:$pub_port" \
+  --router "$endpoint" --pub "tcp://127.0.0.1:$pub_port" --http= \
   --window 200000 --min_positions 1000 --reuse 1000 --batch_size 8192 \
   --fsync_ms 50 --status_ms 1000 --max_plies 1000 --worker_timeout_ms 600000 \
   --heartbeat_ms 600000 2>"$tmp/coordinator.log" &

@@ -3,7 +3,8 @@
 # daemons the same way.
 #
 #   xqz_build_release BUILD            configure + build Release (no tests) in BUILD
-#   campaign_start BUILD CAMP PORT     coordinator (ROUTER PORT, PUB PORT+1), trainer and
+#   campaign_start BUILD CAMP PORT     coordinator (ROUTER PORT, PUB PORT+1, dashboard on
+#                                      http://127.0.0.1:PORT+25/), trainer and
 #                                      one worker; extra arguments come from the arrays
 #                                      COORD_ARGS, TRAINER_ARGS, WORKER_ARGS (may be empty)
 #   campaign_alive                     0 when all three processes still run
@@ -30,7 +31,8 @@ campaign_start() {
   CAMPAIGN_PIDS=()
   CAMPAIGN_T0=$SECONDS _last_pos=0 _last_t=$SECONDS
   "$build/coordinator/xqz-coordinator" --campaign "$camp" --router "$router" --pub "$pub" \
-    --status_ms 5000 "${COORD_ARGS[@]}" >>"$camp/coordinator.log" 2>&1 &
+    --http "127.0.0.1:$((port + 25))" --status_ms 5000 "${COORD_ARGS[@]}" \
+    >>"$camp/coordinator.log" 2>&1 &
   CAMPAIGN_PIDS+=($!)
   local _
   for _ in $(seq 50); do grep -q "listening" "$camp/coordinator.log" 2>/dev/null && break; sleep 0.2; done

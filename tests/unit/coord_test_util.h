@@ -64,8 +64,8 @@ static inline pid_t start_coordinator(void) {
   if (pid == 0) {
     if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
     execl(XQZ_BINARY_DIR "/coordinator/xqz-coordinator", "xqz-coordinator", "--campaign", camp,
-          router, pub, "--fsync_ms=50", "--min_positions=10", "--window=1000", "--reuse=2",
-          "--status_ms=60000", g_extra, g_extra2, g_extra3, (char *)NULL);
+          router, pub, "--http=", "--fsync_ms=50", "--min_positions=10", "--window=1000",
+          "--reuse=2", "--status_ms=60000", g_extra, g_extra2, g_extra3, (char *)NULL);
     _exit(127);
   }
   g_pid = pid;
