@@ -23,7 +23,7 @@
 
 #include "support/log.h"
 
-#define COMP "http"
+#define COMP "coordinator"
 
 typedef enum { C_READING, C_WRITING, C_DRAINING, C_CLOSING } conn_state_t;
 
@@ -287,7 +287,7 @@ static void on_connection(uv_stream_t *l, int status) {
   if (s->nconns > s->lim.max_conns) {
     /* Accept-and-close keeps the backlog from filling with clients that wait forever. */
     if (!s->at_cap)
-      XQ_LOGW(COMP, "connection cap reached, refusing new connections until some end"
+      XQ_LOGW(COMP, "http connection cap reached, refusing new connections until some end"
               " addr=%s max_conns=%d", s->addr, s->lim.max_conns);
     s->at_cap = true;
     conn_close(c);
