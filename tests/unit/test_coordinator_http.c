@@ -1,7 +1,8 @@
 /*
- * test_coordinator_http.c: the coordinator's HTTP endpoint (coordinator/http.c and
- * metrics.c, compiled in here), on 127.0.0.1 with an ephemeral port and the server's loop
- * in a thread of its own: GET and HEAD with exact Content-Length, 404, 405 with Allow,
+ * test_coordinator_http.c: the coordinator's HTTP endpoint (coordinator/http.c, web.c and
+ * metrics.c, compiled in here, with stand-ins for status.c over a hand-filled Status), on
+ * 127.0.0.1 with an ephemeral port and the server's loop in a thread of its own: the
+ * routes (the compiled-in page, /api/status, /api/promotions paged to the end, ?after=), GET and HEAD with exact Content-Length, 404, 405 with Allow,
  * an oversized head (431), malformed request lines (400), random bytes (never a crash, the
  * server goes on), a silent client cut off at the deadline, the connection cap, and /metrics
  * as valid Prometheus text (every sample `name{labels} value` after its TYPE line, hostile
@@ -27,6 +28,7 @@
 
 #include "../../coordinator/http.c"
 #include "../../coordinator/metrics.c"
+#include "../../coordinator/web.c"
 #include "support/clock.h"
 #include "support/rng.h"
 
@@ -112,40 +114,60 @@ static void fill_status(void) {
   g_st.n_limits = 2;
 }
 
-static const char PAGE[] = "<!doctype html><title>t</title>";
+/* ---- stand-ins for status.c (the routes' data source), over the hand-filled Status ---- */
 
-static void handler(void *user, const xqc_http_request_t *rq, xqc_http_response_t *res) {
-  (void)user;
-  if (strcmp(rq->path, "/") == 0) {
-    res->content_type = "text/html; charset=utf-8";
-    res->body = PAGE;
-    res->len = sizeof PAGE - 1;
-  } else if (strcmp(rq->path, "/metrics") == 0) {
-    char *t = xqc_metrics_text(&g_st);
-    res->content_type = XQC_METRICS_CONTENT_TYPE;
-    res->body = t;
-    res->len = t ? strlen(t) : 0;
-    res->owned = true;
-    res->status = t ? 200 : 500;
-  } else if (strcmp(rq->path, "/echo") == 0) {
-    char *t = malloc(256);
-    if (t) snprintf(t, 256, "%s %s ?%s", rq->method, rq->path, rq->query);
-    res->body = t;
-    res->len = t ? strlen(t) : 0;
-    res->owned = true;
-  } else {
-    res->status = 404;
-    res->body = "not found\n";
-    res->len = strlen(res->body);
-  }
+static bool g_fail_status;
+
+int xqc_status_build(xqc_t *c, Xqz__Status **out) {
+  (void)c;
+  *out = g_fail_status ? NULL : &g_st;
+  return g_fail_status ? XQ_EIO : 0;
 }
+
+void xqc_status_free(Xqz__Status **st) { *st = NULL; }
+
+/* 2500 decided matches with ids 10, 20, ..., so /api/promotions must page three times. */
+#define N_MATCHES 2500
+static int g_promotion_calls;
+
+int xqc_promotions_build(xqc_t *c, uint64_t after, Xqz__Promotions **out) {
+  (void)c;
+  g_promotion_calls++;
+  Xqz__Promotions *p = calloc(1, sizeof *p);
+  assert_non_null(p);
+  xqz__promotions__init(p);
+  p->matches = calloc(XQC_PROMOTIONS_MAX, sizeof *p->matches);
+  assert_non_null(p->matches);
+  for (uint64_t id = 10; id <= 10 * N_MATCHES && p->n_matches < XQC_PROMOTIONS_MAX; id += 10) {
+    if (id <= after) continue;
+    Xqz__MatchStatus *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    xqz__match_status__init(m);
+    m->match_id = id;
+    m->decision = id % 20 ? "rejected" : "promoted";
+    m->wins = 3;
+    p->matches[p->n_matches++] = m;
+  }
+  *out = p;
+  return 0;
+}
+
+void xqc_promotions_free(Xqz__Promotions **pp) {
+  Xqz__Promotions *p = *pp;
+  for (size_t i = 0; i < p->n_matches; i++) free(p->matches[i]);
+  free(p->matches);
+  free(p);
+  *pp = NULL;
+}
+
+static xqc_t g_c; /* the routes only hand it to the stand-ins above */
 
 static void start_server(const xqc_http_limits_t *lim) {
   fill_status();
   memset(&g_srv, 0, sizeof g_srv);
   assert_int_equal(uv_loop_init(&g_srv.loop), 0);
   xq_errbuf_t eb = {{0}};
-  int rc = xqc_http_start(&g_srv.http, &g_srv.loop, "127.0.0.1:0", lim, handler, NULL, &eb);
+  int rc = xqc_http_start(&g_srv.http, &g_srv.loop, "127.0.0.1:0", lim, on_request, &g_c, &eb);
   if (rc) fail_msg("server did not start: %s", eb.msg);
   g_srv.port = xqc_http_port(g_srv.http);
   assert_true(g_srv.port > 0);
@@ -269,17 +291,22 @@ static void test_get_and_head(void **state) {
   assert_int_equal(status_of(g_buf), 200);
   assert_string_equal(header(g_buf, "Content-Type", v, sizeof v), "text/html; charset=utf-8");
   assert_string_equal(header(g_buf, "Connection", v, sizeof v), "close");
-  assert_int_equal(atoi(header(g_buf, "Content-Length", v, sizeof v)), (int)strlen(PAGE));
-  assert_string_equal(body_of(g_buf), PAGE);
+  assert_int_equal(atoi(header(g_buf, "Content-Length", v, sizeof v)), (int)xqc_dashboard_html_len);
+  assert_int_equal(strlen(body_of(g_buf)), xqc_dashboard_html_len);
+  assert_non_null(strstr(body_of(g_buf), "id=\"elo-chart\""));
+  /* Self-contained: nothing loaded from elsewhere. */
+  const char *external[] = {"src=\"http", "href=\"http", "url(", "@import", "//cdn"};
+  for (size_t i = 0; i < sizeof external / sizeof external[0]; i++)
+    if (strstr(body_of(g_buf), external[i])) fail_msg("the page loads something: %s", external[i]);
   /* HEAD: the same headers, no body. */
   get("HEAD / HTTP/1.1\r\n\r\n");
   assert_int_equal(status_of(g_buf), 200);
-  assert_int_equal(atoi(header(g_buf, "Content-Length", v, sizeof v)), (int)strlen(PAGE));
+  assert_int_equal(atoi(header(g_buf, "Content-Length", v, sizeof v)), (int)xqc_dashboard_html_len);
   assert_string_equal(body_of(g_buf), "");
   /* HTTP/1.0, bare LF line ends, and a query string split off the path. */
-  get("GET /echo?a=1&b HTTP/1.0\n\n");
+  get("GET /index.html?x=1 HTTP/1.0\n\n");
   assert_int_equal(status_of(g_buf), 200);
-  assert_string_equal(body_of(g_buf), "GET /echo ?a=1&b");
+  assert_int_equal(strlen(body_of(g_buf)), xqc_dashboard_html_len);
 }
 
 static void test_errors(void **state) {
@@ -482,6 +509,79 @@ static void test_metrics(void **state) {
   free(body);
 }
 
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+static void test_api(void **state) {
+  (void)state;
+  char v[128];
+  get("GET /api/status HTTP/1.1\r\n\r\n");
+  assert_int_equal(status_of(g_buf), 200);
+  assert_string_equal(header(g_buf, "Content-Type", v, sizeof v), "application/json");
+  const char *b = body_of(g_buf);
+  assert_int_equal(b[0], '{');
+  assert_int_equal(b[strlen(b) - 1], '}');
+  assert_non_null(strstr(b, "\"campaign\":\"camp\""));
+  assert_non_null(strstr(b, "\"worker_id\":\"w1\""));
+  /* Every decided match, paged out of the database three times. */
+  g_promotion_calls = 0;
+  get("GET /api/promotions HTTP/1.1\r\n\r\n");
+  assert_int_equal(status_of(g_buf), 200);
+  b = body_of(g_buf);
+  assert_int_equal(b[0], '[');
+  assert_int_equal(count(b, "\"match_id\":"), N_MATCHES);
+  assert_int_equal(count(b, "\"decision\":\"promoted\""), N_MATCHES / 2);
+  assert_int_equal(g_promotion_calls, 3);
+  assert_non_null(strstr(b, "\"match_id\":25000,"));
+  get("GET /api/promotions?x=1&after=24980 HTTP/1.1\r\n\r\n");
+  b = body_of(g_buf);
+  assert_int_equal(count(b, "\"match_id\":"), 2);
+  assert_non_null(strstr(b, "\"match_id\":24990,"));
+  get("GET /api/promotions?after=25000 HTTP/1.1\r\n\r\n");
+  assert_string_equal(body_of(g_buf), "[]");
+  /* A failing status source is a 500, not a crash or an empty 200. */
+  g_fail_status = true;
+  get("GET /api/status HTTP/1.1\r\n\r\n");
+  assert_int_equal(status_of(g_buf), 500);
+  get("GET /metrics HTTP/1.1\r\n\r\n");
+  assert_int_equal(status_of(g_buf), 500);
+  g_fail_status = false;
+}
+
+/* xqc_web_start: "" is off; a taken port is an error naming the address and the way out. */
+static void test_web_start(void **state) {
+  (void)state;
+  uv_loop_t loop;
+  assert_int_equal(uv_loop_init(&loop), 0);
+  xqc_t *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+  assert_non_null(a);
+  assert_non_null(b);
+  a->loop = b->loop = &loop;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xqc_web_start(a, &eb), 0); /* cfg.http is "" */
+  assert_null(a->http);
+  snprintf(a->cfg.http, sizeof a->cfg.http, "127.0.0.1:0");
+  assert_int_equal(xqc_web_start(a, &eb), 0);
+  assert_non_null(a->http);
+  snprintf(b->cfg.http, sizeof b->cfg.http, "127.0.0.1:%d", xqc_http_port(a->http));
+  assert_int_equal(xqc_web_start(b, &eb), XQ_EIO);
+  assert_null(b->http);
+  if (!strstr(eb.msg, b->cfg.http) || !strstr(eb.msg, "--http=")) fail_msg("unhelpful: %s", eb.msg);
+  snprintf(b->cfg.http, sizeof b->cfg.http, "no-port-here");
+  assert_int_equal(xqc_web_start(b, &eb), XQ_EINVAL);
+  snprintf(b->cfg.http, sizeof b->cfg.http, "127.0.0.1:99999");
+  assert_int_equal(xqc_web_start(b, &eb), XQ_EINVAL);
+  xqc_web_stop(a);
+  xqc_web_stop(b); /* NULL-safe */
+  uv_run(&loop, UV_RUN_DEFAULT);
+  assert_int_equal(uv_loop_close(&loop), 0);
+  free(a);
+  free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_get_and_head, setup, teardown),
@@ -491,6 +591,8 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_slow_client, setup, teardown),
     cmocka_unit_test_setup_teardown(test_connection_cap, setup_cap, teardown),
     cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_api, setup, teardown),
+    cmocka_unit_test(test_web_start),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
