@@ -36,6 +36,7 @@ typedef struct conn_s {
   struct conn_s *prev, *next;
   conn_state_t state;
   int open_handles;
+  bool head_only;          /* a HEAD request: headers without the body */
   size_t n;                /* bytes in head */
   xqc_http_response_t res; /* body owned per res.owned */
   char hdr[512];           /* response status line and headers */
@@ -113,7 +114,7 @@ static void on_written(uv_write_t *wr, int status) {
 }
 
 /* Sends the response held in c->res (without its body for HEAD). */
-static void conn_respond(conn_t *c, bool head_only) {
+static void conn_respond(conn_t *c) {
   xqc_http_response_t *r = &c->res;
   int n = snprintf(c->hdr, sizeof c->hdr,
                    "HTTP/1.1 %d %s\r\n"
@@ -138,7 +139,7 @@ static void conn_respond(conn_t *c, bool head_only) {
   c->state = C_WRITING;
   uv_timer_start(&c->timer, on_deadline, c->srv->lim.timeout_ms, 0);
   c->wr.data = c;
-  if (uv_write(&c->wr, (uv_stream_t *)&c->tcp, bufs, head_only || r->len == 0 ? 1 : 2,
+  if (uv_write(&c->wr, (uv_stream_t *)&c->tcp, bufs, c->head_only || r->len == 0 ? 1 : 2,
                on_written) < 0)
     conn_close(c);
 }
@@ -146,7 +147,7 @@ static void conn_respond(conn_t *c, bool head_only) {
 static void respond_error(conn_t *c, int status, const char *msg) {
   if (c->res.owned) free((void *)c->res.body);
   c->res = (xqc_http_response_t){status, "text/plain; charset=utf-8", msg, strlen(msg), false};
-  conn_respond(c, false);
+  conn_respond(c);
 }
 
 static bool is_tchar(unsigned char ch) { /* RFC 9110 token characters */
@@ -215,8 +216,8 @@ static void conn_handle(conn_t *c, size_t head_len) {
       respond_error(c, 400, "bad request: bytes outside printable ASCII in the target\n");
       return;
     }
-  bool head_only = strcmp(method, "HEAD") == 0;
-  if (!head_only && strcmp(method, "GET") != 0) {
+  c->head_only = strcmp(method, "HEAD") == 0;
+  if (!c->head_only && strcmp(method, "GET") != 0) {
     respond_error(c, 405, "method not allowed: this server is read-only (GET, HEAD)\n");
     return;
   }
@@ -225,7 +226,7 @@ static void conn_handle(conn_t *c, size_t head_len) {
   xqc_http_request_t rq = {method, target, q ? q : ""};
   c->res = (xqc_http_response_t){200, "text/plain; charset=utf-8", "", 0, false};
   c->srv->fn(c->srv->user, &rq, &c->res);
-  conn_respond(c, head_only);
+  conn_respond(c);
 }
 
 /* End of the head: the first blank line ("\r\n\r\n" or "\n\n"), searched from `from`.

@@ -314,6 +314,11 @@ static void test_errors(void **state) {
   char v[128];
   get("GET /nothing-here HTTP/1.1\r\n\r\n");
   assert_int_equal(status_of(g_buf), 404);
+  assert_true(strlen(body_of(g_buf)) > 0);
+  get("HEAD /nothing-here HTTP/1.1\r\n\r\n"); /* the length of the body it does not send */
+  assert_int_equal(status_of(g_buf), 404);
+  assert_int_equal(atoi(header(g_buf, "Content-Length", v, sizeof v)) > 0, 1);
+  assert_string_equal(body_of(g_buf), "");
   get("POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc");
   assert_int_equal(status_of(g_buf), 405);
   assert_string_equal(header(g_buf, "Allow", v, sizeof v), "GET, HEAD");
