@@ -40,7 +40,7 @@ no_answer() {
 }
 check "status says clearly that nothing answers" no_answer
 
-"$COORD" --campaign "$dir/camp" --router "$router" --pub "tcp://127.0.0.1:$pubport" \
+"$COORD" --campaign "$dir/camp" --router "$router" --pub "tcp://127.0.0.1:$pubport" --http= \
   --net_size tiny --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 --fsync_ms 50 \
   >"$dir/coord.log" 2>&1 &
 pids+=("$!")
