@@ -114,7 +114,7 @@ remote_prelude() {
   mkdir -p "$D" || return 1
   D=$(cd "$D" && pwd)
 }
-remote_systemd() { [ -d /run/systemd/system ] && systemctl cat xqz-worker@.service >/dev/null 2>&1; }
+remote_systemd() { command -v systemctl >/dev/null && systemctl cat xqz-worker@.service >/dev/null 2>&1; }
 remote_running() {
   pid=$(cat "$D/worker.pid" 2>/dev/null) || return 1
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(ps -p "$pid" -o comm= 2>/dev/null)" = xqz-worker ]

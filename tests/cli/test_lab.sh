@@ -7,7 +7,8 @@
 #   shows the worker up with games and what the coordinator accepted (xqz status with
 #   the admin key), logs, stop (and again), and the unreachable host: one line, the others
 #   proceed, exit status 1. CURVE on, as documented: install copies the coordinator's
-#   public key and the host's own secret key ({host} in XQZ_WORKER_KEY).
+#   public key and the host's own secret key ({host} in XQZ_WORKER_KEY). A host with the
+#   systemd unit (fake systemctl, journalctl, sudo): start, status, logs, stop.
 set -u
 . "$(dirname "$0")/lib.sh"
 BIN=$(cd "$1" && pwd)
@@ -41,9 +42,31 @@ while [ "${1:-}" = -o ]; do shift 2; done
 host=$1; shift
 case "$host" in
   localhost) cd "$FAKE_HOME" && HOME=$FAKE_HOME exec bash -c "$*" ;;
+  # A host where the systemd unit is installed: fake systemctl, journalctl and sudo.
+  unit.localhost) cd "$FAKE_HOME" && HOME=$FAKE_HOME PATH=$FAKE_UNIT_BIN:$PATH exec bash -c "$*" ;;
   *) echo "ssh: Could not resolve hostname $host: Name or service not known" >&2; exit 255 ;;
 esac
 EOF
+mkdir -p "$dir/unitbin"
+cat >"$dir/unitbin/systemctl" <<'EOF'
+#!/usr/bin/env bash
+echo "$*" >>"$FAKE_HOME/systemctl.log"
+case "$1" in
+  cat) exit 0 ;;
+  start) touch "$FAKE_HOME/unit.active" ;;
+  stop) rm -f "$FAKE_HOME/unit.active" ;;
+  is-active) [ -f "$FAKE_HOME/unit.active" ] ;;
+  show) echo 4242 ;;
+esac
+EOF
+cat >"$dir/unitbin/journalctl" <<'EOF'
+#!/usr/bin/env bash
+echo "2026-11-29T10:00:00.000Z INFO  worker progress games=10 positions=99 pos_per_s=1.0 net=00000000000000aa unacked=0 connected=1"
+echo "2026-11-29T10:01:00.000Z INFO  worker progress games=40 positions=399 pos_per_s=5.0 net=00000000000000bb unacked=0 connected=1"
+EOF
+printf '#!/bin/sh\n[ "$1" = -n ] && shift\nexec "$@"\n' >"$dir/unitbin/sudo"
+chmod +x "$dir/unitbin/"*
+export FAKE_UNIT_BIN=$dir/unitbin
 cat >"$dir/fake/scp" <<'EOF'
 #!/usr/bin/env bash
 # fake scp [-q] [-o OPT]... SRC HOST:DEST
@@ -140,6 +163,22 @@ lab -f "$dir/hosts1" stop >"$dir/out" 2>&1; rc=$?
 check "stop again: not running, exit 0" bash -c "[ $rc -eq 0 ] && grep -q '^localhost: not running' '$dir/out'"
 lab -f "$dir/hosts1" status >"$dir/out" 2>&1
 check "status: down after stop" grep -q "^localhost down" "$dir/out"
+
+# A host with the systemd unit: lab.sh uses systemctl (through sudo -n) and the journal.
+printf 'unit.localhost 4\n' >"$dir/hosts-unit"
+lab -f "$dir/hosts-unit" start >"$dir/out" 2>&1; rc=$?
+check "systemd host: start runs systemctl start xqz-worker@1" bash -c \
+  "[ $rc -eq 0 ] && grep -q '^unit.localhost: started (systemd unit xqz-worker@1' '$dir/out' && grep -qx 'start xqz-worker@1' '$dir/home/systemctl.log'"
+lab -f "$dir/hosts-unit" status >"$dir/out" 2>&1
+check "systemd host: status from the unit and the journal" \
+  grep -q "^unit.localhost up pid=4242 unit=xqz-worker@1 games=40 games/min=30.0 net=00000000000000bb" "$dir/out"
+XQZ_LOG_LINES=2 lab logs unit.localhost >"$dir/out" 2>&1
+check "systemd host: logs from the journal" grep -q "games=40" "$dir/out"
+lab -f "$dir/hosts-unit" stop >"$dir/out" 2>&1; rc=$?
+check "systemd host: stop runs systemctl stop" bash -c \
+  "[ $rc -eq 0 ] && grep -qx 'stop xqz-worker@1' '$dir/home/systemctl.log'"
+lab -f "$dir/hosts-unit" status >"$dir/out" 2>&1
+check "systemd host: down after stop" grep -q "^unit.localhost down .*unit=xqz-worker@1" "$dir/out"
 
 kill -TERM "$coord"; wait "$coord"; rc=$?; coord=""
 check "coordinator stops cleanly" test "$rc" -eq 0
