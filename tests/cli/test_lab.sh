@@ -86,9 +86,8 @@ mkdir -p "$keys/allow" "$keys/admins"
 for k in coordinator localhost admin; do "$BIN/tools/xqz" keygen --dir "$keys" "$k" >/dev/null; done
 cp "$keys/localhost.pub" "$keys/admin.pub" "$keys/allow/" && cp "$keys/admin.pub" "$keys/admins/"
 port=$((20000 + RANDOM % 20000))
-# No dashboard: its default port would clash with other tests.
-no_http=(); "$BIN/coordinator/xqz-coordinator" --help | grep -q -- '--http ' && no_http=(--http=)
-"$BIN/coordinator/xqz-coordinator" --campaign "$dir/camp" --router "tcp://127.0.0.1:$port" "${no_http[@]}" \
+# --http=: no dashboard, its default port would clash with other tests.
+"$BIN/coordinator/xqz-coordinator" --campaign "$dir/camp" --router "tcp://127.0.0.1:$port" --http= \
   --curve_secret_key "$keys/coordinator.secret" --curve_allow_dir "$keys/allow" --curve_admin_dir "$keys/admins" \
   --pub "tcp://127.0.0.1:$((port + 1))" --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 \
   --gating none --status_ms 500 >"$dir/coord.log" 2>&1 &
