@@ -12,7 +12,7 @@
  *             the second close callback, never inside its own callback chain.
  *
  * Each phase has a deadline (limits.timeout_ms); a client that is too slow is cut off. The
- * server never parses more than the request line: header lines are only checked for shape.
+ * head itself is parsed by http_parse.c.
  */
 #include "http.h"
 
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_parse.h"
 #include "support/log.h"
 
 #define COMP "coordinator"
@@ -150,94 +151,19 @@ static void respond_error(conn_t *c, int status, const char *msg) {
   conn_respond(c);
 }
 
-static bool is_tchar(unsigned char ch) { /* RFC 9110 token characters */
-  return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-         (ch && strchr("!#$%&'*+-.^_`|~", ch));
-}
-
-/* Parses the NUL-terminated head (line ends "\r\n" or "\n") and answers it. */
+/* Answers the complete head c->head[0..head_len). */
 static void conn_handle(conn_t *c, size_t head_len) {
-  char *h = c->head;
-  if (memchr(h, '\0', head_len)) {
-    respond_error(c, 400, "bad request: NUL byte in the request head\n");
+  xqc_http_request_t rq;
+  const char *why = NULL;
+  int status = xqc_http_parse_head(c->head, head_len, &rq, &why);
+  c->head_only = rq.method && strcmp(rq.method, "HEAD") == 0;
+  if (status) {
+    respond_error(c, status, why);
     return;
   }
-  h[head_len] = '\0';
-  char *eol = strchr(h, '\n');
-  if (!eol) {
-    respond_error(c, 400, "bad request: no request line\n");
-    return;
-  }
-  if (eol > h && eol[-1] == '\r') eol[-1] = '\0';
-  *eol = '\0';
-  /* Header lines: printable text with a name and a colon; their contents are unused. */
-  for (char *line = eol + 1; *line;) {
-    char *e = strchr(line, '\n');
-    size_t len = e ? (size_t)(e - line) : strlen(line);
-    if (len && line[len - 1] == '\r') len--;
-    if (len == 0) break;
-    char *colon = memchr(line, ':', len);
-    if (!colon || colon == line) {
-      respond_error(c, 400, "bad request: malformed header line\n");
-      return;
-    }
-    for (size_t i = 0; i < len; i++)
-      if ((unsigned char)line[i] < 0x20 && line[i] != '\t') {
-        respond_error(c, 400, "bad request: control byte in a header\n");
-        return;
-      }
-    if (!e) break;
-    line = e + 1;
-  }
-  /* Request line: METHOD SP TARGET SP HTTP/1.x, exactly. */
-  char *method = h, *sp1 = strchr(h, ' ');
-  char *target = sp1 ? sp1 + 1 : NULL, *sp2 = target ? strchr(target, ' ') : NULL;
-  char *version = sp2 ? sp2 + 1 : NULL;
-  if (!sp1 || !sp2 || strchr(version, ' ') || sp1 == method || sp2 == target) {
-    respond_error(c, 400, "bad request: request line is not METHOD TARGET VERSION\n");
-    return;
-  }
-  *sp1 = *sp2 = '\0';
-  if (strcmp(version, "HTTP/1.1") != 0 && strcmp(version, "HTTP/1.0") != 0) {
-    respond_error(c, 400, "bad request: only HTTP/1.0 and HTTP/1.1 are spoken here\n");
-    return;
-  }
-  for (char *p = method; *p; p++)
-    if (!is_tchar((unsigned char)*p)) {
-      respond_error(c, 400, "bad request: malformed method\n");
-      return;
-    }
-  if (target[0] != '/') {
-    respond_error(c, 400, "bad request: the target must be a path starting with '/'\n");
-    return;
-  }
-  for (char *p = target; *p; p++)
-    if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f) {
-      respond_error(c, 400, "bad request: bytes outside printable ASCII in the target\n");
-      return;
-    }
-  c->head_only = strcmp(method, "HEAD") == 0;
-  if (!c->head_only && strcmp(method, "GET") != 0) {
-    respond_error(c, 405, "method not allowed: this server is read-only (GET, HEAD)\n");
-    return;
-  }
-  char *q = strchr(target, '?');
-  if (q) *q++ = '\0';
-  xqc_http_request_t rq = {method, target, q ? q : ""};
   c->res = (xqc_http_response_t){200, "text/plain; charset=utf-8", "", 0, false};
   c->srv->fn(c->srv->user, &rq, &c->res);
   conn_respond(c);
-}
-
-/* End of the head: the first blank line ("\r\n\r\n" or "\n\n"), searched from `from`.
- * Returns the head length including the blank line, or 0. */
-static size_t head_end(const char *b, size_t n, size_t from) {
-  for (size_t i = from; i < n; i++) {
-    if (b[i] != '\n') continue;
-    if (i >= 1 && b[i - 1] == '\n') return i + 1;
-    if (i >= 2 && b[i - 1] == '\r' && b[i - 2] == '\n') return i + 1;
-  }
-  return 0;
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
@@ -258,7 +184,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
   if (c->state != C_READING || nread == 0) return; /* discarded, or EAGAIN */
   size_t from = c->n > 3 ? c->n - 3 : 0;
   c->n += (size_t)nread;
-  size_t end = head_end(c->head, c->n, from);
+  size_t end = xqc_http_head_end(c->head, c->n, from);
   if (end) conn_handle(c, end);
   else if (c->n >= c->srv->lim.head_max)
     respond_error(c, 431, "request head too large (request line and headers over the limit)\n");

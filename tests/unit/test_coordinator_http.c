@@ -1,7 +1,8 @@
 /*
  * test_coordinator_http.c: the coordinator's HTTP endpoint (coordinator/http.c, web.c and
  * metrics.c, compiled in here, with stand-ins for status.c over a hand-filled Status), on
- * 127.0.0.1 with an ephemeral port and the server's loop in a thread of its own: the
+ * 127.0.0.1 with an ephemeral port and the server's loop in a thread of its own (and the
+ * head parser, http_parse.c, alone on a table and 200k mutated heads): the
  * routes (the compiled-in page, /api/status, /api/promotions paged to the end, ?after=), GET and HEAD with exact Content-Length, 404, 405 with Allow,
  * an oversized head (431), malformed request lines (400), random bytes (never a crash, the
  * server goes on), a silent client cut off at the deadline, the connection cap, and /metrics
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "../../coordinator/http.c"
+#include "../../coordinator/http_parse.c"
 #include "../../coordinator/metrics.c"
 #include "../../coordinator/web.c"
 #include "support/clock.h"
@@ -514,6 +516,91 @@ static void test_metrics(void **state) {
   free(body);
 }
 
+/* ---- the head parser on its own ---- */
+
+/* Parses a copy of text (heap, exact size + 1, so ASan sees any overread). */
+static int parse(const char *text, size_t len, xqc_http_request_t *rq, char **copy) {
+  *copy = malloc(len + 1);
+  assert_non_null(*copy);
+  memcpy(*copy, text, len);
+  const char *why = NULL;
+  int st = xqc_http_parse_head(*copy, len, rq, &why);
+  if (st) assert_true(why && why[0] && why[strlen(why) - 1] == '\n');
+  return st;
+}
+
+/* The properties every answer has: 0 only for GET/HEAD of a printable '/' path. */
+static void check_parse_result(int st, const xqc_http_request_t *rq) {
+  assert_true(st == 0 || st == 400 || st == 405);
+  if (st == 405) assert_non_null(rq->method);
+  if (st) return;
+  assert_true(strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0);
+  assert_int_equal(rq->path[0], '/');
+  for (const char *p = rq->path; *p; p++) assert_true(*p > 0x20 && *p < 0x7f && *p != '?');
+}
+
+static void test_parse_head(void **state) {
+  (void)state;
+  static const struct {
+    const char *head;
+    int status;
+    const char *method, *path, *query;
+  } cases[] = {
+    {"GET / HTTP/1.1\r\n\r\n", 0, "GET", "/", ""},
+    {"HEAD /a/b?c=d&e HTTP/1.0\n\n", 0, "HEAD", "/a/b", "c=d&e"},
+    {"GET /x HTTP/1.1\r\nHost: a\r\nX-Y:\tz\r\n\r\n", 0, "GET", "/x", ""},
+    {"DELETE /x HTTP/1.1\r\n\r\n", 405, "DELETE", NULL, NULL},
+    {"HEAD /x HTTP/1.1\r\nbroken\r\n\r\n", 400, "HEAD", NULL, NULL},
+    {"GET /x HTTP/1.1\r\nA: \x01\r\n\r\n", 400, "GET", NULL, NULL},
+    {"GET /x\x7f HTTP/1.1\r\n\r\n", 400, "GET", NULL, NULL},
+    {"G@T / HTTP/1.1\r\n\r\n", 400, NULL, NULL, NULL},
+    {"GET / HTTP/1.1", 400, NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    xqc_http_request_t rq;
+    char *copy;
+    int st = parse(cases[i].head, strlen(cases[i].head), &rq, &copy);
+    if (st != cases[i].status) fail_msg("case %zu: status %d, want %d", i, st, cases[i].status);
+    check_parse_result(st, &rq);
+    if (cases[i].method) assert_string_equal(rq.method, cases[i].method);
+    else assert_null(rq.method);
+    if (cases[i].path) assert_string_equal(rq.path, cases[i].path);
+    if (cases[i].query) assert_string_equal(rq.query, cases[i].query);
+    free(copy);
+  }
+  /* head_end: the first blank line, resumed where the last search stopped. */
+  assert_int_equal(xqc_http_head_end("GET / HTTP/1.1\r\n\r\nrest", 22, 0), 18);
+  assert_int_equal(xqc_http_head_end("GET / HTTP/1.1\n\n", 16, 13), 16);
+  assert_int_equal(xqc_http_head_end("GET / HTTP/1.1\r\n\r", 17, 0), 0);
+  /* Valid requests with random bytes overwritten, and pure noise: the properties hold. */
+  xq_rng_t rng;
+  xq_rng_seed(&rng, 11);
+  static const char *seeds[] = {"GET /metrics?x HTTP/1.1\r\nHost: h\r\n\r\n",
+                                "HEAD / HTTP/1.0\n\n"};
+  char buf[256];
+  int accepted = 0;
+  for (int i = 0; i < 200000; i++) {
+    size_t n;
+    if (i % 4 == 3) {
+      n = 1 + (size_t)xq_rng_below(&rng, sizeof buf);
+      for (size_t k = 0; k < n; k++) buf[k] = (char)xq_rng_below(&rng, 256);
+    } else {
+      const char *sd = seeds[i & 1];
+      n = strlen(sd);
+      memcpy(buf, sd, n);
+      for (int m = 1 + (int)xq_rng_below(&rng, 3); m > 0; m--)
+        buf[xq_rng_below(&rng, n)] = (char)xq_rng_below(&rng, 256);
+    }
+    xqc_http_request_t rq;
+    char *copy;
+    int st = parse(buf, n, &rq, &copy);
+    check_parse_result(st, &rq);
+    accepted += st == 0;
+    free(copy);
+  }
+  assert_true(accepted > 1000); /* mutations in header values and the query still pass */
+}
+
 static size_t count(const char *hay, const char *needle) {
   size_t n = 0;
   for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -598,6 +685,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
     cmocka_unit_test_setup_teardown(test_api, setup, teardown),
     cmocka_unit_test(test_web_start),
+    cmocka_unit_test(test_parse_head),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
