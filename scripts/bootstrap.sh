@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Installs every Debian package xqzero's build and tests need; with --bench also what the
-# benchmarks and fixture generators need (PyTorch). Idempotent: prints nothing and touches
-# nothing when all is already present. Uses sudo when not run as root.
+# benchmarks and fixture generators need (PyTorch); with --build-only just what building
+# the programs needs (worker hosts, the container's build stage). Idempotent: prints
+# nothing and touches nothing when all is already present. Uses sudo when not run as root.
 set -euo pipefail
 
-pkgs=(build-essential cmake pkg-config git ca-certificates
+build_pkgs=(build-essential cmake pkg-config git ca-certificates
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libopenblas-dev
-      libuv1-dev libsqlite3-dev libcmocka-dev libinih-dev
-      fairy-stockfish sqlite3 python3
-      chromium fonts-dejavu-core)  # chromium: headless browser of the dashboard test
+      libuv1-dev libsqlite3-dev libinih-dev)
+# The tests: chromium is the headless browser of the dashboard test; iproute2 makes the
+# network namespaces of test_netns; shellcheck checks the deployment scripts.
+test_pkgs=(libcmocka-dev fairy-stockfish sqlite3 python3
+      chromium fonts-dejavu-core iproute2 procps shellcheck)
+pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}")
 for a in "$@"; do
   case "$a" in
+    --build-only) pkgs=("${build_pkgs[@]}") ;;
     --bench) pkgs+=(python3-torch python3-numpy hyperfine) ;;
     --fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
-    -h|--help) echo "usage: scripts/bootstrap.sh [--bench] [--fuzz]"; exit 0 ;;
+    -h|--help) echo "usage: scripts/bootstrap.sh [--build-only] [--bench] [--fuzz]"; exit 0 ;;
     *) echo "bootstrap.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
   esac
 done

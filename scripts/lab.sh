@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # lab.sh [-f HOSTS] [-c CONF] COMMAND: runs xqzero workers on the lab's machines over ssh.
 #   install [--binaries [DIR]]  put the worker on every host: build it there from this
-#                               source tree (git archive of HEAD, scripts/bootstrap.sh,
+#                               source tree (git archive of HEAD, bootstrap.sh --build-only,
 #                               cmake), or copy DIR's binaries (same OS and architecture);
 #                               also copies the CURVE keys named in CONF
 #   start                       start the worker on every host (already running: left alone)
@@ -203,7 +203,7 @@ host_install() {
       tar -C "$src" -cf - --exclude='./build*' --exclude=./.git --exclude=./campaigns .
     fi | on "$host" "mkdir -p $hd && cd $hd && rm -rf src.new && mkdir src.new && tar -xf - -C src.new && rm -rf src && mv src.new src" || return 1
     remote "$host" '
-cd "$D/src" && scripts/bootstrap.sh || { echo "installing the build dependencies failed (run scripts/bootstrap.sh there as root once)"; exit 1; }
+cd "$D/src" && scripts/bootstrap.sh --build-only || { echo "installing the build dependencies failed (run scripts/bootstrap.sh --build-only there as root once)"; exit 1; }
 cmake -S "$D/src" -B "$D/build" -DCMAKE_BUILD_TYPE=Release -DXQZ_TESTS=OFF >"$D/build.log" 2>&1 &&
 cmake --build "$D/build" --target xqz-worker xqz -j"$(nproc)" >>"$D/build.log" 2>&1 ||
   { echo "build failed; the end of $D/build.log:"; tail -15 "$D/build.log"; exit 1; }
