@@ -579,6 +579,15 @@ static void on_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq,
   xqc_promotions_free(&pr);
 }
 
+/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
+static const char *named_worker(const Xqz__Envelope *env) {
+  switch (env->body_case) {
+  case XQZ__ENVELOPE__BODY_HELLO: return env->hello->worker_id;
+  case XQZ__ENVELOPE__BODY_GAME: return env->game->worker_id;
+  default: return NULL;
+  }
+}
+
 static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
   xqc_peer_t *p = &c->peers[pi];
   uint64_t rq = env->request_id;
@@ -588,7 +597,8 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
   }
   /* A banned peer's games get a refusing Ack (ingest.c) so it stops resending them;
    * anything else it asks gets an Error. */
-  if (env->body_case != XQZ__ENVELOPE__BODY_GAME && xqc_peer_banned(c, p)) {
+  if (env->body_case != XQZ__ENVELOPE__BODY_GAME &&
+      (xqc_peer_banned(c, p) || xqc_bans_match(&c->bans, named_worker(env), NULL))) {
     xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_BANNED, "banned");
     return;
   }
@@ -610,15 +620,6 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
     xqc_peer_fault(c, p, "unexpected message type");
     xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_UNEXPECTED, "unexpected message type");
     break;
-  }
-}
-
-/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
-static const char *named_worker(const Xqz__Envelope *env) {
-  switch (env->body_case) {
-  case XQZ__ENVELOPE__BODY_HELLO: return env->hello->worker_id;
-  case XQZ__ENVELOPE__BODY_GAME: return env->game->worker_id;
-  default: return NULL;
   }
 }
 

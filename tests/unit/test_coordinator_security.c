@@ -384,6 +384,8 @@ static void test_ban(void **state) {
   hello_as(good, "good");
   assert_int_equal(window_positions(good), good_pos);
   game_banned(bad, "bad", 5);
+  send_hello(bad, "bad"); /* a banned worker's Hello on a new connection: Error too */
+  expect_error(bad, E_BANNED);
 
   /* Unban: accepted again; a second unban says it is not banned. */
   assert_int_equal(xqz("unban bad", out, sizeof out), 0);
