@@ -66,7 +66,7 @@ case "$XQZ_BUILD_DIR" in /*) build=$XQZ_BUILD_DIR ;; *) build=$src/$XQZ_BUILD_DI
 HOSTS=() THREADS=()
 read_hosts() {
   [ -r "$hosts_file" ] || die "hosts file $hosts_file not found (one 'HOST [THREADS]' per line; -f FILE)"
-  local n=0 line h t rest
+  local n=0 line h t rest seen
   while IFS= read -r line || [ -n "$line" ]; do
     n=$((n + 1))
     line=${line%%#*}
@@ -75,6 +75,9 @@ read_hosts() {
     if [ -n "$rest" ] || ! [[ "$h" =~ ^[A-Za-z0-9._@-]+$ ]] || { [ -n "$t" ] && ! [[ "$t" =~ ^[1-9][0-9]{0,2}$ ]]; }; then
       die "$hosts_file:$n: '$line' is not 'HOST [THREADS]' (THREADS a whole number 1..999)"
     fi
+    for seen in "${HOSTS[@]}"; do
+      [ "$seen" != "$h" ] || die "$hosts_file:$n: $h is listed twice (one worker per host; give it more THREADS)"
+    done
     HOSTS+=("$h") THREADS+=("$t")
   done <"$hosts_file"
   [ ${#HOSTS[@]} -gt 0 ] || die "$hosts_file lists no host"

@@ -92,7 +92,7 @@ port=$((20000 + RANDOM % 20000))
   --pub "tcp://127.0.0.1:$((port + 1))" --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 \
   --gating none --status_ms 500 >"$dir/coord.log" 2>&1 &
 coord=$!
-wait_for 10 grep -q listening "$dir/coord.log"
+wait_for 10 grep -qs listening "$dir/coord.log"
 
 cat >"$dir/lab.conf" <<EOF
 XQZ_COORDINATOR=tcp://127.0.0.1:$port
@@ -113,6 +113,9 @@ check "a malformed hosts line is named" bash -c "[ $rc -eq 2 ] && grep -q \"$dir
 printf 'localhost many\n' >"$dir/bad"
 lab -f "$dir/bad" status >"$dir/out" 2>&1; rc=$?
 check "a bad thread count is refused" bash -c "[ $rc -eq 2 ] && grep -q 'bad:1:' '$dir/out'"
+printf 'localhost 1\n# again:\nlocalhost 2\n' >"$dir/bad"
+lab -f "$dir/bad" status >"$dir/out" 2>&1; rc=$?
+check "a host listed twice is refused" bash -c "[ $rc -eq 2 ] && grep -q 'bad:3: localhost is listed twice' '$dir/out'"
 lab -c "$dir/none.conf" -f "$dir/hosts" status >"$dir/out" 2>&1; rc=$?
 check "a missing configuration file is named" bash -c "[ $rc -eq 2 ] && grep -q 'none.conf not found' '$dir/out'"
 
@@ -181,5 +184,8 @@ check "systemd host: down after stop" grep -q "^unit.localhost down .*unit=xqz-w
 
 kill -TERM "$coord"; wait "$coord"; rc=$?; coord=""
 check "coordinator stops cleanly" test "$rc" -eq 0
+lab -f "$dir/hosts1" status >"$dir/out" 2>&1; rc=$?
+check "status without a coordinator: hosts still shown, the reason on one line" bash -c \
+  "[ $rc -eq 0 ] && grep -q '^localhost down' '$dir/out' && grep -q '^coordinator tcp://127.0.0.1:$port: xqz status failed: .*no answer' '$dir/out'"
 check "shellcheck: lab.sh" bash -c "! command -v shellcheck >/dev/null || shellcheck -x '$LAB'"
 finish

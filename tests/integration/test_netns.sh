@@ -65,7 +65,7 @@ ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10
   --fast_sims 4 --max_plies 40 --games_per_job 2 --min_positions 100 --batch_size 32 \
   --gating none --fsync_ms 50 --status_ms 300 >"$dir/coord.log" 2>&1 &
 coord=$!; pids+=("$coord")
-check "the coordinator listens on its veth address" wait_for 10 grep -q "listening router=$addr" "$dir/coord.log"
+check "the coordinator listens on its veth address" wait_for 10 grep -qs "listening router=$addr" "$dir/coord.log"
 check "the other namespace reaches it over the veth pair" \
   ip netns exec "$nsB" bash -c 'exec 3<>/dev/tcp/10.77.0.1/5555'
 ip netns exec "$nsB" "$TRAINER" --coordinator "$addr" "${curve_trainer[@]}" --dir "$dir/trainer" --size tiny --batch 32 \
