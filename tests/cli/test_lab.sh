@@ -85,14 +85,20 @@ keys=$dir/keys
 mkdir -p "$keys/allow" "$keys/admins"
 for k in coordinator localhost admin; do "$BIN/tools/xqz" keygen --dir "$keys" "$k" >/dev/null; done
 cp "$keys/localhost.pub" "$keys/admin.pub" "$keys/allow/" && cp "$keys/admin.pub" "$keys/admins/"
-port=$((20000 + RANDOM % 20000))
-# --http=: no dashboard, its default port would clash with other tests.
-"$BIN/coordinator/xqz-coordinator" --campaign "$dir/camp" --router "tcp://127.0.0.1:$port" --http= \
-  --curve_secret_key "$keys/coordinator.secret" --curve_allow_dir "$keys/allow" --curve_admin_dir "$keys/admins" \
-  --pub "tcp://127.0.0.1:$((port + 1))" --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 \
-  --gating none --status_ms 500 >"$dir/coord.log" 2>&1 &
-coord=$!
-wait_for 10 grep -qs listening "$dir/coord.log"
+# Ports below Linux's ephemeral range (32768-60999), so no socket bound to port 0 or
+# outgoing connection of a concurrent test holds them; a clash left anyway is retried.
+for _try in 1 2 3 4 5; do
+  port=$((20000 + RANDOM % 12000))
+  # --http=: no dashboard, its default port would clash with other tests.
+  "$BIN/coordinator/xqz-coordinator" --campaign "$dir/camp" --router "tcp://127.0.0.1:$port" --http= \
+    --curve_secret_key "$keys/coordinator.secret" --curve_allow_dir "$keys/allow" --curve_admin_dir "$keys/admins" \
+    --pub "tcp://127.0.0.1:$((port + 1))" --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 \
+    --gating none --status_ms 500 >"$dir/coord.log" 2>&1 &
+  coord=$!
+  wait_for 10 grep -qs "listening\|Address already in use" "$dir/coord.log"
+  grep -qs "Address already in use" "$dir/coord.log" || break
+  wait "$coord" 2>/dev/null
+done
 
 cat >"$dir/lab.conf" <<EOF
 XQZ_COORDINATOR=tcp://127.0.0.1:$port

@@ -27,7 +27,7 @@ wait_for() {
   local end=$((SECONDS + $1)); shift
   until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
 }
-port=$((20000 + RANDOM % 20000))
+port=$((20000 + RANDOM % 12000)) # below Linux's ephemeral ports (32768-60999)
 router=tcp://127.0.0.1:$port pub=tcp://127.0.0.1:$((port + 1))
 camp=$dir/camp
 coord_args=(--campaign "$camp" --router "$router" --pub "$pub" --http= --min_positions 150
