@@ -11,3 +11,26 @@ finish() {
   echo "$((total - fails)) passed, $fails failed"
   [ "$fails" -eq 0 ]
 }
+
+# Helpers of the scripts that run daemons.
+# wait_for SECONDS COMMAND...: polls COMMAND every half second until it succeeds; false on
+# time-out.
+wait_for() {
+  local end=$((SECONDS + $1)); shift
+  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
+}
+# free_port: a loopback TCP port the kernel has just found free.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# stop_and_report DIR FILE...: for EXIT traps. Kills the processes in the caller's pids
+# array, shows the last lines of each FILE that exists when a check failed, and removes DIR.
+stop_and_report() {
+  local dir=$1 p f; shift
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  if [ "${fails:-1}" -ne 0 ]; then
+    for f in "$@"; do [ -f "$f" ] && { echo "---- $f (last 15 lines)"; tail -15 "$f"; }; done
+  fi
+  rm -rf "$dir"
+}

@@ -8,22 +8,7 @@ XQZ=$1 BIN=$2
 COORD=$BIN/coordinator/xqz-coordinator WORKER=$BIN/worker/xqz-worker
 dir=$(mktemp -d)
 pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  if [ "${fails:-1}" -ne 0 ]; then
-    for f in "$dir"/*.log "$dir"/*.out; do [ -f "$f" ] && { echo "---- $f"; tail -15 "$f"; }; done
-  fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-wait_for() { # wait_for SECONDS COMMAND...
-  local end=$((SECONDS + $1)); shift
-  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
-}
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+trap 'stop_and_report "$dir" "$dir"/*.log "$dir"/*.out' EXIT
 port=$(free_port) pubport=$(free_port)
 while [ "$pubport" = "$port" ]; do pubport=$(free_port); done
 router=tcp://127.0.0.1:$port

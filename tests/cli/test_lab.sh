@@ -29,10 +29,6 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-wait_for() { # wait_for SECONDS COMMAND...
-  local end=$((SECONDS + $1)); shift
-  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
-}
 
 mkdir -p "$dir/home" "$dir/fake"
 cat >"$dir/fake/ssh" <<'EOF'

@@ -13,20 +13,7 @@ BIN=$1
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
 dir=$(mktemp -d)
 pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  if [ "${fails:-1}" -ne 0 ]; then
-    for f in "$dir"/*.log; do echo "---- $f (last 15 lines)"; tail -15 "$f"; done
-  fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-# wait_for SECONDS COMMAND...: polls until COMMAND succeeds; false on time-out.
-wait_for() {
-  local end=$((SECONDS + $1)); shift
-  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
-}
+trap 'stop_and_report "$dir" "$dir"/*.log' EXIT
 port=$((20000 + RANDOM % 12000)) # below Linux's ephemeral ports (32768-60999)
 router=tcp://127.0.0.1:$port pub=tcp://127.0.0.1:$((port + 1))
 camp=$dir/camp

@@ -19,22 +19,7 @@ if [ -z "$CHROMIUM" ]; then
 fi
 dir=$(mktemp -d)
 pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  if [ "${fails:-1}" -ne 0 ]; then
-    for f in "$dir"/*.log; do echo "---- $f (last 15 lines)"; tail -15 "$f"; done
-  fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-wait_for() { # wait_for SECONDS COMMAND...: polls until COMMAND succeeds; false on time-out
-  local end=$((SECONDS + $1)); shift
-  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
-}
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+trap 'stop_and_report "$dir" "$dir"/*.log' EXIT
 # api PATH: the body of GET http://127.0.0.1:$hport/PATH (empty on any error).
 api() {
   python3 - "$hport" "$1" <<'EOF' 2>/dev/null

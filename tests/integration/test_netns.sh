@@ -23,19 +23,10 @@ if ! ip netns add "$nsA" 2>/dev/null; then echo "skip: cannot create a network n
 dir=$(mktemp -d)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
+  stop_and_report "$dir" "$dir"/*.log
   ip netns del "$nsA" 2>/dev/null; ip netns del "$nsB" 2>/dev/null  # the veth pair goes with them
-  if [ "${fails:-1}" -ne 0 ]; then
-    for f in "$dir"/*.log; do echo "---- $f (last 12 lines)"; tail -12 "$f"; done
-  fi
-  rm -rf "$dir"
 }
 trap cleanup EXIT
-wait_for() { # wait_for SECONDS COMMAND...
-  local end=$((SECONDS + $1)); shift
-  until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.3; done
-}
 # Daemons are started as "ip netns exec NS PROGRAM ... &": ip execs the program, so $!
 # is the daemon itself and SIGTERM reaches it.
 
