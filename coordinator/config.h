@@ -20,6 +20,7 @@ typedef struct {
   int64_t sims, fast_sims, max_plies, temp_plies, games_per_job;
   double full_frac, noise_frac, dirichlet_alpha, resign_threshold, no_resign_frac, temp_final;
   double value_target_q;   /* value target = (1 - q) z + q (root value) */
+  double adjudicate_material; /* pawns ahead that win a length-cap game (0 = draw) */
   /* replay window and pacing */
   int64_t window, min_positions, batch_size;
   double reuse;

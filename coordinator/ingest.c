@@ -1,6 +1,7 @@
 /*
  * ingest.c: games in. A GameRecord is decoded (xq_record_decode) and replayed into
- * training samples (xq_samples_from_record); an inconsistent record is rejected at once
+ * training samples (xq_samples_from_record_adjudicated: the adjudicate_material setting
+ * scores a length-cap game by material); an inconsistent record is rejected at once
  * and counted against its sender. An accepted record is appended to the segments, its
  * samples enter the replay window, and its Ack waits in a queue until the timer's fsync
  * has made it durable. Duplicates by (worker id, seq) are acknowledged (also after the
@@ -77,8 +78,8 @@ typedef struct {
 
 /* Replays one stored or received record into samples; returns the count or an error.
  * facts (may be NULL) gets the result, end reason and length. */
-static int record_samples(const unsigned char *buf, size_t len, xq_sample_t **out,
-                          game_facts_t *facts, xq_errbuf_t *eb) {
+static int record_samples(const unsigned char *buf, size_t len, double material_pawns,
+                          xq_sample_t **out, game_facts_t *facts, xq_errbuf_t *eb) {
   xq_game_record_t rec;
   xq_record_init(&rec);
   *out = NULL;
@@ -86,7 +87,7 @@ static int record_samples(const unsigned char *buf, size_t len, xq_sample_t **ou
   if (rc == 0) {
     int cap = rec.nplies + 1;
     *out = malloc((size_t)cap * sizeof **out);
-    rc = *out ? xq_samples_from_record(&rec, *out, cap, eb) : XQ_ENOMEM;
+    rc = *out ? xq_samples_from_record_adjudicated(&rec, *out, cap, material_pawns, eb) : XQ_ENOMEM;
     if (rc < 0) {
       free(*out);
       *out = NULL;
@@ -110,7 +111,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   }
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
-  int n = record_samples(rec, len, &s, NULL, &eb);
+  int n = record_samples(rec, len, c->cfg.adjudicate_material, &s, NULL, &eb);
   if (n < 0) {
     /* Accepted once, so this means a rules change or damage: say so, keep going. */
     XQ_LOGW(COMP, "stored game no longer replays; skipped worker=%s seq=%llu reason=\"%s\"",
@@ -198,7 +199,8 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
   game_facts_t facts = {0};
-  int n = record_samples(g->record.data, g->record.len, &s, &facts, &eb);
+  int n = record_samples(g->record.data, g->record.len, c->cfg.adjudicate_material, &s,
+                         &facts, &eb);
   if (n < 0) {
     c->rejected_games++;
     p->rejected++;

@@ -256,6 +256,7 @@ static void on_job_request(xqc_t *c, xqc_peer_t *p, uint64_t rq) {
     aj.pair_index = (uint32_t)pair;
     aj.sims = (uint32_t)c->cfg.gating_sims;
     aj.max_plies = (uint32_t)c->cfg.max_plies;
+    aj.adjudicate_material = (float)c->cfg.adjudicate_material;
     job.kind_case = XQZ__JOB__KIND_ARENA;
     job.arena = &aj;
   } else {

@@ -302,6 +302,8 @@ static void schedule(agent_t *a, int stopping) {
     snprintf(t.opening, sizeof t.opening, "%s", a->arena_fen);
     t.sims = a->arena.sims ? (int)a->arena.sims : 100;
     t.max_plies = a->arena.max_plies && a->arena.max_plies <= 1000 ? (int)a->arena.max_plies : 400;
+    float adj = a->arena.adjudicate_material;
+    t.adjudicate_material = adj > 0.0f && adj <= 100.0f ? adj : 0.0;
     t.seed = xq_rng_next(&a->rng);
     a->job_kind = 0;
   } else {

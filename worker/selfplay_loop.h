@@ -30,6 +30,7 @@ typedef struct {
   char path_a[1024], path_b[1024];
   char opening[160];
   int sims, max_plies;
+  double adjudicate_material;
   uint64_t seed;
   /* results */
   int rc;

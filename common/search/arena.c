@@ -12,6 +12,7 @@
 
 #include "rules/fen.h"
 #include "rules/movegen.h"
+#include "rules/material.h"
 #include "rules/notation.h"
 #include "support/rng.h"
 
@@ -136,7 +137,7 @@ void xq_openings_close(xq_openings_t *o) {
 }
 
 int xq_arena_game(xq_player_t *red, xq_player_t *black, const char *opening, int max_plies,
-                  xq_outcome_t *out, int *plies, xq_errbuf_t *eb) {
+                  double material_pawns, xq_outcome_t *out, int *plies, xq_errbuf_t *eb) {
   assert(max_plies >= 1 && max_plies <= XQ_ARENA_MAX_PLIES);
   xq_pos_t *pos = malloc(sizeof *pos);
   if (!pos) return xq_err_set(eb, XQ_ENOMEM, "out of memory");
@@ -162,6 +163,8 @@ int xq_arena_game(xq_player_t *red, xq_player_t *black, const char *opening, int
     }
     if (!rc) xq_pos_make(pos, m);
   }
+  if (!rc && out->reason == XQ_REASON_LENGTH_CAP)
+    out->result = xq_material_result(pos->board, material_pawns);
   *plies = pos->ply - start_ply;
   free(pos);
   return rc;
@@ -185,8 +188,8 @@ int xq_arena_run(const xq_arena_config_t *cfg, xq_player_t *a, xq_player_t *b,
       int plies = 0;
       char why[sizeof eb->msg];
       xq_errbuf_t geb = {{0}};
-      int rc = xq_arena_game(a_red ? a : b, a_red ? b : a, opening, cfg->max_plies, &out, &plies,
-                             &geb);
+      int rc = xq_arena_game(a_red ? a : b, a_red ? b : a, opening, cfg->max_plies, 0.0, &out,
+                             &plies, &geb);
       if (rc) {
         snprintf(why, sizeof why, "%s", geb.msg);
         return xq_err_set(eb, rc, "game %lld: %s", (long long)st->games + 1, why);

@@ -53,9 +53,11 @@ typedef struct {
   void *ctx;
 } xq_arena_config_t;
 
-/* Plays one game from opening; *out is the adjudicated outcome, *plies the game's plies. */
+/* Plays one game from opening; *out is the adjudicated outcome, *plies the game's plies.
+ * material_pawns > 0 scores a game stopped by the length cap by material (material.h):
+ * the side that many pawns ahead wins, out->reason stays XQ_REASON_LENGTH_CAP. */
 int xq_arena_game(xq_player_t *red, xq_player_t *black, const char *opening, int max_plies,
-                  xq_outcome_t *out, int *plies, xq_errbuf_t *eb);
+                  double material_pawns, xq_outcome_t *out, int *plies, xq_errbuf_t *eb);
 /* Plays the match; st holds the totals (also on error, for the games finished). */
 int xq_arena_run(const xq_arena_config_t *cfg, xq_player_t *a, xq_player_t *b,
                  const xq_openings_t *openings, xq_arena_stats_t *st, xq_errbuf_t *eb);

@@ -13,6 +13,7 @@
 
 #include "nn/encode.h"
 #include "rules/fen.h"
+#include "rules/material.h"
 #include "rules/movegen.h"
 #include "rules/policy_index.h"
 #include "rules/rules.h"
@@ -59,6 +60,11 @@ static int check_result(const xq_game_record_t *rec, xq_pos_t *pos, xq_errbuf_t 
 
 int xq_samples_from_record(const xq_game_record_t *rec, xq_sample_t *out, int cap,
                            xq_errbuf_t *eb) {
+  return xq_samples_from_record_adjudicated(rec, out, cap, 0.0, eb);
+}
+
+int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t *out, int cap,
+                                       double material_pawns, xq_errbuf_t *eb) {
   if (rec->nplies < 0 || rec->nplies > XQ_MAX_HISTORY)
     return xq_err_set(eb, XQ_EFORMAT, "record: %d plies", rec->nplies);
   xq_pos_t *pos = malloc(sizeof *pos);
@@ -120,7 +126,9 @@ int xq_samples_from_record(const xq_game_record_t *rec, xq_sample_t *out, int ca
   rc = check_result(rec, pos, eb);
   if (rc) goto out;
   int m = n < cap ? n : cap;
-  for (int k = 0; k < m; k++) out[k].z = result_z(rec->result, out[k].side);
+  xq_result_t result = rec->result;
+  if (rec->reason == XQ_REASON_LENGTH_CAP) result = xq_material_result(pos->board, material_pawns);
+  for (int k = 0; k < m; k++) out[k].z = result_z(result, out[k].side);
   rc = m;
 out:
   free(pos);

@@ -36,6 +36,11 @@ typedef struct {
  * result the rules do not give). This is the coordinator's ingest check. */
 int xq_samples_from_record(const xq_game_record_t *rec, xq_sample_t *out, int cap,
                            xq_errbuf_t *eb);
+/* The same, but a game stopped by the length cap (a draw by the rules) gives z as if the
+ * side material_pawns pawns ahead on the final board had won (rules/material.h); 0 keeps
+ * the draw. The record itself is unchanged: this is a training target only. */
+int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t *out, int cap,
+                                       double material_pawns, xq_errbuf_t *eb);
 /* Mirrors a sample left-right (files a<->i), policy included. */
 void xq_sample_mirror(xq_sample_t *s);
 /* Input planes (NN_INPUT_PLANES x 90) of the sample: the same as nn_encode of the

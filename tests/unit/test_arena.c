@@ -157,10 +157,37 @@ static void test_openings(void **state) {
   assert_int_not_equal(xq_openings_load(&op, "/nonexistent/openings", &eb), 0);
 }
 
+/* With material adjudication a length-capped game goes to the side ahead; without, a draw.
+ * Red is a rook up and cannot mate or lose it in the one ply the cap allows. */
+static void test_length_cap_by_material(void **state) {
+  (void)state;
+  const char *fen = "5k3/9/9/9/9/9/9/9/9/R2K5 w - - 0 1";
+  const double margin[4] = {0.0, 3.0, 9.0, 9.5};
+  const xq_result_t want[4] = {XQ_RESULT_DRAW, XQ_RESULT_RED_WIN, XQ_RESULT_RED_WIN,
+                               XQ_RESULT_DRAW};
+  xq_errbuf_t eb = {{0}};
+  xq_player_t *a = NULL, *b = NULL;
+  assert_int_equal(xq_player_new(&a, "random", 3, &eb), 0);
+  assert_int_equal(xq_player_new(&b, "random", 4, &eb), 0);
+  for (int i = 0; i < 4; i++) {
+    for (int g = 0; g < 5; g++) {
+      xq_outcome_t out;
+      int plies = 0;
+      assert_int_equal(xq_arena_game(a, b, fen, 1, margin[i], &out, &plies, &eb), 0);
+      assert_int_equal(plies, 1);
+      assert_int_equal(out.reason, XQ_REASON_LENGTH_CAP);
+      assert_int_equal(out.result, want[i]);
+    }
+  }
+  xq_player_free(&a);
+  xq_player_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_specs),
       cmocka_unit_test(test_openings),
+      cmocka_unit_test(test_length_cap_by_material),
       cmocka_unit_test(test_random_games_end_properly),
       cmocka_unit_test(test_alphabeta_beats_baselines),
       cmocka_unit_test(test_uci_fairy_stockfish),

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "rules/material.h"
 #include "rules/rules.h"
 #include "test_helpers.h"
 
@@ -116,6 +117,26 @@ static void test_no_attackers(void **state) {
   expect(XQ_RESULT_NONE, XQ_REASON_NONE);
 }
 
+/* The material count scores length-capped games (a training option, never the rules). */
+static void test_material(void **state) {
+  (void)state;
+  th_parse(&pos, XQ_START_FEN);
+  assert_int_equal(xq_material_balance(pos.board), 0);
+  assert_int_equal(xq_material_result(pos.board, 3.0), XQ_RESULT_DRAW);
+  /* Red without its a0 rook and h2 cannon, Black without two pawns: -27 + 4 half-pawns. */
+  th_parse(&pos, "rnbakabnr/9/1c5c1/4p1p1p/9/9/P1P1P1P1P/1C7/9/1NBAKABNR w - - 0 1");
+  assert_int_equal(xq_material_balance(pos.board), -23);
+  assert_int_equal(xq_material_result(pos.board, 11.5), XQ_RESULT_BLACK_WIN);
+  assert_int_equal(xq_material_result(pos.board, 12.0), XQ_RESULT_DRAW);
+  assert_int_equal(xq_material_result(pos.board, 0.0), XQ_RESULT_DRAW);
+  assert_int_equal(xq_material_result(pos.board, -5.0), XQ_RESULT_DRAW);
+  /* A red horse and two advisors against a black elephant: +16 - 4 = 12 half-pawns. */
+  th_parse(&pos, "2b1k4/9/9/9/9/9/9/4N4/4K4/3A1A3 w - - 0 1");
+  assert_int_equal(xq_material_balance(pos.board), 12);
+  assert_int_equal(xq_material_result(pos.board, 6.0), XQ_RESULT_RED_WIN);
+  assert_int_equal(xq_material_result(pos.board, 6.5), XQ_RESULT_DRAW);
+}
+
 static void test_names(void **state) {
   (void)state;
   assert_string_equal(xq_result_name(XQ_RESULT_RED_WIN), "1-0");
@@ -134,6 +155,7 @@ int main(void) {
       cmocka_unit_test(test_no_capture_rule),
       cmocka_unit_test(test_length_cap),
       cmocka_unit_test(test_no_attackers),
+      cmocka_unit_test(test_material),
       cmocka_unit_test(test_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

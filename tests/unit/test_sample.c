@@ -15,6 +15,7 @@
 
 #include "nn/encode.h"
 #include "rules/fen.h"
+#include "rules/material.h"
 #include "rules/movegen.h"
 #include "rules/policy_index.h"
 #include "rules/rules.h"
@@ -420,12 +421,56 @@ static void test_hostile_proto(void **state) {
   for (int i = 0; i < (int)(sizeof what / sizeof what[0]); i++) expect_reject(i, what[i]);
 }
 
+/* With adjudicate_material, a length-capped game's samples get z as if the side that many
+ * pawns ahead on the final board had won; other endings and margin 0 keep the rules. */
+static void test_material_adjudication(void **state) {
+  (void)state;
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  xq_pos_t *pos = malloc(sizeof *pos);
+  int decisive = 0, drawn = 0;
+  for (int g = 0; g < 60; g++) {
+    xq_game_record_t r;
+    xq_record_init(&r);
+    random_game(&r, 100 + g);
+    xq_errbuf_t eb = {{0}};
+    int n = xq_samples_from_record(&r, s, CAP, &eb);
+    assert_true(n > 0);
+    float plain[CAP];
+    for (int i = 0; i < n; i++) plain[i] = s[i].z;
+    /* the final board, replayed here */
+    xq_pos_startpos(pos);
+    for (int i = 0; i < r.nplies; i++) xq_pos_make(pos, r.plies[i].move);
+    const double margin = 3.0;
+    xq_result_t want = r.result;
+    if (r.reason == XQ_REASON_LENGTH_CAP) {
+      int bal = xq_material_balance(pos->board);
+      want = bal >= 6 ? XQ_RESULT_RED_WIN : bal <= -6 ? XQ_RESULT_BLACK_WIN : XQ_RESULT_DRAW;
+      if (want == XQ_RESULT_DRAW) drawn++;
+      else decisive++;
+    }
+    assert_int_equal(xq_samples_from_record_adjudicated(&r, s, CAP, margin, &eb), n);
+    for (int i = 0; i < n; i++) {
+      float z = want == XQ_RESULT_DRAW ? 0.0f
+                : (want == XQ_RESULT_RED_WIN) == (s[i].side == XQ_RED) ? 1.0f : -1.0f;
+      assert_true(s[i].z == z);
+    }
+    assert_int_equal(xq_samples_from_record_adjudicated(&r, s, CAP, 0.0, &eb), n);
+    for (int i = 0; i < n; i++) assert_true(s[i].z == plain[i]);
+    xq_record_free(&r);
+  }
+  print_message("length-capped games: %d scored by material, %d drawn\n", decisive, drawn);
+  assert_true(decisive > 0 && drawn > 0);
+  free(pos);
+  free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_games),   cmocka_unit_test(test_repetition),
       cmocka_unit_test(test_rejects),        cmocka_unit_test(test_mirror),
       cmocka_unit_test(test_position_mask),  cmocka_unit_test(test_proto_roundtrip),
       cmocka_unit_test(test_hostile_proto),  cmocka_unit_test(test_root_value),
+      cmocka_unit_test(test_material_adjudication),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
