@@ -213,6 +213,7 @@ static void test_candidate_promotion(void **state) {
       assert_int_equal(r->job->arena->net_b, best);
       assert_int_equal(r->job->arena->pair_index, 0);
       assert_true(strlen(r->job->arena->opening_fen) > 10);
+      assert_true(r->job->arena->adjudicate_material == 3.0f); /* the default, passed on */
     } else {
       assert_int_equal(r->job->kind_case, XQZ__JOB__KIND_SELFPLAY);
       assert_int_equal(r->job->selfplay->net_id, best);

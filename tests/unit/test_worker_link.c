@@ -48,6 +48,9 @@ typedef struct {
   int nseq, games_rx, hellos, chunks;
   uint64_t hb_net;
   int arena_next;          /* answer the next JobRequest with an ArenaJob */
+  const char *arena_fen;   /* its opening (NULL: the start position) */
+  uint32_t arena_plies;    /* its length cap (0: 40) */
+  float arena_material;    /* its adjudicate_material */
   int arena_results;
   Xqz__ArenaResult arena;  /* the last one */
 } fake_t;
@@ -183,10 +186,11 @@ static void serve(fake_t *f) {
         aj.match_id = 42;
         aj.net_a = NET_B;
         aj.net_b = NET_A;
-        aj.opening_fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+        aj.opening_fen = (char *)(f->arena_fen ? f->arena_fen : XQ_START_FEN);
         aj.pair_index = 3;
         aj.sims = 4;
-        aj.max_plies = 40;
+        aj.max_plies = f->arena_plies ? f->arena_plies : 40;
+        aj.adjudicate_material = f->arena_material;
         j.kind_case = XQZ__JOB__KIND_ARENA;
         j.arena = &aj;
         env.body_case = XQZ__ENVELOPE__BODY_JOB;
@@ -359,6 +363,19 @@ static void test_worker_against_fake_coordinator(void **state) {
   assert_true(f->arena.result_a_black >= -1 && f->arena.result_a_black <= 1);
   assert_true(f->arena.reason_a_red > XQ_REASON_NONE && f->arena.reason_a_red <= XQ_REASON_RESIGN);
   assert_true(f->arena.reason_a_black > XQ_REASON_NONE && f->arena.reason_a_black <= XQ_REASON_RESIGN);
+
+  /* The job's adjudicate_material scores a capped game: Red is a rook up and the cap is
+   * one ply, so Red wins both games, whichever net plays it. */
+  f->arena_fen = "5k3/9/9/9/9/9/9/9/9/R2K5 w - - 0 1";
+  f->arena_plies = 1;
+  f->arena_material = 3.0f;
+  f->arena_results = 0;
+  f->arena_next = 1;
+  assert_true(serve_until(f, arena_done, NULL, 30));
+  assert_int_equal(f->arena.result_a_red, 1);
+  assert_int_equal(f->arena.result_a_black, -1);
+  assert_int_equal(f->arena.reason_a_red, XQ_REASON_LENGTH_CAP);
+  assert_int_equal(f->arena.reason_a_black, XQ_REASON_LENGTH_CAP);
 
   /* SIGTERM: exit 0 with the unacknowledged games left in the spool. */
   f->ack = 0;
