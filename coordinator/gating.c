@@ -100,8 +100,12 @@ xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg
     xq_sprt_t d = xq_sprt_decide(llr, cfg->sprt_alpha, cfg->sprt_beta);
     if (d == XQ_SPRT_ACCEPT) return XQC_GATE_PROMOTE;
     if (d == XQ_SPRT_REJECT) return XQC_GATE_REJECT;
-    /* The cap: no decision within it means the candidate is not clearly better. */
-    return done_all || games >= cfg->gating_max_games ? XQC_GATE_REJECT : XQC_GATE_OPEN;
+    if (!done_all && games < cfg->gating_max_games) return XQC_GATE_OPEN;
+    /* The cap, undecided: a truncated SPRT takes the hypothesis the evidence leans to, so
+     * a candidate that scored clearly above its parent is not thrown away for want of
+     * games (a 59% score over 100 games was, in a measured run), and an even one is not
+     * promoted (LLR <= 0). */
+    return llr > 0.0 ? XQC_GATE_PROMOTE : XQC_GATE_REJECT;
   }
   if (!done_all) return XQC_GATE_OPEN;
   if (strcmp(cfg->gating, "none") == 0) return XQC_GATE_PROMOTE;

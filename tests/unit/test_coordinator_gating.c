@@ -1,7 +1,7 @@
 /*
  * test_coordinator_gating.c: decisions of a gating match (coordinator/gating.c, compiled
  * in here): SPRT accepts a clearly stronger candidate and rejects a weaker one early, the
- * game cap rejects an undecided match, threshold and none modes decide after N games, bad
+ * game cap decides an undecided match by the sign of its LLR (a truncated SPRT), threshold and none modes decide after N games, bad
  * or repeated pair reports are refused, and handed-out pairs are re-issued after a timeout.
  */
 #include <setjmp.h>
@@ -59,6 +59,26 @@ static void test_sprt(void **state) {
   assert_int_equal(play(&g, &c, 1, -1), XQC_GATE_REJECT);
   assert_int_equal(g.w + g.d + g.l, 20);
   xqc_gate_close(&g);
+  /* Undecided at the cap but leaning: the sign of the LLR decides. */
+  const int up[4][2] = {{1, 0}, {0, 0}, {1, -1}, {0, 0}};   /* W-D-L 2-5-1 per four pairs */
+  const int down[4][2] = {{-1, 0}, {0, 0}, {1, -1}, {0, 0}}; /* 1-5-2 */
+  for (int k = 0; k < 2; k++) {
+    const int (*seq)[2] = k == 0 ? up : down;
+    assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
+    xqc_gate_decision_t d = XQC_GATE_OPEN;
+    for (int i = 0; i < g.npairs; i++) {
+      int p = xqc_gate_next_pair(&g, 0, 1000);
+      g.state[p] = 1;
+      assert_int_equal(xqc_gate_result(&g, p, seq[i % 4][0], seq[i % 4][1]), 0);
+      d = xqc_gate_decide(&g, &c);
+      if (i < g.npairs - 1) assert_int_equal(d, XQC_GATE_OPEN); /* never decided early */
+    }
+    double llr = xq_sprt_llr_pentanomial(g.penta, c.sprt_elo0, c.sprt_elo1);
+    print_message("cap at 20 games, %s: LLR %.2f\n", k == 0 ? "ahead" : "behind", llr);
+    assert_true(k == 0 ? llr > 0 : llr < 0);
+    assert_int_equal(d, k == 0 ? XQC_GATE_PROMOTE : XQC_GATE_REJECT);
+    xqc_gate_close(&g);
+  }
 }
 
 static void test_threshold_and_none(void **state) {
