@@ -221,7 +221,11 @@ static void *worker_main(void *arg) {
   worker_t *w = arg;
   shared_t *sh = w->sh;
   const xq_selfplay_config_t *cfg = sh->cfg;
+  /* Games are claimed from a shared count, so a thread running `parallel` slots would take
+   * all of a small job and leave the other threads idle: each runs at most its share. */
   int G = cfg->parallel;
+  int64_t share = (sh->ngames + cfg->threads - 1) / cfg->threads;
+  if (share < G) G = share > 1 ? (int)share : 1;
   double t0 = xq_clock_s();
   xq_evaluator_t *ev = NULL;
   xq_errbuf_t eb = {{0}};
