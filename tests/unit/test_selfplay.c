@@ -1,12 +1,14 @@
 /*
  * test_selfplay.c: batched self-play with the uniform evaluator: the requested number of
  * games, valid records (replayed by the decoder), consistent counters, resignation and
- * false-resign accounting, determinism for a fixed seed with one thread.
+ * false-resign accounting, determinism for a fixed seed with one thread, and a small job
+ * shared among the threads.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,12 +136,46 @@ static void test_resign(void **state) {
   assert_true(st.false_resigns <= st.resign_checked);
 }
 
+/* The sink runs on the thread that played the game: count the distinct threads. */
+typedef struct {
+  pthread_t who[8];
+  int n, games;
+} threads_seen_t;
+
+static int thread_sink(void *ctx, const xq_game_record_t *rec, const xq_selfplay_stats_t *tot) {
+  (void)rec;
+  (void)tot;
+  threads_seen_t *t = ctx;
+  t->games++;
+  for (int i = 0; i < t->n; i++)
+    if (pthread_equal(t->who[i], pthread_self())) return 0;
+  if (t->n < 8) t->who[t->n++] = pthread_self();
+  return 0;
+}
+
+/* A job smaller than one thread's slots is shared: with 4 games, 2 threads and 32 slots
+ * each, both threads play (each takes at most its share, 2), so both cores work. */
+static void test_small_job_shared(void **state) {
+  (void)state;
+  xq_selfplay_config_t cfg;
+  config(&cfg);
+  cfg.threads = 2;
+  cfg.parallel = 32;
+  for (int round = 0; round < 3; round++) {
+    threads_seen_t t = {0};
+    assert_int_equal(xq_selfplay_run(&cfg, NULL, 4, thread_sink, &t, NULL, NULL), 0);
+    assert_int_equal(t.games, 4);
+    assert_int_equal(t.n, 2);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_games),
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_resign),
       cmocka_unit_test(test_temperature_after_opening),
+      cmocka_unit_test(test_small_job_shared),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
