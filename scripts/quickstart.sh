@@ -65,7 +65,7 @@ trap 'kill -TERM "${CAMPAIGN_PIDS[@]}" 2>/dev/null' EXIT
 
 COORD_ARGS=()
 TRAINER_ARGS=(--batch 128 --candidate-every 300 --checkpoint-every-s 60 --log-every 50)
-WORKER_ARGS=(--threads 1 --games-per-thread 16 --progress 30)
+WORKER_ARGS=(--threads "$(nproc)" --games-per-thread 16 --progress 30)
 if ! campaign_start "$BUILD" "$camp" "$port"; then
   echo "quickstart: see $camp/coordinator.log" >&2
   exit 1
