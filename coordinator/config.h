@@ -21,6 +21,7 @@ typedef struct {
   double full_frac, noise_frac, dirichlet_alpha, resign_threshold, no_resign_frac, temp_final;
   double value_target_q;   /* value target = (1 - q) z + q (root value) */
   double adjudicate_material; /* pawns ahead that win a length-cap game (0 = draw) */
+  double colour_swap;      /* share of served samples with the colours swapped */
   /* replay window and pacing */
   int64_t window, min_positions, batch_size;
   double reuse;

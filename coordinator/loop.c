@@ -366,7 +366,8 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
     return;
   }
   xqc_batch_t b;
-  if (xqc_replay_sample(&c->replay, &c->rng, (int)n, (float)c->cfg.value_target_q, &b) < 0) {
+  const xqc_sample_opts_t so = {(float)c->cfg.value_target_q, (float)c->cfg.colour_swap};
+  if (xqc_replay_sample(&c->replay, &c->rng, (int)n, &so, &b) < 0) {
     xqc_reply_error(c, p->rid, p->rid_len, rq, ERR_INTERNAL, "out of memory");
     return;
   }

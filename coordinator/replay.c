@@ -60,7 +60,9 @@ void xqc_batch_free(xqc_batch_t *b) {
   memset(b, 0, sizeof *b);
 }
 
-int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, float q_weight, xqc_batch_t *b) {
+int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, const xqc_sample_opts_t *o,
+                      xqc_batch_t *b) {
+  const float q_weight = o->q_weight;
   memset(b, 0, sizeof *b);
   if (n <= 0 || r->count == 0) return 0;
   size_t un = (size_t)n;
@@ -80,6 +82,7 @@ int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, float q_weight, xqc
     uint64_t slot = (r->head + r->cap - r->count + k) % r->cap;
     s = r->ring[slot];
     if (xq_rng_next(rng) & 1) xq_sample_mirror(&s);
+    if (o->colour_swap > 0.0f && xq_rng_uniform(rng) < o->colour_swap) xq_sample_colour_swap(&s);
     Xqz__Sample *m = &b->msgs[i];
     xqz__sample__init(m);
     uint8_t *bd = b->boards + (size_t)i * XQ_SQUARES;

@@ -42,10 +42,16 @@ typedef struct {
   int n;
 } xqc_batch_t;
 
-/* Draws n samples uniformly (mirrored with probability 1/2) into b. 0 or XQ_ENOMEM. */
-/* The value target sent is (1 - q_weight) z + q_weight q (coordinator setting
- * value_target_q; 0 = the game result alone). */
-int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, float q_weight, xqc_batch_t *b);
+/* How samples are served (coordinator settings). */
+typedef struct {
+  float q_weight;    /* value target (1 - q_weight) z + q_weight q (value_target_q; 0 = z) */
+  float colour_swap; /* share of samples served with the colours swapped (colour_swap) */
+} xqc_sample_opts_t;
+
+/* Draws n samples uniformly (mirrored with probability 1/2, colour-swapped with
+ * probability o->colour_swap) into b. 0 or XQ_ENOMEM. */
+int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, const xqc_sample_opts_t *o,
+                      xqc_batch_t *b);
 void xqc_batch_free(xqc_batch_t *b);
 
 #endif

@@ -142,6 +142,16 @@ void xq_sample_mirror(xq_sample_t *s) {
   for (int k = 0; k < s->npi; k++) s->pi_index[k] = (uint16_t)xq_policy_mirror(s->pi_index[k]);
 }
 
+void xq_sample_colour_swap(xq_sample_t *s) {
+  uint8_t b[XQ_SQUARES];
+  for (int sq = 0; sq < XQ_SQUARES; sq++) {
+    int pc = s->board[sq];
+    b[xq_sq_flip(sq)] = pc ? (uint8_t)xq_pc_make(!xq_pc_colour(pc), xq_pc_type(pc)) : 0;
+  }
+  memcpy(s->board, b, XQ_SQUARES);
+  s->side = s->side == XQ_RED ? XQ_BLACK : XQ_RED;
+}
+
 void xq_sample_encode(float *planes, const xq_sample_t *s) {
   nn_encode_board(planes, s->board, s->side, s->rule60, s->repeated);
 }

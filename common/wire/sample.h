@@ -43,6 +43,11 @@ int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t 
                                        double material_pawns, xq_errbuf_t *eb);
 /* Mirrors a sample left-right (files a<->i), policy included. */
 void xq_sample_mirror(xq_sample_t *s);
+/* Swaps the colours: the board turned 180 degrees with Red and Black exchanged and the
+ * other side to move. The rules are symmetric under this, so it is the same position for
+ * the mover: policy indices (side to move's view), z and q stay; only the input's colour
+ * plane differs. */
+void xq_sample_colour_swap(xq_sample_t *s);
 /* Input planes (NN_INPUT_PLANES x 90) of the sample: the same as nn_encode of the
  * position in its game. */
 void xq_sample_encode(float *planes, const xq_sample_t *s);

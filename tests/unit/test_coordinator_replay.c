@@ -66,7 +66,8 @@ static void test_remove_keeps_order_and_sampling_uniform(void **state) {
   xq_rng_seed(&rng, 3);
   int hits[200] = {0};
   xqc_batch_t b;
-  assert_int_equal(xqc_replay_sample(&r, &rng, 5000, 0.0f, &b), 0);
+  const xqc_sample_opts_t plain = {0.0f, 0.0f};
+  assert_int_equal(xqc_replay_sample(&r, &rng, 5000, &plain, &b), 0);
   for (int i = 0; i < b.n; i++) {
     int n = (int)(b.msgs[i].z * 1000.0f + 0.5f); /* mirroring keeps z */
     assert_true(n >= 0 && n < 200);
@@ -97,8 +98,47 @@ static void test_value_target_mix(void **state) {
   const float w[3] = {0.0f, 1.0f, 0.5f}, want[3] = {1.0f, -0.5f, 0.25f};
   for (int k = 0; k < 3; k++) {
     xqc_batch_t b;
-    assert_int_equal(xqc_replay_sample(&r, &rng, 8, w[k], &b), 0);
+    const xqc_sample_opts_t o = {w[k], 0.0f};
+    assert_int_equal(xqc_replay_sample(&r, &rng, 8, &o, &b), 0);
     for (int i = 0; i < b.n; i++) assert_true(b.msgs[i].z == want[k]); /* mirrored too */
+    xqc_batch_free(&b);
+  }
+  xqc_replay_close(&r);
+}
+
+/* colour_swap is the share of samples served with the colours swapped (side flipped). */
+static void test_colour_swap_share(void **state) {
+  (void)state;
+  xqc_replay_t r;
+  assert_int_equal(xqc_replay_init(&r, 4), 0);
+  xq_sample_t s = sample(0);
+  s.board[4] = (uint8_t)xq_pc_make(XQ_RED, XQ_KING);    /* e0 */
+  s.board[85] = (uint8_t)xq_pc_make(XQ_BLACK, XQ_KING); /* e9 */
+  s.board[13] = (uint8_t)xq_pc_make(XQ_RED, XQ_ROOK);   /* e1, between the kings */
+  s.side = XQ_RED;
+  xqc_replay_push(&r, &s, 0);
+  xq_rng_t rng;
+  xq_rng_seed(&rng, 9);
+  const float share[3] = {0.0f, 1.0f, 0.5f};
+  for (int k = 0; k < 3; k++) {
+    xqc_batch_t b;
+    const xqc_sample_opts_t o = {0.0f, share[k]};
+    assert_int_equal(xqc_replay_sample(&r, &rng, 1000, &o, &b), 0);
+    int black = 0;
+    for (int i = 0; i < b.n; i++) {
+      const uint8_t *bd = b.msgs[i].board.data;
+      if (b.msgs[i].side == XQ_BLACK) {
+        black++;
+        assert_int_equal(bd[85], xq_pc_make(XQ_BLACK, XQ_KING)); /* Red's king, turned */
+        assert_int_equal(bd[76], xq_pc_make(XQ_BLACK, XQ_ROOK)); /* e1 -> e8 */
+      } else {
+        assert_int_equal(bd[4], xq_pc_make(XQ_RED, XQ_KING));
+      }
+    }
+    print_message("colour_swap %.1f: %d of 1000 served swapped\n", share[k], black);
+    if (k == 0) assert_int_equal(black, 0);
+    if (k == 1) assert_int_equal(black, 1000);
+    if (k == 2) assert_true(black > 430 && black < 570); /* 500 expected, 4.4 sigma */
     xqc_batch_free(&b);
   }
   xqc_replay_close(&r);
@@ -107,6 +147,6 @@ static void test_value_target_mix(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_remove_keeps_order_and_sampling_uniform),
-      cmocka_unit_test(test_value_target_mix)};
+      cmocka_unit_test(test_value_target_mix), cmocka_unit_test(test_colour_swap_share)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

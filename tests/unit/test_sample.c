@@ -289,6 +289,48 @@ static void test_mirror(void **state) {
   xq_record_free(&r);
 }
 
+/* A colour swap is the same position for the mover: every input plane but the colour
+ * plane (14) is unchanged, so are the legal moves (policy indices) and the check flag;
+ * swapping twice gives the sample back. */
+static void test_colour_swap(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  xq_record_init(&r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  random_game(&r, 150);
+  int n = xq_samples_from_record(&r, s, CAP, NULL);
+  assert_true(n > 0);
+  xq_pos_t *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+  static float pa[NN_INPUT_PLANES * NN_HW], pb[NN_INPUT_PLANES * NN_HW];
+  for (int k = 0; k < n; k++) {
+    xq_sample_t c = s[k];
+    xq_sample_colour_swap(&c);
+    assert_int_not_equal(c.side, s[k].side);
+    xq_sample_encode(pa, &s[k]);
+    xq_sample_encode(pb, &c);
+    for (int p = 0; p < NN_INPUT_PLANES; p++) {
+      if (p == 14) {
+        for (int q = 0; q < NN_HW; q++) assert_true(pa[p * NN_HW + q] == 1.0f - pb[p * NN_HW + q]);
+      } else {
+        assert_memory_equal(pa + p * NN_HW, pb + p * NN_HW, NN_HW * sizeof(float));
+      }
+    }
+    uint8_t ma[XQ_POLICY_SIZE], mb[XQ_POLICY_SIZE];
+    xq_sample_position(a, &s[k]);
+    xq_sample_position(b, &c);
+    nn_encode_legal(a, ma, NULL, NULL);
+    nn_encode_legal(b, mb, NULL, NULL);
+    assert_memory_equal(ma, mb, sizeof ma);
+    assert_int_equal(a->in_check, b->in_check);
+    xq_sample_colour_swap(&c);
+    assert_memory_equal(&c, &s[k], sizeof c);
+  }
+  free(a);
+  free(b);
+  free(s);
+  xq_record_free(&r);
+}
+
 /* The legal-move mask of xq_sample_position equals that of the replayed position. */
 static void test_position_mask(void **state) {
   (void)state;
@@ -471,6 +513,7 @@ int main(void) {
       cmocka_unit_test(test_position_mask),  cmocka_unit_test(test_proto_roundtrip),
       cmocka_unit_test(test_hostile_proto),  cmocka_unit_test(test_root_value),
       cmocka_unit_test(test_material_adjudication),
+      cmocka_unit_test(test_colour_swap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
