@@ -55,8 +55,9 @@ static void run_arena(xq_task_t *t) {
     int plies = 0;
     rc = xq_player_new_game(a, &eb);
     if (!rc) rc = xq_player_new_game(b, &eb);
-    if (!rc) rc = xq_arena_game(a_red ? a : b, a_red ? b : a, opening, t->max_plies,
-                             t->adjudicate_material, &out, &plies, &eb);
+    if (!rc)
+      rc = xq_arena_game(a_red ? a : b, a_red ? b : a, opening, t->max_plies,
+                         t->adjudicate_material, &out, &plies, &eb);
     if (rc) break;
     if (a_red) {
       t->result_a_red = a_score(out.result, true);
