@@ -264,14 +264,21 @@ static void test_rejects(void **state) {
   xq_record_free(&r);
 }
 
+/* The samples of a random game of up to `plies` plies (r initialised here; free both). */
+static xq_sample_t *random_samples(xq_game_record_t *r, int plies, int *n) {
+  xq_record_init(r);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  random_game(r, plies);
+  *n = xq_samples_from_record(r, s, CAP, NULL);
+  assert_true(*n > 0);
+  return s;
+}
+
 static void test_mirror(void **state) {
   (void)state;
   xq_game_record_t r;
-  xq_record_init(&r);
-  xq_sample_t *s = malloc(CAP * sizeof *s);
-  random_game(&r, 100);
-  int n = xq_samples_from_record(&r, s, CAP, NULL);
-  assert_true(n > 0);
+  int n;
+  xq_sample_t *s = random_samples(&r, 100, &n);
   xq_pos_t *pos = malloc(sizeof *pos);
   for (int k = 0; k < n; k++) {
     xq_sample_t m = s[k];
@@ -295,11 +302,8 @@ static void test_mirror(void **state) {
 static void test_colour_swap(void **state) {
   (void)state;
   xq_game_record_t r;
-  xq_record_init(&r);
-  xq_sample_t *s = malloc(CAP * sizeof *s);
-  random_game(&r, 150);
-  int n = xq_samples_from_record(&r, s, CAP, NULL);
-  assert_true(n > 0);
+  int n;
+  xq_sample_t *s = random_samples(&r, 150, &n);
   xq_pos_t *a = malloc(sizeof *a), *b = malloc(sizeof *b);
   static float pa[NN_INPUT_PLANES * NN_HW], pb[NN_INPUT_PLANES * NN_HW];
   for (int k = 0; k < n; k++) {
