@@ -87,7 +87,8 @@ static int record_samples(const unsigned char *buf, size_t len, double material_
   if (rc == 0) {
     int cap = rec.nplies + 1;
     *out = malloc((size_t)cap * sizeof **out);
-    rc = *out ? xq_samples_from_record_adjudicated(&rec, *out, cap, material_pawns, eb) : XQ_ENOMEM;
+    rc = *out ? xq_samples_from_record_adjudicated(&rec, *out, cap, material_pawns, eb)
+              : XQ_ENOMEM;
     if (rc < 0) {
       free(*out);
       *out = NULL;

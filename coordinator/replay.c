@@ -62,7 +62,6 @@ void xqc_batch_free(xqc_batch_t *b) {
 
 int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, const xqc_sample_opts_t *o,
                       xqc_batch_t *b) {
-  const float q_weight = o->q_weight;
   memset(b, 0, sizeof *b);
   if (n <= 0 || r->count == 0) return 0;
   size_t un = (size_t)n;
@@ -103,7 +102,7 @@ int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, const xqc_sample_op
     m->pi_index = ix;
     m->n_pi_prob = (size_t)np;
     m->pi_prob = pr;
-    m->z = (1.0f - q_weight) * s.z + q_weight * s.q;
+    m->z = (1.0f - o->q_weight) * s.z + o->q_weight * s.q;
     b->ptrs[i] = m;
   }
   b->n = n;

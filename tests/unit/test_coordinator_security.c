@@ -84,16 +84,22 @@ static void send_nowait(void *s, const Xqz__Envelope *env) {
   (void)xq_wire_send(s, NULL, 0, env, ZMQ_DONTWAIT);
 }
 
+/* Fills env with a worker's Hello (request 1); h must outlive env's use. */
+static void hello_envelope(Xqz__Envelope *env, Xqz__Hello *h, const char *worker_id) {
+  xqz__hello__init(h);
+  xq_wire_init(env);
+  h->role = XQZ__ROLE__ROLE_WORKER;
+  h->worker_id = (char *)worker_id;
+  env->body_case = XQZ__ENVELOPE__BODY_HELLO;
+  env->hello = h;
+  env->request_id = 1;
+}
+
 /* What a refused client tries: Hello, a valid game, the best net, the status. */
 static void refused_requests(void *s, const char *worker_id, uint64_t net) {
   Xqz__Envelope env;
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  xq_wire_init(&env);
-  h.role = XQZ__ROLE__ROLE_WORKER;
-  h.worker_id = (char *)worker_id;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
-  env.request_id = 1;
+  Xqz__Hello h;
+  hello_envelope(&env, &h, worker_id);
   send_nowait(s, &env);
   unsigned char *buf;
   size_t len;
@@ -126,13 +132,8 @@ static void refused_requests(void *s, const char *worker_id, uint64_t net) {
 
 static void send_hello(void *s, const char *worker_id) {
   Xqz__Envelope env;
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  xq_wire_init(&env);
-  h.role = XQZ__ROLE__ROLE_WORKER;
-  h.worker_id = (char *)worker_id;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
-  env.request_id = 1;
+  Xqz__Hello h;
+  hello_envelope(&env, &h, worker_id);
   send_env(s, &env);
 }
 
