@@ -4,7 +4,6 @@
 #define _DEFAULT_SOURCE
 #include "segments.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,106 +14,24 @@
 #include "support/le.h"
 #include "support/log.h"
 
-#define HDR_SIZE 12
-#define MAX_PAYLOAD (XQ_RECORD_MAX_PAYLOAD + 512u)
-
-static void seg_path(char *out, size_t n, const char *dir, int index) {
-  snprintf(out, n, "%s/seg-%06d.bin", dir, index);
-}
-
-static uint32_t rd32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 static void wr32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Scans one file; returns the offset after the last good record (for truncation) in
- * *good_end, and 0, or a negative error for a broken header. */
-static int scan_file(const char *path, xqc_seg_visit_fn visit, void *user, uint64_t *good_end,
-                     int *torn, xq_errbuf_t *eb) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return xq_err_set(eb, XQ_EIO, "%s: cannot open", path);
-  unsigned char hdr[HDR_SIZE];
-  *torn = 0;
-  *good_end = 0;
-  size_t got = fread(hdr, 1, HDR_SIZE, f);
-  if (got < HDR_SIZE) { /* a file created but never completed: treat as empty */
-    fclose(f);
-    *torn = got > 0;
-    return 0;
-  }
-  if (memcmp(hdr, XQC_SEG_MAGIC, 8) != 0 || rd32(hdr + 8) != XQC_SEG_VERSION) {
-    fclose(f);
-    return xq_err_set(eb, XQ_EFORMAT, "%s: not a segment file (magic/version)", path);
-  }
-  uint64_t pos = HDR_SIZE;
-  *good_end = pos;
-  unsigned char *buf = NULL;
-  int rc = 0;
-  for (;;) {
-    unsigned char fr[8];
-    size_t n = fread(fr, 1, 8, f);
-    if (n == 0) break;
-    if (n < 8) { *torn = 1; break; }
-    uint32_t len = rd32(fr), crc = rd32(fr + 4);
-    if (len < 10 || len > MAX_PAYLOAD) { *torn = 1; break; }
-    unsigned char *nb = realloc(buf, len);
-    if (!nb) { rc = XQ_ENOMEM; break; }
-    buf = nb;
-    if (fread(buf, 1, len, f) != len || xq_crc32(0, buf, len) != crc) { *torn = 1; break; }
-    size_t idlen = (size_t)buf[0] | (size_t)buf[1] << 8;
-    if (2 + idlen + 8 > len || idlen > 255) { *torn = 1; break; }
-    char wid[256];
-    memcpy(wid, buf + 2, idlen);
-    wid[idlen] = '\0';
-    uint64_t seq = (uint64_t)rd32(buf + 2 + idlen) | (uint64_t)rd32(buf + 6 + idlen) << 32;
-    pos += 8 + len;
-    *good_end = pos;
-    if (visit && visit(user, wid, seq, buf + 10 + idlen, len - 10 - idlen)) break;
-  }
-  free(buf);
-  fclose(f);
-  return rc;
-}
-
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 int xqc_seg_open(xqc_segments_t *s, const char *dir, uint64_t roll_bytes,
-                 xqc_seg_visit_fn visit, void *user, xq_errbuf_t *eb) {
+                 xq_seg_visit_fn visit, void *user, xq_errbuf_t *eb) {
   memset(s, 0, sizeof *s);
   snprintf(s->dir, sizeof s->dir, "%s", dir);
   s->roll_bytes = roll_bytes;
-  DIR *d = opendir(dir);
-  if (!d) return xq_err_set(eb, XQ_EIO, "%s: cannot open directory", dir);
-  int *idx = NULL, n = 0, cap = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    int k;
-    char tail;
-    if (sscanf(e->d_name, "seg-%d.bi%c", &k, &tail) == 2 && tail == 'n' &&
-        strlen(e->d_name) == 14) {
-      if (n == cap) {
-        cap = cap ? cap * 2 : 16;
-        int *ni = realloc(idx, (size_t)cap * sizeof *ni);
-        if (!ni) { free(idx); closedir(d); return XQ_ENOMEM; }
-        idx = ni;
-      }
-      idx[n++] = k;
-    }
-  }
-  closedir(d);
-  if (n) qsort(idx, (size_t)n, sizeof *idx, cmp_int);
-  int rc = 0;
+  int *idx = NULL, n = 0;
+  int rc = xq_seg_list(dir, &idx, &n, eb);
+  if (rc < 0) return rc;
   for (int i = 0; i < n && rc == 0; i++) {
     char path[600];
-    seg_path(path, sizeof path, dir, idx[i]);
+    xq_seg_path(path, sizeof path, dir, idx[i]);
     uint64_t good = 0;
     int torn = 0;
-    rc = scan_file(path, visit, user, &good, &torn, eb);
+    rc = xq_seg_scan_file(path, visit, user, &good, &torn, eb);
     if (rc < 0) break;
     if (torn) {
       if (i != n - 1) {
@@ -136,8 +53,8 @@ int xqc_seg_open(xqc_segments_t *s, const char *dir, uint64_t roll_bytes,
   if (n) {
     /* Continue the last file, or start the next one when it is full. */
     char path[600];
-    seg_path(path, sizeof path, dir, s->index);
-    if (s->size < HDR_SIZE) {
+    xq_seg_path(path, sizeof path, dir, s->index);
+    if (s->size < XQ_SEG_HEADER_SIZE) {
       s->size = 0; /* header torn by a crash: the file is started again (no records) */
     } else if (s->size >= s->roll_bytes) {
       s->index++;
@@ -162,14 +79,14 @@ static int fsync_dir(const char *dir) {
 
 static int start_file(xqc_segments_t *s, xq_errbuf_t *eb) {
   char path[600];
-  seg_path(path, sizeof path, s->dir, s->index);
+  xq_seg_path(path, sizeof path, s->dir, s->index);
   s->f = fopen(path, "wb");
   if (!s->f) return xq_err_set(eb, XQ_EIO, "%s: cannot create", path);
-  unsigned char hdr[HDR_SIZE];
-  memcpy(hdr, XQC_SEG_MAGIC, 8);
-  wr32(hdr + 8, XQC_SEG_VERSION);
-  if (fwrite(hdr, 1, HDR_SIZE, s->f) != HDR_SIZE) return xq_err_set(eb, XQ_EIO, "%s: write", path);
-  s->size = HDR_SIZE;
+  unsigned char hdr[XQ_SEG_HEADER_SIZE];
+  memcpy(hdr, XQ_SEG_MAGIC, 8);
+  wr32(hdr + 8, XQ_SEG_VERSION);
+  if (fwrite(hdr, 1, XQ_SEG_HEADER_SIZE, s->f) != XQ_SEG_HEADER_SIZE) return xq_err_set(eb, XQ_EIO, "%s: write", path);
+  s->size = XQ_SEG_HEADER_SIZE;
   s->dirty = 1;
   if (fsync_dir(s->dir) < 0) return xq_err_set(eb, XQ_EIO, "%s: fsync directory", s->dir);
   return 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "json_out.h"
 #include "search/arena.h"
 #include "support/rng.h"
 
@@ -30,17 +31,6 @@ static int usage(FILE *f) {
           "The last line of stdout is a JSON object from A's point of view.\n",
           XQ_ARENA_MAX_PLIES);
   return 2;
-}
-
-/* Prints s as a JSON string. */
-static void json_str(const char *s) {
-  putchar('"');
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') printf("\\%c", *s);
-    else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
-    else putchar(*s);
-  }
-  putchar('"');
 }
 
 /* JSON has no infinities: non-finite numbers are printed as null. */
@@ -202,12 +192,12 @@ int xqz_cmd_arena(int argc, char **argv) {
     sep = ",";
   }
   printf("},\"avg_plies\":%.1f,\"a\":", st.games ? (double)st.plies / (double)st.games : 0.0);
-  json_str(spec[0]);
+  xqz_json_str(spec[0]);
   printf(",\"b\":");
-  json_str(spec[1]);
+  xqz_json_str(spec[1]);
   if (rc) {
     printf(",\"error\":");
-    json_str(eb.msg);
+    xqz_json_str(eb.msg);
   }
   printf("}\n");
   fflush(stdout);
