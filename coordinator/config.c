@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/material.h"
 #include "wire/wire.h"
 
 typedef enum { T_INT, T_DOUBLE, T_STRING } ctype_t;
@@ -60,7 +61,7 @@ static const crow_t ROWS[] = {
    "positions in the window before training starts"},
   {"value_target_q", T_DOUBLE, O(value_target_q), "0", 0, 1, NULL,
    "value target = (1 - q) x game result + q x the search's root value (0: result only)"},
-  {"adjudicate_material", T_DOUBLE, O(adjudicate_material), "3", 0, 100, NULL,
+  {"adjudicate_material", T_DOUBLE, O(adjudicate_material), XQ_ADJUDICATE_DEFAULT, 0, 100, NULL,
    "a game stopped by the length cap is won by the side this many pawns ahead (0: a draw)"},
   {"colour_swap", T_DOUBLE, O(colour_swap), "0.5", 0, 1, NULL,
    "share of training samples served with the colours swapped (board turned, Red<->Black)"},

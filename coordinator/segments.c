@@ -85,7 +85,8 @@ static int start_file(xqc_segments_t *s, xq_errbuf_t *eb) {
   unsigned char hdr[XQ_SEG_HEADER_SIZE];
   memcpy(hdr, XQ_SEG_MAGIC, 8);
   wr32(hdr + 8, XQ_SEG_VERSION);
-  if (fwrite(hdr, 1, XQ_SEG_HEADER_SIZE, s->f) != XQ_SEG_HEADER_SIZE) return xq_err_set(eb, XQ_EIO, "%s: write", path);
+  if (fwrite(hdr, 1, XQ_SEG_HEADER_SIZE, s->f) != XQ_SEG_HEADER_SIZE)
+    return xq_err_set(eb, XQ_EIO, "%s: write", path);
   s->size = XQ_SEG_HEADER_SIZE;
   s->dirty = 1;
   if (fsync_dir(s->dir) < 0) return xq_err_set(eb, XQ_EIO, "%s: fsync directory", s->dir);

@@ -2,10 +2,10 @@
  * segments.h: append-only game segment files games/seg-NNNNNN.bin (the format and the
  * read-only scanner are in common/search/segment_file.h). Appends are buffered by stdio
  * and made durable by xqc_seg_sync (fflush + fsync), which the coordinator calls on a
- * timer before acknowledging. A new
- * file is started when the current one passes the roll-over size. On startup
- * xqc_seg_scan reads every record of every file in order; a torn tail (a short or
- * CRC-failing last record of the last file) is truncated away, nothing else is dropped.
+ * timer before acknowledging. A new file is started when the current one passes the
+ * roll-over size. On startup xqc_seg_open reads every record of every file in order; a
+ * torn tail (a short or CRC-failing last record of the last file) is truncated away, and
+ * damage anywhere else is logged as an error (that file's later records are skipped).
  */
 #ifndef XQC_SEGMENTS_H
 #define XQC_SEGMENTS_H

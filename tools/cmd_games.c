@@ -15,19 +15,23 @@
 
 #include "commands.h"
 #include "json_out.h"
+#include "rules/material.h"
 #include "search/game_record.h"
 #include "search/segment_file.h"
 #include "wire/game_summary.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz games PATH... [--adjudicate PAWNS] [--json]\n\n"
-             "Summarises stored self-play games, one row per file and a total.\n"
-             "PATH: a campaign directory, its games/ directory, segment files\n"
-             "(seg-NNNNNN.bin) or `xqz selfplay` record files. Read-only.\n\n"
+             "Summarises stored self-play games, one row per file, and a total row when\n"
+             "there is more than one file. PATH: a campaign directory, its games/\n"
+             "directory, segment files (seg-NNNNNN.bin) or `xqz selfplay` record files.\n"
+             "Read-only: safe on a running campaign.\n\n"
              "  --adjudicate PAWNS  score length-capped games by material as the campaign\n"
-             "                      does (default: adjudicate_material from the campaign's\n"
-             "                      campaign.ini when PATH is a campaign, else 0 = draws)\n"
-             "  --json              one JSON object per file and one for the total\n\n"
+             "                      does (default: adjudicate_material in the campaign's\n"
+             "                      campaign.ini, else the coordinator's default "
+             XQ_ADJUDICATE_DEFAULT ";\n"
+             "                      0 for record files: capped games drawn)\n"
+             "  --json              one JSON object per file (and one for the total)\n\n"
              "Columns: games; mean plies; results by the rules (%% Red, Black, drawn); how\n"
              "games ended (%% checkmate, resignation, repetition, no capture, length cap,\n"
              "other); training samples; %% with a decisive target z; correlation of the\n"
@@ -35,10 +39,19 @@ static void usage(FILE *f) {
 }
 
 typedef struct {
+  char *path;
+  double pawns; /* adjudication of this file's games */
+} games_file_t;
+
+typedef struct {
   xq_game_summary_t sum;
   const char *path;
   xq_errbuf_t first_bad; /* why the first bad record was bad */
 } file_scan_t;
+
+static void note_bad(file_scan_t *fs, const xq_errbuf_t *eb) {
+  if (!fs->first_bad.msg[0]) fs->first_bad = *eb;
+}
 
 static int visit_segment(void *user, const char *worker_id, uint64_t seq,
                          const unsigned char *rec, size_t len) {
@@ -51,12 +64,13 @@ static int visit_segment(void *user, const char *worker_id, uint64_t seq,
   int rc = xq_record_decode(&r, rec, len, &eb);
   if (rc == 0) rc = xq_game_summary_add(&fs->sum, &r, &eb);
   else fs->sum.bad++;
-  if (rc < 0 && !fs->first_bad.msg[0]) fs->first_bad = eb;
+  if (rc < 0) note_bad(fs, &eb);
   xq_record_free(&r);
   return 0;
 }
 
-/* A file of `xqz selfplay` records. */
+/* A file of `xqz selfplay` records. A record that does not decode is skipped; a
+ * truncated or CRC-failing one ends the file (its framing cannot be trusted). */
 static int scan_records(file_scan_t *fs, xq_errbuf_t *eb) {
   FILE *f = fopen(fs->path, "rb");
   if (!f) return xq_err_set(eb, XQ_EIO, "%s: cannot open: %s", fs->path, strerror(errno));
@@ -65,17 +79,32 @@ static int scan_records(file_scan_t *fs, xq_errbuf_t *eb) {
   xq_record_init(&r);
   while (rc == 0) {
     xq_errbuf_t reb = {{0}};
+    long before = ftell(f);
     int got = xq_record_read(f, &r, &reb);
     if (got == 0) break;
-    if (got < 0) { /* framing is lost after a bad record: stop at it */
-      fs->sum.bad++;
-      if (!fs->first_bad.msg[0]) fs->first_bad = reb;
-      break;
+    if (got > 0) {
+      if (xq_game_summary_add(&fs->sum, &r, &reb) < 0) note_bad(fs, &reb);
+      continue;
     }
-    if (xq_game_summary_add(&fs->sum, &r, &reb) < 0 && !fs->first_bad.msg[0]) fs->first_bad = reb;
+    fs->sum.bad++;
+    note_bad(fs, &reb);
+    if (got == XQ_ETRUNC || got == XQ_ECHECKSUM || got == XQ_ENOMEM || ftell(f) - before <= 8)
+      break;
   }
   xq_record_free(&r);
   fclose(f);
+  return rc;
+}
+
+/* A segment file; damage (or a record being appended) is reported, not fatal. */
+static int scan_segment(file_scan_t *fs, xq_errbuf_t *eb) {
+  uint64_t end;
+  int torn;
+  int rc = xq_seg_scan_file(fs->path, visit_segment, fs, &end, &torn, eb);
+  if (rc == 0 && torn)
+    fprintf(stderr, "xqz games: %s: read up to byte %llu only (a record being written, or "
+                    "damage: the rest of the file is not counted)\n",
+            fs->path, (unsigned long long)end);
   return rc;
 }
 
@@ -86,11 +115,8 @@ static int scan_file(file_scan_t *fs, xq_errbuf_t *eb) {
   size_t got = fread(magic, 1, sizeof magic, f);
   fclose(f);
   if (got == 8 && !memcmp(magic, XQ_RECORD_MAGIC, 8)) return scan_records(fs, eb);
-  if (got == 8 && !memcmp(magic, XQ_SEG_MAGIC, 8)) {
-    uint64_t end;
-    int torn;
-    return xq_seg_scan_file(fs->path, visit_segment, fs, &end, &torn, eb);
-  }
+  /* A segment the coordinator has just started may not have its header on disk yet. */
+  if (!memcmp(magic, XQ_SEG_MAGIC, got)) return scan_segment(fs, eb);
   return xq_err_set(eb, XQ_EFORMAT, "%s: neither a segment file nor a game-record file",
                     fs->path);
 }
@@ -112,8 +138,8 @@ static void print_row(const char *name, const xq_game_summary_t *s) {
   char cz[16];
   if (isnan(c)) snprintf(cz, sizeof cz, "-");
   else snprintf(cz, sizeof cz, "%+.2f", c);
-  printf("%-16s %8llu %6.1f %4.0f%% %4.0f%% %4.0f%%  %4.0f%% %4.0f%% %4.0f%% %4.0f%% %4.0f%% %4.0f%% "
-         "%10llu %5.0f%% %6s\n",
+  printf("%-16s %8llu %6.1f %4.0f%% %4.0f%% %4.0f%%  "
+         "%4.0f%% %4.0f%% %4.0f%% %4.0f%% %4.0f%% %4.0f%% %10llu %5.0f%% %6s\n",
          name, (unsigned long long)g, g ? (double)s->plies / (double)g : 0.0,
          pct(s->red_wins, g), pct(s->black_wins, g), pct(s->draws, g),
          pct(r[XQ_REASON_CHECKMATE], g), pct(r[XQ_REASON_RESIGN], g),
@@ -138,24 +164,32 @@ static void print_json(const char *name, const xq_game_summary_t *s) {
            (unsigned long long)s->by_reason[k]);
     first = 0;
   }
-  printf("},\"samples\":%llu,\"decisive_samples\":%llu,\"material_z\":", (unsigned long long)s->samples,
-         (unsigned long long)s->decisive);
+  printf("},\"samples\":%llu,\"decisive_samples\":%llu,\"material_z\":",
+         (unsigned long long)s->samples, (unsigned long long)s->decisive);
   if (isnan(c)) printf("null}\n");
   else printf("%.4f}\n", c);
 }
 
-/* adjudicate_material from DIR/campaign.ini, if DIR is a campaign; 1 when found. */
+/* adjudicate_material in DIR/campaign.ini when DIR is a campaign (the coordinator's
+ * default when the file does not set it); 1 when DIR has a campaign.ini. */
 static int campaign_adjudication(const char *dir, double *pawns) {
   char path[1200];
   snprintf(path, sizeof path, "%s/campaign.ini", dir);
   FILE *f = fopen(path, "r");
   if (!f) return 0;
+  *pawns = strtod(XQ_ADJUDICATE_DEFAULT, NULL);
   char line[512];
-  int found = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, " adjudicate_material = %lf", pawns) == 1) found = 1;
+  while (fgets(line, sizeof line, f)) {
+    char *p = line + strspn(line, " \t");
+    if (strncmp(p, "adjudicate_material", 19) != 0) continue;
+    p += 19 + strspn(p + 19, " \t");
+    if (*p != '=' && *p != ':') continue;
+    char *end;
+    double v = strtod(p + 1, &end);
+    if (end != p + 1 && end[strspn(end, " \t\r\n")] == '\0') *pawns = v;
+  }
   fclose(f);
-  return found;
+  return 1;
 }
 
 static int is_dir(const char *p) {
@@ -163,87 +197,114 @@ static int is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The files PATH stands for, appended to *files (malloc'd strings). */
-static int expand(const char *p, char ***files, int *n, double *pawns, int pawns_given,
-                  xq_errbuf_t *eb) {
-  char dir[1100];
+static int add_file(games_file_t **files, int *n, const char *path, double pawns) {
+  games_file_t *nf = realloc(*files, (size_t)(*n + 1) * sizeof *nf);
+  if (!nf) return XQ_ENOMEM;
+  *files = nf;
+  if (!(nf[*n].path = strdup(path))) return XQ_ENOMEM;
+  nf[*n].pawns = pawns;
+  (*n)++;
+  return 0;
+}
+
+/* The files PATH stands for, appended to *files with the adjudication of their campaign
+ * (`given` >= 0: --adjudicate). A segment file or games/ directory belongs to the
+ * campaign one directory up; a record file to none. */
+static int expand(const char *p, games_file_t **files, int *n, double given, xq_errbuf_t *eb) {
+  char dir[1200], up[1300];
+  double pawns = given;
   if (!is_dir(p)) {
-    snprintf(dir, sizeof dir, "%s", p);
-    char **nf = realloc(*files, (size_t)(*n + 1) * sizeof *nf);
-    if (!nf || !(nf[*n] = strdup(dir))) return XQ_ENOMEM;
-    *files = nf;
-    (*n)++;
-    return 0;
+    const char *base = strrchr(p, '/');
+    base = base ? base + 1 : p;
+    int segment = !strncmp(base, "seg-", 4) && strlen(base) > 8 &&
+                  !strcmp(base + strlen(base) - 4, ".bin");
+    if (given < 0 && !segment) {
+      pawns = 0.0;
+    } else if (given < 0) {
+      const char *slash = strrchr(p, '/');
+      snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p) : 1, slash ? p : ".");
+      snprintf(up, sizeof up, "%s/..", dir);
+      if (!campaign_adjudication(up, &pawns)) pawns = 0.0;
+    }
+    return add_file(files, n, p, pawns);
   }
   snprintf(dir, sizeof dir, "%s/games", p);
   if (is_dir(dir)) {
-    if (!pawns_given) campaign_adjudication(p, pawns);
+    if (given < 0 && !campaign_adjudication(p, &pawns)) pawns = 0.0;
   } else {
     snprintf(dir, sizeof dir, "%s", p);
-    if (!pawns_given) {
-      char parent[1200];
-      snprintf(parent, sizeof parent, "%s/..", p);
-      campaign_adjudication(parent, pawns);
-    }
+    snprintf(up, sizeof up, "%s/..", p);
+    if (given < 0 && !campaign_adjudication(up, &pawns)) pawns = 0.0;
   }
   int *idx, k;
   int rc = xq_seg_list(dir, &idx, &k, eb);
   if (rc < 0) return rc;
   if (k == 0) rc = xq_err_set(eb, XQ_EINVAL, "%s: no segment files (seg-NNNNNN.bin)", dir);
   for (int i = 0; i < k && rc == 0; i++) {
-    char path[1200];
+    char path[1300];
     xq_seg_path(path, sizeof path, dir, idx[i]);
-    char **nf = realloc(*files, (size_t)(*n + 1) * sizeof *nf);
-    if (!nf) { rc = XQ_ENOMEM; break; }
-    *files = nf;
-    if (!(nf[*n] = strdup(path))) { rc = XQ_ENOMEM; break; }
-    (*n)++;
+    rc = add_file(files, n, path, pawns);
   }
   free(idx);
   return rc;
 }
 
-int xqz_cmd_games(int argc, char **argv) {
-  int json = 0, pawns_given = 0;
-  double pawns = 0.0;
-  const char **paths = calloc((size_t)argc, sizeof *paths);
-  int npaths = 0;
-  if (!paths) return 1;
+static int bad_usage(const char *msg, const char *arg) {
+  fprintf(stderr, "xqz games: ");
+  fprintf(stderr, msg, arg);
+  fprintf(stderr, "\n\n");
+  usage(stderr);
+  return 2;
+}
+
+/* Parses the arguments into paths (argv's strings), *given (-1: no --adjudicate) and
+ * *json. 0, or the exit status of bad usage (2) or --help (0 with *help set). */
+static int parse_args(int argc, char **argv, const char **paths, int *npaths, double *given,
+                      int *json, int *help) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) {
-      json = 1;
-    } else if (!strcmp(argv[i], "--adjudicate") && i + 1 < argc) {
+      *json = 1;
+    } else if (!strcmp(argv[i], "--adjudicate")) {
+      if (i + 1 >= argc) return bad_usage("%s needs a number of pawns", argv[i]);
       char *end;
-      pawns = strtod(argv[++i], &end);
-      if (*end || pawns < 0 || pawns > 100) {
-        fprintf(stderr, "xqz games: --adjudicate takes pawns from 0 to 100, not '%s'\n", argv[i]);
-        free(paths);
-        return 2;
-      }
-      pawns_given = 1;
+      const char *v = argv[++i];
+      *given = strtod(v, &end);
+      if (end == v || *end || !isfinite(*given) || *given < 0 || *given > 100)
+        return bad_usage("--adjudicate takes pawns from 0 to 100, not '%s'", v);
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      free(paths);
+      *help = 1;
       return 0;
     } else if (argv[i][0] == '-') {
-      fprintf(stderr, "xqz games: unknown argument '%s'\n\n", argv[i]);
-      usage(stderr);
-      free(paths);
-      return 2;
+      return bad_usage("unknown argument '%s'", argv[i]);
     } else {
-      paths[npaths++] = argv[i];
+      paths[(*npaths)++] = argv[i];
     }
   }
-  if (npaths == 0) {
-    usage(stderr);
+  return *npaths ? 0 : bad_usage("%s", "which games? give a campaign directory or files");
+}
+
+int xqz_cmd_games(int argc, char **argv) {
+  int json = 0, help = 0, npaths = 0;
+  double given = -1.0;
+  const char **paths = calloc((size_t)argc, sizeof *paths);
+  if (!paths) return 1;
+  int st = parse_args(argc, argv, paths, &npaths, &given, &json, &help);
+  if (st || help) {
+    if (help) usage(stdout);
     free(paths);
-    return 2;
+    return st;
   }
-  char **files = NULL;
+  games_file_t *files = NULL;
   int nfiles = 0, rc = 0;
   xq_errbuf_t eb = {{0}};
-  for (int i = 0; i < npaths && rc == 0; i++)
-    rc = expand(paths[i], &files, &nfiles, &pawns, pawns_given, &eb);
+  for (int i = 0; i < npaths && rc == 0; i++) rc = expand(paths[i], &files, &nfiles, given, &eb);
+  for (int i = 1; i < nfiles && rc == 0; i++)
+    if (files[i].pawns != files[0].pawns)
+      rc = xq_err_set(&eb, XQ_EINVAL,
+                      "%s and %s score length-capped games differently (%g and %g pawns); "
+                      "give --adjudicate", files[0].path, files[i].path, files[0].pawns,
+                      files[i].pawns);
+  double pawns = nfiles ? files[0].pawns : 0.0;
   xq_game_summary_t total;
   xq_game_summary_init(&total, pawns);
   if (rc == 0 && !json) {
@@ -252,17 +313,16 @@ int xqz_cmd_games(int argc, char **argv) {
     print_header();
   }
   for (int i = 0; i < nfiles && rc == 0; i++) {
-    file_scan_t fs = {.path = files[i]};
+    file_scan_t fs = {.path = files[i].path};
     xq_game_summary_init(&fs.sum, pawns);
     rc = scan_file(&fs, &eb);
     if (rc < 0) break;
-    const char *base = strrchr(files[i], '/');
-    base = base ? base + 1 : files[i];
-    if (json) print_json(base, &fs.sum);
-    else print_row(base, &fs.sum);
+    const char *base = strrchr(fs.path, '/');
+    if (json) print_json(fs.path, &fs.sum);
+    else print_row(base ? base + 1 : fs.path, &fs.sum);
     fflush(stdout);
     if (fs.sum.bad)
-      fprintf(stderr, "xqz games: %s: %llu records skipped (first: %s)\n", files[i],
+      fprintf(stderr, "xqz games: %s: %llu records skipped (first: %s)\n", fs.path,
               (unsigned long long)fs.sum.bad, fs.first_bad.msg);
     xq_game_summary_merge(&total, &fs.sum);
   }
@@ -271,7 +331,7 @@ int xqz_cmd_games(int argc, char **argv) {
     else print_row("all", &total);
   }
   if (rc < 0) fprintf(stderr, "xqz games: %s\n", eb.msg[0] ? eb.msg : "out of memory");
-  for (int i = 0; i < nfiles; i++) free(files[i]);
+  for (int i = 0; i < nfiles; i++) free(files[i].path);
   free(files);
   free(paths);
   return rc < 0 ? 1 : 0;

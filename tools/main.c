@@ -20,7 +20,7 @@ static const xqz_command_t commands[] = {
     {"play", xqz_cmd_play, "play a net in the terminal: play --net FILE [--sims N] [--as red|black]"},
     {"explain", xqz_cmd_explain, "what a net sees: explain FEN|startpos --net FILE [--json] (value, worth of each piece)"},
     {"status", xqz_cmd_status, "a running campaign on one screen: status [--coordinator ADDR] [--json]"},
-    {"games", xqz_cmd_games, "summarise stored self-play games: games CAMPAIGN|FILE... [--json] (results, reasons, value targets)"},
+    {"games", xqz_cmd_games, "how stored games end and what they teach: games CAMPAIGN|FILE... [--adjudicate P] [--json]"},
     {"promotions", xqz_cmd_promotions, "gating history: promotions [--coordinator ADDR] [--follow] [--json]"},
     {"version", xqz_cmd_version, "print the software and protocol versions"},
     {"selfplay", xqz_cmd_selfplay, "self-play games to a file: selfplay --net F --games N --out F [--threads T] [--parallel G] [--sims S]"},

@@ -13,6 +13,10 @@
 #include "rules/board.h"
 #include "rules/rules.h"
 
+/* The campaign default of `adjudicate_material` (pawns), as the coordinator's settings
+ * table and `xqz games` take it. */
+#define XQ_ADJUDICATE_DEFAULT "3"
+
 /* Red's material minus Black's, in half-pawns. */
 int xq_material_balance(const uint8_t board[XQ_SQUARES]);
 

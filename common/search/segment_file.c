@@ -23,6 +23,19 @@ void xq_seg_path(char *out, size_t n, const char *dir, int index) {
   snprintf(out, n, "%s/seg-%06d.bin", dir, index);
 }
 
+/* The number of a name seg-NNNNNN.bin (exactly six digits), else -1: a backup copy such
+ * as seg-000001.bin~ or seg-01.bin is not read as segment 1. */
+static int seg_number(const char *name) {
+  if (strncmp(name, "seg-", 4) != 0 || strcmp(name + 10, ".bin") != 0 || strlen(name) != 14)
+    return -1;
+  int k = 0;
+  for (int i = 4; i < 10; i++) {
+    if (name[i] < '0' || name[i] > '9') return -1;
+    k = k * 10 + (name[i] - '0');
+  }
+  return k;
+}
+
 static int cmp_int(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
@@ -36,10 +49,8 @@ int xq_seg_list(const char *dir, int **idx, int *n, xq_errbuf_t *eb) {
   int *v = NULL, cnt = 0, cap = 0;
   struct dirent *e;
   while ((e = readdir(d))) {
-    int k;
-    char tail;
-    if (sscanf(e->d_name, "seg-%d.bi%c", &k, &tail) == 2 && tail == 'n' &&
-        strlen(e->d_name) == 14) {
+    int k = seg_number(e->d_name);
+    if (k >= 0) {
       if (cnt == cap) {
         cap = cap ? cap * 2 : 16;
         int *nv = realloc(v, (size_t)cap * sizeof *nv);

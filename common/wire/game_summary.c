@@ -17,7 +17,10 @@ void xq_game_summary_init(xq_game_summary_t *s, double adjudicate_pawns) {
 
 int xq_game_summary_add(xq_game_summary_t *s, const xq_game_record_t *r, xq_errbuf_t *eb) {
   xq_sample_t *out = malloc((size_t)(r->nplies + 1) * sizeof *out);
-  if (!out) return XQ_ENOMEM;
+  if (!out) {
+    s->bad++;
+    return xq_err_set(eb, XQ_ENOMEM, "out of memory for %d samples", r->nplies + 1);
+  }
   int n = xq_samples_from_record_adjudicated(r, out, r->nplies + 1, s->adjudicate_pawns, eb);
   if (n < 0) {
     s->bad++;

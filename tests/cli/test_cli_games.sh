@@ -24,13 +24,6 @@ assert d["red_wins"] + d["black_wins"] + d["draws"] == 4, d
 assert sum(d["reasons"].values()) == 4, d
 assert 0 < d["samples"] and 0 <= d["decisive_samples"] <= d["samples"], d
 ' "$json"
-# 40-ply games from a random net mostly hit the cap: adjudication turns some into targets.
-plain=$("$XQZ" games "$dir/g.xqzg" --json)
-check "adjudication never gives fewer decisive targets" python3 -c '
-import json, sys
-a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-assert b["decisive_samples"] >= a["decisive_samples"], (a, b)
-' "$plain" "$json"
 "$XQZ" games "$dir/missing" >/dev/null 2>"$dir/err"; rc=$?
 check "missing path fails" test "$rc" -eq 1
 check "missing path named" grep -q "missing" "$dir/err"

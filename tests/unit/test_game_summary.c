@@ -5,7 +5,10 @@
  * computation, a record that does not replay counted as bad. The read-only segment
  * reader: it finds the records the coordinator's writer appended, stops at a torn tail
  * without touching the file, rejects a file that is not a segment, and lists segment
- * numbers in numeric order.
+ * numbers in numeric order. And `xqz games` on a campaign directory: the adjudication
+ * read from campaign.ini (the coordinator's default when it is not set, --adjudicate
+ * over both), a just-started empty segment and a torn tail reported but not fatal, and
+ * two campaigns that score capped games differently refused.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -16,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "rules/fen.h"
+#include "rules/material.h"
 #include "rules/movegen.h"
 #include "rules/policy_index.h"
 #include "search/game_record.h"
@@ -29,6 +34,8 @@
 #include "wire/game_summary.h"
 
 /* Red a rook up, nothing else but the kings (on different files). */
+#define XQZ XQZ_BINARY_DIR "/tools/xqz"
+
 #define ROOK_UP_FEN "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1"
 
 /* A game from fen: nplies plies of the first legal move, each a full search with all
@@ -190,6 +197,10 @@ static void test_segment_reader(void **state) {
   fclose(fopen(other, "wb"));
   snprintf(other, sizeof other, "%s/seg-000002.bin", dir);
   fclose(fopen(other, "wb"));
+  snprintf(other, sizeof other, "%s/seg-000001.bin~", dir); /* an editor's backup */
+  fclose(fopen(other, "wb"));
+  snprintf(other, sizeof other, "%s/seg-+00003.bin", dir);
+  fclose(fopen(other, "wb"));
   int *idx, n;
   assert_int_equal(xq_seg_list(dir, &idx, &n, NULL), 0);
   assert_int_equal(n, 3);
@@ -199,12 +210,114 @@ static void test_segment_reader(void **state) {
   free(idx);
   assert_int_equal(xq_seg_list("/nonexistent/xqz", &idx, &n, &eb), XQ_EIO);
 
-  const char *names[] = {"seg-000001.bin", "seg-000002.bin", "seg-000010.bin", "seg-2.bin"};
-  for (int i = 0; i < 4; i++) {
+  const char *names[] = {"seg-000001.bin", "seg-000002.bin", "seg-000010.bin", "seg-2.bin",
+                         "seg-000001.bin~", "seg-+00003.bin"};
+  for (int i = 0; i < 6; i++) {
     snprintf(other, sizeof other, "%s/%s", dir, names[i]);
     unlink(other);
   }
   rmdir(dir);
+}
+
+/* Runs `xqz games ARGS --json` with stdout and stderr into files under dir; returns the
+ * exit status and the stdout text in out (cap bytes). */
+static int run_games(const char *dir, const char *args, char *out, size_t cap, char *err,
+                     size_t ecap) {
+  char cmd[2048], path[600];
+  snprintf(cmd, sizeof cmd, "%s games %s --json >%s/out.txt 2>%s/err.txt", XQZ, args, dir, dir);
+  int st = system(cmd);
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+  out[n] = '\0';
+  if (f) fclose(f);
+  snprintf(path, sizeof path, "%s/err.txt", dir);
+  f = fopen(path, "r");
+  n = f ? fread(err, 1, ecap - 1, f) : 0;
+  err[n] = '\0';
+  if (f) fclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The campaign camp/ of dir: games/seg-000001.bin with the two games of add_two_games, an
+ * empty seg-000002.bin (just started) and campaign.ini with ini_line. */
+static void make_campaign(const char *dir, const char *camp, const char *ini_line) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", dir, camp);
+  assert_int_equal(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/%s/campaign.ini", dir, camp);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "; settings\nsims = 64\n%s\n", ini_line);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/%s/games", dir, camp);
+  assert_int_equal(mkdir(path, 0700), 0);
+  xqc_segments_t w;
+  assert_int_equal(xqc_seg_open(&w, path, 1u << 20, NULL, NULL, NULL), 0);
+  xq_game_record_t r;
+  xq_record_init(&r);
+  unsigned char *buf;
+  size_t len;
+  play_game(&r, XQ_START_FEN, 2, XQ_RESULT_BLACK_WIN, XQ_REASON_RESIGN);
+  assert_int_equal(xq_record_encode(&r, &buf, &len), 0);
+  assert_int_equal(xqc_seg_append(&w, "w1", 1, buf, len, NULL), 0);
+  free(buf);
+  play_game(&r, ROOK_UP_FEN, 2, XQ_RESULT_DRAW, XQ_REASON_LENGTH_CAP);
+  assert_int_equal(xq_record_encode(&r, &buf, &len), 0);
+  assert_int_equal(xqc_seg_append(&w, "w1", 2, buf, len, NULL), 0);
+  free(buf);
+  xq_record_free(&r);
+  xqc_seg_close(&w);
+  snprintf(path, sizeof path, "%s/%s/games/seg-000002.bin", dir, camp);
+  fclose(fopen(path, "wb"));
+}
+
+static void test_cli_on_campaign(void **state) {
+  (void)state;
+  char dir[] = "/tmp/xqz-gamescli-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  make_campaign(dir, "a", "adjudicate_material = 0");
+  make_campaign(dir, "b", "; adjudicate_material not set");
+  char out[8192], err[4096], args[1024];
+
+  snprintf(args, sizeof args, "%s/a", dir);
+  assert_int_equal(run_games(dir, args, out, sizeof out, err, sizeof err), 0);
+  /* seg-000001, the empty seg-000002 and the total; capped games drawn in a/. */
+  assert_non_null(strstr(out, "seg-000001.bin\",\"adjudicate_material\":0,\"games\":2,"));
+  assert_non_null(strstr(out, "seg-000002.bin\",\"adjudicate_material\":0,\"games\":0,"));
+  assert_non_null(strstr(out, "\"file\":\"all\""));
+  assert_non_null(strstr(out, "\"samples\":4,\"decisive_samples\":2,"));
+
+  /* b/ does not set it: the coordinator's default, also for a segment named directly. */
+  snprintf(args, sizeof args, "%s/b/games/seg-000001.bin", dir);
+  assert_int_equal(run_games(dir, args, out, sizeof out, err, sizeof err), 0);
+  assert_non_null(strstr(out, "\"adjudicate_material\":" XQ_ADJUDICATE_DEFAULT ","));
+  assert_non_null(strstr(out, "\"samples\":4,\"decisive_samples\":4,"));
+  assert_null(strstr(out, "\"all\""));
+  snprintf(args, sizeof args, "%s/b --adjudicate 0", dir);
+  assert_int_equal(run_games(dir, args, out, sizeof out, err, sizeof err), 0);
+  assert_non_null(strstr(out, "\"samples\":4,\"decisive_samples\":2,"));
+
+  /* Two campaigns scoring capped games differently: refused unless --adjudicate. */
+  snprintf(args, sizeof args, "%s/a %s/b", dir, dir);
+  assert_int_equal(run_games(dir, args, out, sizeof out, err, sizeof err), 1);
+  assert_non_null(strstr(err, "give --adjudicate"));
+  snprintf(args, sizeof args, "%s/a %s/b --adjudicate 3", dir, dir);
+  assert_int_equal(run_games(dir, args, out, sizeof out, err, sizeof err), 0);
+  assert_non_null(strstr(out, "\"file\":\"all\",\"adjudicate_material\":3,\"games\":4,"));
+
+  /* A torn tail: counted up to it, and said. */
+  char path[600];
+  snprintf(path, sizeof path, "%s/a/games/seg-000001.bin", dir);
+  FILE *f = fopen(path, "ab");
+  fwrite("\x40\x00\x00", 1, 3, f);
+  fclose(f);
+  snprintf(args, sizeof args, "%s/a", dir);
+  assert_int_equal(run_games(dir, args, out, sizeof out, err, sizeof err), 0);
+  assert_non_null(strstr(out, "\"games\":2,"));
+  assert_non_null(strstr(err, "seg-000001.bin: read up to byte"));
+
+  snprintf(path, sizeof path, "rm -rf %s", dir);
+  assert_int_equal(system(path), 0);
 }
 
 int main(void) {
@@ -212,6 +325,7 @@ int main(void) {
       cmocka_unit_test(test_counts_and_targets),
       cmocka_unit_test(test_bad_record_and_merge),
       cmocka_unit_test(test_segment_reader),
+      cmocka_unit_test(test_cli_on_campaign),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
