@@ -14,25 +14,20 @@
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
 #include "support/log.h"
+#include "support/mkdir_p.h"
 
 void xqc_net_path(char *out, size_t n, const char *dir, uint64_t id) {
   snprintf(out, n, "%s/nets/%016llx.xqzn", dir, (unsigned long long)id);
 }
 
-static int mkdir_p1(const char *path, xq_errbuf_t *eb) {
-  if (mkdir(path, 0755) != 0 && errno != EEXIST)
-    return xq_err_set(eb, XQ_EIO, "%s: cannot create directory: %s", path, strerror(errno));
-  return 0;
-}
-
 int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb) {
   char p[1024];
-  int rc = mkdir_p1(dir, eb);
+  int rc = xq_mkdir_p(dir, eb);
   if (rc < 0) return rc;
   const char *subs[] = {"nets", "games"};
   for (int i = 0; i < 2; i++) {
     snprintf(p, sizeof p, "%s/%s", dir, subs[i]);
-    if ((rc = mkdir_p1(p, eb)) < 0) return rc;
+    if ((rc = xq_mkdir_p(p, eb)) < 0) return rc;
   }
   snprintf(p, sizeof p, "%s/campaign.ini", dir);
   if (access(p, F_OK) != 0) {

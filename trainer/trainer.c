@@ -22,6 +22,7 @@
 #include "options.h"
 #include "start_net.h"
 #include "support/log.h"
+#include "support/mkdir_p.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 #include "support/clock.h"
@@ -440,9 +441,9 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  if (mkdir(t->o.dir, 0755) && errno != EEXIST) {
-    XQ_LOGE(COMP, "cannot create the state directory dir=%s error=\"%s\"", t->o.dir,
-            strerror(errno));
+  xq_errbuf_t deb = {{0}};
+  if (xq_mkdir_p(t->o.dir, &deb) < 0) {
+    XQ_LOGE(COMP, "cannot create the state directory dir=%s error=\"%s\"", t->o.dir, deb.msg);
     free(t);
     return 1;
   }

@@ -15,6 +15,7 @@
 #include "spool.h"
 #include "support/crc32.h"
 #include "support/log.h"
+#include "support/mkdir_p.h"
 #include "support/rng.h"
 #include "wire/wire.h"
 #include "support/clock.h"
@@ -379,13 +380,10 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
              (unsigned)xq_rng_below(&a->rng, 65536));
   int code = 1;
   xq_errbuf_t eb = {{0}};
-  if (mkdir(o->cache, 0755)) {
-    struct stat sb;
-    if (stat(o->cache, &sb) || !S_ISDIR(sb.st_mode)) {
-      XQ_LOGE(C, "cannot create the net cache directory dir=%s", o->cache);
-      free(a);
-      return 1;
-    }
+  if (xq_mkdir_p(o->cache, &eb) < 0) {
+    XQ_LOGE(C, "cannot create the net cache directory dir=%s error=\"%s\"", o->cache, eb.msg);
+    free(a);
+    return 1;
   }
   if (xq_spool_open(&a->spool, o->spool, (size_t)o->max_spool, &eb)) {
     XQ_LOGE(C, "cannot open the spool error=\"%s\"", eb.msg);

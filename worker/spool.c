@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/mkdir_p.h"
 #include "support/atomic_file.h"
 #include "support/crc32.h"
 #include "support/log.h"
@@ -108,8 +109,7 @@ static int load_one(xq_spool_t *sp, const unsigned char *b, size_t n) {
 
 int xq_spool_open(xq_spool_t **out, const char *dir, size_t max_games, xq_errbuf_t *eb) {
   *out = NULL;
-  if (mkdir(dir, 0755) && errno != EEXIST)
-    return xq_err_set(eb, XQ_EIO, "spool dir %s: %s", dir, strerror(errno));
+  if (xq_mkdir_p(dir, eb) < 0) return XQ_EIO;
   xq_spool_t *sp = calloc(1, sizeof *sp);
   if (!sp || !(sp->dir = strdup(dir))) {
     free(sp);
