@@ -3,6 +3,9 @@
 only).
 
   learning_report.py select RUN [--max-nets K]   prints "net_hex path" of the nets to ladder
+  learning_report.py at RUN [MINUTE]            prints "net_hex path minute" of the best
+                                                 net at MINUTE of the run (the last one
+                                                 promoted by then; default: the last)
   learning_report.py report RUN [--write-docs]   writes RUN/report.md and RUN/learning.svg;
                                                  with --write-docs also the section of
                                                  docs/results.md between the learning
@@ -42,6 +45,18 @@ def select(run, k):
         return nets
     idx = sorted({round(i * (len(nets) - 1) / (k - 1)) for i in range(k)})
     return [nets[i] for i in idx]
+
+
+def best_at(run, minute):
+    """The last net promoted at or before minute (None: the run's last), and its minute."""
+    with open(os.path.join(run, "run.json")) as f:
+        t0 = json.load(f)["t0"]
+    best = None
+    for d in promotions(run):
+        m = (d["time"] - t0) / 60.0
+        if minute is None or m <= minute:
+            best = (d, m)
+    return best
 
 
 def short_name(spec):
@@ -240,7 +255,7 @@ def report(run, write_docs):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("select", "report"):
+    if len(argv) < 3 or argv[1] not in ("select", "at", "report"):
         sys.stderr.write(__doc__)
         return 2
     run = argv[2]
@@ -248,6 +263,14 @@ def main(argv):
         k = int(argv[argv.index("--max-nets") + 1]) if "--max-nets" in argv else 12
         for d in select(run, max(2, k)):
             print(d["net"], os.path.join(run, "campaign", "nets", d["net"] + ".xqzn"))
+        return 0
+    if argv[1] == "at":
+        best = best_at(run, float(argv[3]) if len(argv) > 3 else None)
+        if best is None:
+            sys.stderr.write("learning_report.py: %s has no promoted net\n" % run)
+            return 1
+        d, m = best
+        print(d["net"], os.path.join(run, "campaign", "nets", d["net"] + ".xqzn"), "%.1f" % m)
         return 0
     report(run, "--write-docs" in argv)
     return 0

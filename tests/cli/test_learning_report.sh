@@ -25,6 +25,10 @@ echo '2026-01-01T00:00:00.000Z INFO  trainer started endpoint=tcp://x dir=y batc
 sel=$(python3 "$REPORT" select "$run" --max-nets 3)
 check "select: at most 3 nets, first and last kept" test "$(awk '{print $1}' <<<"$sel" | tr '\n' ' ')" = "00000000000000a1 00000000000000d4 00000000000000e5 "
 check "select: net file paths" grep -q "campaign/nets/00000000000000e5.xqzn" <<<"$sel"
+check "at: the net promoted by minute 30 (b2 at 10, c3 rejected, d4 at 30)" \
+  test "$(python3 "$REPORT" at "$run" 30)" = "00000000000000d4 $run/campaign/nets/00000000000000d4.xqzn 30.0"
+check "at: minute 29 gives b2" grep -q "^00000000000000b2 .* 10.0$" <<<"$(python3 "$REPORT" at "$run" 29)"
+check "at: default is the last" grep -q "^00000000000000e5 " <<<"$(python3 "$REPORT" at "$run")"
 res() { printf '{"games":10,"wins":%d,"draws":%d,"losses":%d,"score":%s,"elo":%s,"elo_ci95":%s}' "$@"; }
 {
   for n in a1 d4 e5; do

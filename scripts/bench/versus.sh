@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# versus.sh: a before/after comparison of two learning runs (scripts/bench/learning.sh) by
+# playing their best nets against each other: the net each run had promoted by the same
+# wall-clock minute, with the ladder's simulations and no noise, on the ladder's paired
+# openings with colours swapped. Head to head is a sharper test of a setting than two
+# ladders against fixed opponents (a 20-game ladder cell is +-20 points).
+#
+# usage: scripts/bench/versus.sh RUN_A RUN_B [--minute M] [--games N] [--sims S]
+#   --minute M   compare the nets promoted by minute M of each run (default: each run's last)
+#   --games N    games, a multiple of 4 (two halves of pairs in parallel, on alternate
+#                openings of the ladder's; default 100)
+#   --sims S     simulations per move (default 200, as the ladder)
+#   Environment: XQZ, the xqz binary to use (default: a Release build in build-bench/).
+# Prints the nets compared and the score of A's net, with its Elo and 95% interval.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+[ $# -ge 2 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+run_a=$1 run_b=$2
+shift 2
+minute="" games=100 sims=200
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --minute) minute=$2; shift 2 ;;
+    --games) games=$2; shift 2 ;;
+    --sims) sims=$2; shift 2 ;;
+    *) echo "versus.sh: unknown option '$1' (see the top of $0)" >&2; exit 2 ;;
+  esac
+done
+for v in "$games" "$sims" ${minute:+"$minute"}; do
+  case "$v" in ''|*[!0-9]*) echo "versus.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
+done
+[ $((games % 4)) -eq 0 ] && [ "$games" -gt 0 ] ||
+  { echo "versus.sh: --games must be a positive multiple of 4, not $games" >&2; exit 2; }
+for r in "$run_a" "$run_b"; do
+  [ -f "$r/run.json" ] && [ -f "$r/campaign/promotions.log" ] ||
+    { echo "versus.sh: $r is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2; }
+done
+
+if [ -z "${XQZ:-}" ]; then
+  scripts/bootstrap.sh
+  . scripts/lib/campaign.sh
+  xqz_build_release build-bench
+  XQZ=build-bench/tools/xqz
+fi
+read -r net_a file_a min_a < <(python3 scripts/bench/learning_report.py at "$run_a" $minute)
+read -r net_b file_b min_b < <(python3 scripts/bench/learning_report.py at "$run_b" $minute)
+echo "== A: $run_a net ${net_a:0:8} (promoted at $min_a min)"
+echo "== B: $run_b net ${net_b:0:8} (promoted at $min_b min)"
+echo "== $games games, $sims simulations per move, no noise, two halves in parallel"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# The halves take alternate openings, so no pair is played twice (the nets play without
+# noise: a repeated opening would repeat its games).
+grep -v '^\s*\(#\|$\)' scripts/bench/openings-ladder.txt | awk -v d="$tmp" '{print > (d "/open" (NR % 2 + 1))}'
+for half in 1 2; do
+  "$XQZ" arena "net:$file_a:$sims" "net:$file_b:$sims" --games $((games / 2)) --seed 7 \
+    --openings "$tmp/open$half" >"$tmp/half$half.out" 2>"$tmp/half$half.err" &
+done
+fail=0
+wait %1 || fail=1
+wait %2 || fail=1
+if [ "$fail" -ne 0 ]; then
+  echo "versus.sh: an arena failed:" >&2
+  cat "$tmp"/half*.err >&2
+  exit 1
+fi
+python3 - "$tmp/half1.out" "$tmp/half2.out" <<'PY'
+import json, math, sys
+w = d = l = 0
+for path in sys.argv[1:]:
+    with open(path) as f:
+        r = json.loads(f.read().strip().splitlines()[-1])
+    w, d, l = w + r["wins"], d + r["draws"], l + r["losses"]
+n = w + d + l
+s = (w + 0.5 * d) / n
+# Trinomial standard error of the score, mapped to logistic Elo.
+var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * (0 - s) ** 2) / n
+se = math.sqrt(var / n)
+def elo(x):
+    x = min(max(x, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / x - 1)
+lo, hi = elo(s - 1.96 * se), elo(s + 1.96 * se)
+print("A scores %.1f%% (+%d =%d -%d): Elo %+.0f, 95%% interval [%+.0f, %+.0f]"
+      % (100 * s, w, d, l, elo(s), lo, hi))
+print(json.dumps({"games": n, "wins": w, "draws": d, "losses": l, "score": round(s, 4),
+                  "elo": round(elo(s), 1), "elo_lo": round(lo, 1), "elo_hi": round(hi, 1)}))
+PY

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test_versus.sh XQZ: scripts/bench/versus.sh on two made-up learning runs (tiny nets): it
+# picks the net each run had promoted by the given minute, plays both halves and adds
+# them up; bad arguments are refused with the reason.
+set -u
+. "$(dirname "$0")/lib.sh"
+export XQZ=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+for r in a b; do
+  mkdir -p "$dir/$r/campaign/nets"
+  echo '{"t0": 1000, "minutes": 120}' >"$dir/$r/run.json"
+  "$XQZ" net init --size tiny --seed 1 --out "$dir/$r/campaign/nets/00000000000000a1.xqzn" >/dev/null
+  "$XQZ" net init --size tiny --seed 2 --out "$dir/$r/campaign/nets/00000000000000b2.xqzn" >/dev/null
+  {
+    echo '{"net":"00000000000000a1","promoted":true,"first":true,"time":1000}'
+    echo '{"net":"00000000000000b2","promoted":true,"time":1600}'
+    echo '{"net":"00000000000000c3","promoted":false,"time":1700}'
+  } >"$dir/$r/campaign/promotions.log"
+done
+out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --minute 5 --games 8 --sims 4 2>"$dir/err"); rc=$?
+check "versus exits 0" test "$rc" -eq 0
+check "net promoted by minute 5 is net 1" grep -q "A: .* net 00000000 (promoted at 0.0 min)" <<<"$out"
+check "8 games in all" python3 -c '
+import json, sys
+r = json.loads(sys.argv[1].strip().splitlines()[-1])
+assert r["games"] == 8 and r["wins"] + r["draws"] + r["losses"] == 8, r
+assert r["score"] == 0.5, r   # the same net on both sides, on paired openings
+' "$out"
+out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --games 4 --sims 4 2>/dev/null)
+check "default: each run's last promoted net" grep -q "B: .* net 00000000 (promoted at 10.0 min)" <<<"$out"
+"$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --games 6 >/dev/null 2>"$dir/err"; rc=$?
+check "games not a multiple of 4 refused" test "$rc" -eq 2
+check "says why" grep -q "multiple of 4" "$dir/err"
+"$root/scripts/bench/versus.sh" "$dir/a" "$dir/nothing" >/dev/null 2>"$dir/err"; rc=$?
+check "not a run refused" test "$rc" -eq 2
+check "names it" grep -q "nothing is not a learning run" "$dir/err"
+finish
