@@ -63,7 +63,7 @@ static const crow_t ROWS[] = {
    "value target = (1 - q) x game result + q x the search's root value (0: result only)"},
   {"adjudicate_material", T_DOUBLE, O(adjudicate_material), XQ_ADJUDICATE_DEFAULT, 0, 100, NULL,
    "a game stopped by the length cap is won by the side this many pawns ahead (0: a draw)"},
-  {"colour_swap", T_DOUBLE, O(colour_swap), "0.5", 0, 1, NULL,
+  {"colour_swap", T_DOUBLE, O(colour_swap), "0", 0, 1, NULL,
    "share of training samples served with the colours swapped (board turned, Red<->Black)"},
   {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,
    "pacing R: samples served <= R x positions ingested"},
