@@ -14,10 +14,6 @@
 #include "support/le.h"
 #include "support/log.h"
 
-static void wr32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-
 int xqc_seg_open(xqc_segments_t *s, const char *dir, uint64_t roll_bytes,
                  xq_seg_visit_fn visit, void *user, xq_errbuf_t *eb) {
   memset(s, 0, sizeof *s);
@@ -84,7 +80,7 @@ static int start_file(xqc_segments_t *s, xq_errbuf_t *eb) {
   if (!s->f) return xq_err_set(eb, XQ_EIO, "%s: cannot create", path);
   unsigned char hdr[XQ_SEG_HEADER_SIZE];
   memcpy(hdr, XQ_SEG_MAGIC, 8);
-  wr32(hdr + 8, XQ_SEG_VERSION);
+  xq_put_le32(hdr + 8, XQ_SEG_VERSION);
   if (fwrite(hdr, 1, XQ_SEG_HEADER_SIZE, s->f) != XQ_SEG_HEADER_SIZE)
     return xq_err_set(eb, XQ_EIO, "%s: write", path);
   s->size = XQ_SEG_HEADER_SIZE;
@@ -115,11 +111,10 @@ int xqc_seg_append(xqc_segments_t *s, const char *worker_id, uint64_t seq,
   q[0] = (unsigned char)idlen;
   q[1] = (unsigned char)(idlen >> 8);
   memcpy(q + 2, worker_id, idlen);
-  wr32(q + 2 + idlen, (uint32_t)seq);
-  wr32(q + 6 + idlen, (uint32_t)(seq >> 32));
+  xq_put_le64(q + 2 + idlen, seq);
   memcpy(q + 10 + idlen, rec, len);
-  wr32(p, (uint32_t)plen);
-  wr32(p + 4, xq_crc32(0, q, plen));
+  xq_put_le32(p, (uint32_t)plen);
+  xq_put_le32(p + 4, xq_crc32(0, q, plen));
   size_t w = fwrite(p, 1, 8 + plen, s->f);
   free(p);
   if (w != 8 + plen) return xq_err_set(eb, XQ_EIO, "segment write failed");

@@ -170,14 +170,15 @@ static void print_json(const char *name, const xq_game_summary_t *s) {
   else printf("%.4f}\n", c);
 }
 
-/* adjudicate_material in DIR/campaign.ini when DIR is a campaign (the coordinator's
- * default when the file does not set it); 1 when DIR has a campaign.ini. */
-static int campaign_adjudication(const char *dir, double *pawns) {
-  char path[1200];
+/* adjudicate_material of the campaign in dir: its campaign.ini's value, the coordinator's
+ * default when the file does not set it, and 0 (capped games drawn) without a
+ * campaign.ini. */
+static double campaign_adjudication(const char *dir) {
+  char path[1400];
   snprintf(path, sizeof path, "%s/campaign.ini", dir);
   FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  *pawns = strtod(XQ_ADJUDICATE_DEFAULT, NULL);
+  if (!f) return 0.0;
+  double pawns = strtod(XQ_ADJUDICATE_DEFAULT, NULL);
   char line[512];
   while (fgets(line, sizeof line, f)) {
     char *p = line + strspn(line, " \t");
@@ -186,10 +187,10 @@ static int campaign_adjudication(const char *dir, double *pawns) {
     if (*p != '=' && *p != ':') continue;
     char *end;
     double v = strtod(p + 1, &end);
-    if (end != p + 1 && end[strspn(end, " \t\r\n")] == '\0') *pawns = v;
+    if (end != p + 1 && end[strspn(end, " \t\r\n")] == '\0') pawns = v;
   }
   fclose(f);
-  return 1;
+  return pawns;
 }
 
 static int is_dir(const char *p) {
@@ -211,31 +212,22 @@ static int add_file(games_file_t **files, int *n, const char *path, double pawns
  * (`given` >= 0: --adjudicate). A segment file or games/ directory belongs to the
  * campaign one directory up; a record file to none. */
 static int expand(const char *p, games_file_t **files, int *n, double given, xq_errbuf_t *eb) {
-  char dir[1200], up[1300];
-  double pawns = given;
+  char dir[1200], camp[1300] = "";
   if (!is_dir(p)) {
-    const char *base = strrchr(p, '/');
-    base = base ? base + 1 : p;
-    int segment = !strncmp(base, "seg-", 4) && strlen(base) > 8 &&
-                  !strcmp(base + strlen(base) - 4, ".bin");
-    if (given < 0 && !segment) {
-      pawns = 0.0;
-    } else if (given < 0) {
-      const char *slash = strrchr(p, '/');
-      snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p) : 1, slash ? p : ".");
-      snprintf(up, sizeof up, "%s/..", dir);
-      if (!campaign_adjudication(up, &pawns)) pawns = 0.0;
-    }
-    return add_file(files, n, p, pawns);
+    const char *slash = strrchr(p, '/');
+    if (xq_seg_number(slash ? slash + 1 : p) >= 0)
+      snprintf(camp, sizeof camp, "%.*s/..", slash ? (int)(slash - p) : 1, slash ? p : ".");
+    return add_file(files, n, p,
+                    given >= 0 ? given : camp[0] ? campaign_adjudication(camp) : 0.0);
   }
   snprintf(dir, sizeof dir, "%s/games", p);
   if (is_dir(dir)) {
-    if (given < 0 && !campaign_adjudication(p, &pawns)) pawns = 0.0;
+    snprintf(camp, sizeof camp, "%s", p);
   } else {
     snprintf(dir, sizeof dir, "%s", p);
-    snprintf(up, sizeof up, "%s/..", p);
-    if (given < 0 && !campaign_adjudication(up, &pawns)) pawns = 0.0;
+    snprintf(camp, sizeof camp, "%s/..", p);
   }
+  double pawns = given >= 0 ? given : campaign_adjudication(camp);
   int *idx, k;
   int rc = xq_seg_list(dir, &idx, &k, eb);
   if (rc < 0) return rc;

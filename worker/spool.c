@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "support/mkdir_p.h"
 #include "support/atomic_file.h"
 #include "support/crc32.h"
 #include "support/log.h"
+#include "support/mkdir_p.h"
 
 #define SPOOL_MAGIC "XQZS"
 #define SPOOL_VERSION 1u

@@ -11,21 +11,16 @@
 
 #include "search/game_record.h"
 #include "support/crc32.h"
+#include "support/le.h"
 
 /* Worker id, seq and a game record: nothing larger is ever written. */
 #define MAX_PAYLOAD (XQ_RECORD_MAX_PAYLOAD + 512u)
-
-static uint32_t rd32(const unsigned char *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 void xq_seg_path(char *out, size_t n, const char *dir, int index) {
   snprintf(out, n, "%s/seg-%06d.bin", dir, index);
 }
 
-/* The number of a name seg-NNNNNN.bin (exactly six digits), else -1: a backup copy such
- * as seg-000001.bin~ or seg-01.bin is not read as segment 1. */
-static int seg_number(const char *name) {
+int xq_seg_number(const char *name) {
   if (strncmp(name, "seg-", 4) != 0 || strcmp(name + 10, ".bin") != 0 || strlen(name) != 14)
     return -1;
   int k = 0;
@@ -49,7 +44,7 @@ int xq_seg_list(const char *dir, int **idx, int *n, xq_errbuf_t *eb) {
   int *v = NULL, cnt = 0, cap = 0;
   struct dirent *e;
   while ((e = readdir(d))) {
-    int k = seg_number(e->d_name);
+    int k = xq_seg_number(e->d_name);
     if (k >= 0) {
       if (cnt == cap) {
         cap = cap ? cap * 2 : 16;
@@ -84,7 +79,7 @@ int xq_seg_scan_file(const char *path, xq_seg_visit_fn visit, void *user, uint64
     *torn = got > 0;
     return 0;
   }
-  if (memcmp(hdr, XQ_SEG_MAGIC, 8) != 0 || rd32(hdr + 8) != XQ_SEG_VERSION) {
+  if (memcmp(hdr, XQ_SEG_MAGIC, 8) != 0 || xq_get_le32(hdr + 8) != XQ_SEG_VERSION) {
     fclose(f);
     return xq_err_set(eb, XQ_EFORMAT, "%s: not a segment file (magic/version)", path);
   }
@@ -97,7 +92,7 @@ int xq_seg_scan_file(const char *path, xq_seg_visit_fn visit, void *user, uint64
     size_t n = fread(fr, 1, 8, f);
     if (n == 0) break;
     if (n < 8) { *torn = 1; break; }
-    uint32_t len = rd32(fr), crc = rd32(fr + 4);
+    uint32_t len = xq_get_le32(fr), crc = xq_get_le32(fr + 4);
     if (len < 10 || len > MAX_PAYLOAD) { *torn = 1; break; }
     unsigned char *nb = realloc(buf, len);
     if (!nb) { rc = XQ_ENOMEM; break; }
@@ -108,7 +103,7 @@ int xq_seg_scan_file(const char *path, xq_seg_visit_fn visit, void *user, uint64
     char wid[256];
     memcpy(wid, buf + 2, idlen);
     wid[idlen] = '\0';
-    uint64_t seq = (uint64_t)rd32(buf + 2 + idlen) | (uint64_t)rd32(buf + 6 + idlen) << 32;
+    uint64_t seq = xq_get_le64(buf + 2 + idlen);
     pos += 8 + len;
     *good_end = pos;
     if (visit && visit(user, wid, seq, buf + 10 + idlen, len - 10 - idlen)) break;
