@@ -67,8 +67,10 @@ g0=$(status_field games)
 check "worker 1 goes on after worker 2 is killed" wait_for 60 bash -c "[ \"\$(grep ' status ' '$dir/coord.log' | tail -1 | sed -n 's/.* games=\([0-9]*\).*/\1/p')\" -gt $g0 ]"
 
 # The coordinator killed and restarted: same best net, window = what was acked.
-best_before=$(status_field best)
 kill -9 "$coord"; wait "$coord" 2>/dev/null
+# The best net is the last one promotions.log names (written before the database): a
+# status line read before the kill can predate a promotion made just before it.
+best_before=$(grep '"promoted":true' "$camp/promotions.log" | tail -1 | sed 's/.*"net":"\([0-9a-f]*\)".*/\1/')
 games_before=$(status_field games) # acked games at the last status line before the kill
 cp "$dir/coord.log" "$dir/coord.log.before"; : >"$dir/coord.log"
 start_coord
