@@ -7,7 +7,7 @@
 #
 # usage: scripts/bench/learning.sh [--minutes M] [--games N] [--sims S] [--max-nets K]
 #          [--ladder "SPEC ..."] [--out DIR] [--port P] [--write-docs]
-#          [--ladder-only DIR] [-- COORDINATOR/TRAINER/WORKER overrides, see below]
+#          [--confirm N] [--ladder-only DIR]
 #   --minutes M    campaign length (default 120)
 #   --games N      ladder games per net and opponent (default 20: 10 pairs)
 #   --sims S       simulations per move of the nets in the ladder (default 200, no noise)
@@ -15,6 +15,9 @@
 #                  in between (default 8)
 #   --ladder L     opponents (default: random greedy alphabeta:1 alphabeta:2 alphabeta:3
 #                  uci:/usr/games/fairy-stockfish:depth=1)
+#   --confirm N    then play the best net N more games against random and greedy
+#                  (scripts/bench/confirm.sh), which decide the goal verdicts
+#                  (default 100; 0: the ladder's cells decide)
 #   --out DIR      run directory (default bench-runs/learning-YYYYmmdd-HHMMSS)
 #   --write-docs   also write the table into docs/results.md and the chart to docs/
 #   --ladder-only DIR   skip the campaign: ladder and report an existing run directory
@@ -24,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-minutes=120 games=20 sims=200 max_nets=8 out="" port=5755 write_docs=0 ladder_only=""
+minutes=120 games=20 sims=200 max_nets=8 confirm=100 out="" port=5755 write_docs=0 ladder_only=""
 ladder="random greedy alphabeta:1 alphabeta:2 alphabeta:3 uci:/usr/games/fairy-stockfish:depth=1"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,16 +35,17 @@ while [ $# -gt 0 ]; do
     --games) games=$2; shift 2 ;;
     --sims) sims=$2; shift 2 ;;
     --max-nets) max_nets=$2; shift 2 ;;
+    --confirm) confirm=$2; shift 2 ;;
     --ladder) ladder=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --write-docs) write_docs=1; shift ;;
     --ladder-only) ladder_only=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "learning.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
-for v in "$minutes" "$games" "$sims" "$max_nets" "$port"; do
+for v in "$minutes" "$games" "$sims" "$max_nets" "$confirm" "$port"; do
   case "$v" in ''|*[!0-9]*) echo "learning.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
 done
 
@@ -136,6 +140,10 @@ print("   [%s/%s] net %s vs %-40s %s" % (sys.argv[2], sys.argv[3], d["net"][:8],
     "$line" "$n" "$total"
 done
 
+if [ "$confirm" -gt 0 ]; then
+  rm -f "$out/confirm.jsonl"
+  XQZ=$XQZ scripts/bench/confirm.sh "$out" --games "$confirm" --sims "$sims"
+fi
 args=("$out")
 [ "$write_docs" -eq 1 ] && args+=(--write-docs)
 python3 scripts/bench/learning_report.py report "${args[@]}"

@@ -12,7 +12,9 @@ only).
                                                  markers and docs/learning.svg
 
 RUN is a run directory: run.json (start time, settings), campaign/ (promotions.log,
-nets/, trainer.log) and ladder.jsonl (one arena result per net and opponent).
+nets/, trainer.log), ladder.jsonl (one arena result per net and opponent) and, if
+scripts/bench/confirm.sh ran, confirm.jsonl (the best net's longer matches against the
+goal opponents, which then decide the goal verdicts).
 """
 import json
 import math
@@ -57,6 +59,21 @@ def best_at(run, minute):
         if minute is None or m <= minute:
             best = (d, m)
     return best
+
+
+def confirmations(run, net):
+    """Results of scripts/bench/confirm.sh for net, by opponent ({} when there are none)."""
+    out = {}
+    try:
+        with open(os.path.join(run, "confirm.jsonl")) as f:
+            for line in f:
+                if line.strip():
+                    d = json.loads(line)
+                    if d["net"] == net and d.get("result"):
+                        out[d["opponent"]] = d["result"]
+    except FileNotFoundError:
+        pass
+    return out
 
 
 def short_name(spec):
@@ -185,17 +202,22 @@ def report(run, write_docs):
         md.append("| %s | %.1f min | %s | %s | %+.0f | %s |" % (
             r["net"][:8], (r["time"] - t0) / 60.0, r.get("games", "0" if r.get("first") else "-"),
             trained, r["elo"], " | ".join(cell(r["ladder"].get(o)) for o in opponents)))
-    # Goals: the last promoted net within the run.
+    # Goals: the last promoted net within the run, on its confirmation matches
+    # (confirm.sh) where there are some, else on its ladder cells.
     best = rows[-1] if rows else None
+    confirm = confirmations(run, best["net"]) if best else {}
     goal_lines = []
     if best:
         for opp, need, kind in GOALS:
-            res = best["ladder"].get(opp)
+            res, where = confirm.get(opp), "confirmation"
+            if res is None:
+                res, where = best["ladder"].get(opp), "ladder"
             if res is None:
                 continue
             ok = res["score"] >= need
-            goal_lines.append("- %s: %s %.0f%% against `%s` (needs %.0f%%): **%s**" % (
-                kind, best["net"][:8], 100 * res["score"], opp, 100 * need, "met" if ok else "not met"))
+            goal_lines.append("- %s: %s %.1f%% (+%d =%d -%d) against `%s` in %d %s games (needs %.0f%%): **%s**" % (
+                kind, best["net"][:8], 100 * res["score"], res["wins"], res["draws"], res["losses"], opp,
+                res["games"], where, 100 * need, "met" if ok else "not met"))
     # Monotonicity: a promoted net much weaker on the ladder than the one before it.
     drops = []
     for a, b in zip(rows, rows[1:]):
@@ -228,7 +250,9 @@ def report(run, write_docs):
     text.append("Cells: score of the net (search with the ladder's simulations, no noise) and "
                 "its Elo ± 95% interval against that opponent.")
     text.append("")
-    text.append("Goals, best net of the run:")
+    text.append("Goals, best net of the run (the last promoted), on its confirmation matches "
+                "(`scripts/bench/confirm.sh`: more games, seed 11) where it has some, else on "
+                "its ladder cells:")
     text.extend(goal_lines or ["- no laddered net"])
     text.append("")
     text.append("Promotion that lost more than 10 ladder points against its parent: " +

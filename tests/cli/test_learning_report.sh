@@ -39,6 +39,16 @@ res() { printf '{"games":10,"wins":%d,"draws":%d,"losses":%d,"score":%s,"elo":%s
     printf '{"net":"00000000000000%s","opponent":"random","result":%s}\n' "$n" "$r"
   done
 } >"$run/ladder.jsonl"
+# Confirmation matches of the last net decide its verdicts; a line for another net is ignored.
+{
+  printf '{"net":"00000000000000e5","opponent":"greedy","result":%s}\n' "$(res 91 0 9 0.91 400 100 | sed 's/"games":10/"games":100/')"
+  printf '{"net":"00000000000000d4","opponent":"random","result":%s}\n' "$(res 0 0 100 0.0 null null)"
+} >"$run/confirm.jsonl"
+out=$(python3 "$REPORT" report "$run" 2>&1)
+check "greedy verdict from the confirmation" grep -q "goal: 00000000 91.0% (+91 =0 -9) against \`greedy\` in 100 confirmation games (needs 90%): \*\*met\*\*" <<<"$out"
+check "random verdict still from the ladder (no confirmation of that net)" grep -q "60.0% (+6 =0 -4) against \`random\` in 10 ladder games" <<<"$out"
+check "the table keeps the ladder cell" grep -q "| 30% (-147 ± 220) |" <<<"$out"
+rm "$run/confirm.jsonl"
 mkdir -p "$dir/repo/docs"
 printf '# Results\n\nearlier text\n' >"$dir/repo/docs/results.md"
 out=$(cd "$dir/repo" && python3 "$REPORT" report "$run" --write-docs 2>&1); rc=$?
@@ -46,7 +56,7 @@ check "report exits 0" test "$rc" -eq 0
 check "table header: opponents weakest first" grep -q "| net | promoted at | games | positions trained | self-Elo | random | greedy |" <<<"$out"
 check "a row per laddered net" test "$(grep -c '^| 00000000 ' <<<"$out")" -eq 3
 check "promotion time in minutes, positions trained = step x batch" grep -q "^| 00000000 | 30.0 min | 1400 | 768000 | +294 | 100% (+inf) | 90% (+382 ± 300) |" <<<"$out"
-check "goal verdicts for the last net" grep -q "goal: 00000000 60% against \`random\` (needs 95%): \*\*not met\*\*" <<<"$out"
+check "goal verdicts for the last net, from its ladder cells" grep -q "goal: 00000000 60.0% (+6 =0 -4) against \`random\` in 10 ladder games (needs 95%): \*\*not met\*\*" <<<"$out"
 check "weaker promotion flagged" grep -q "scores 45% on average, 50 points below" <<<"$out"
 check "chart: one point per net and series" test "$(grep -c '<circle' "$run/learning.svg")" -eq 9
 check "docs section written between markers" grep -q "<!-- learning:begin -->" "$dir/repo/docs/results.md"

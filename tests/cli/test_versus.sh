@@ -8,17 +8,7 @@ export XQZ=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-for r in a b; do
-  mkdir -p "$dir/$r/campaign/nets"
-  echo '{"t0": 1000, "minutes": 120}' >"$dir/$r/run.json"
-  "$XQZ" net init --size tiny --seed 1 --out "$dir/$r/campaign/nets/00000000000000a1.xqzn" >/dev/null
-  "$XQZ" net init --size tiny --seed 2 --out "$dir/$r/campaign/nets/00000000000000b2.xqzn" >/dev/null
-  {
-    echo '{"net":"00000000000000a1","promoted":true,"first":true,"time":1000}'
-    echo '{"net":"00000000000000b2","promoted":true,"time":1600}'
-    echo '{"net":"00000000000000c3","promoted":false,"time":1700}'
-  } >"$dir/$r/campaign/promotions.log"
-done
+for r in a b; do fake_learning_run "$dir/$r" "$XQZ"; done
 out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --minute 5 --games 8 --sims 4 2>"$dir/err"); rc=$?
 check "versus exits 0" test "$rc" -eq 0
 check "net promoted by minute 5 is net 1" grep -q "A: .* net 00000000 (promoted at 0.0 min)" <<<"$out"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# confirm.sh: the goal verdicts of a learning run (scripts/bench/learning.sh) on more games
+# than a ladder cell. A 20-game cell is +-20 points, too coarse to tell 85% from 90%; this
+# plays the run's best net (its last promoted) N games against each goal opponent, with the
+# ladder's simulations and no noise, on the ladder's paired openings with colours swapped
+# and a seed of its own, and writes RUN/confirm.jsonl, which learning_report.py uses for
+# the goal verdicts (the table keeps the ladder's cells).
+#
+# usage: scripts/bench/confirm.sh RUN [--games N] [--sims S] [--opponents "SPEC ..."]
+#   --games N        games per opponent, even (pairs; default 100)
+#   --sims S         simulations per move (default 200, as the ladder)
+#   --opponents L    default "random greedy" (the issue's first goal); the matches run two
+#                    at a time
+#   Environment: XQZ, the xqz binary to use (default: a Release build in build-bench/).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+[ $# -ge 1 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+run=$1
+shift
+games=100 sims=200 opponents="random greedy"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --games) games=$2; shift 2 ;;
+    --sims) sims=$2; shift 2 ;;
+    --opponents) opponents=$2; shift 2 ;;
+    *) echo "confirm.sh: unknown option '$1' (see the top of $0)" >&2; exit 2 ;;
+  esac
+done
+for v in "$games" "$sims"; do
+  case "$v" in ''|*[!0-9]*) echo "confirm.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
+done
+[ $((games % 2)) -eq 0 ] && [ "$games" -gt 0 ] ||
+  { echo "confirm.sh: --games must be a positive even number (pairs), not $games" >&2; exit 2; }
+[ -f "$run/run.json" ] && [ -f "$run/campaign/promotions.log" ] ||
+  { echo "confirm.sh: $run is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2; }
+
+if [ -z "${XQZ:-}" ]; then
+  scripts/bootstrap.sh
+  . scripts/lib/campaign.sh
+  xqz_build_release build-bench
+  XQZ=build-bench/tools/xqz
+fi
+read -r net file minute < <(python3 scripts/bench/learning_report.py at "$run")
+echo "== confirming net ${net:0:8} (promoted at $minute min): $games games per opponent, $sims simulations per move"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+i=0
+for opp in $opponents; do
+  i=$((i + 1))
+  "$XQZ" arena "net:$file:$sims" "$opp" --games "$games" --seed 11 \
+    --openings scripts/bench/openings-ladder.txt >"$tmp/$i.out" 2>"$tmp/$i.err" &
+  # Two matches at a time: the machine the benchmark is made for has two cores.
+  if [ $((i % 2)) -eq 0 ]; then wait; fi
+done
+wait
+: >"$tmp/confirm.jsonl"
+i=0
+for opp in $opponents; do
+  i=$((i + 1))
+  res=$(tail -1 "$tmp/$i.out")
+  if ! python3 -c 'import json,sys; assert "score" in json.loads(sys.argv[1])' "$res" 2>/dev/null; then
+    echo "confirm.sh: the match against $opp failed:" >&2
+    cat "$tmp/$i.err" >&2
+    exit 1
+  fi
+  printf '{"net":"%s","opponent":"%s","result":%s}\n' "$net" "$opp" "$res" >>"$tmp/confirm.jsonl"
+  python3 -c 'import json,sys; r=json.loads(sys.argv[1])
+print("   vs %-12s score %.3f (+%d =%d -%d)" % (sys.argv[2], r["score"], r["wins"], r["draws"], r["losses"]))' \
+    "$res" "$opp"
+done
+mv "$tmp/confirm.jsonl" "$run/confirm.jsonl"
+echo "== wrote $run/confirm.jsonl"
