@@ -72,7 +72,8 @@ static const crow_t ROWS[] = {
    "gating mode"},
   {"gating_sims", T_INT, O(gating_sims), "32", 1, 100000, NULL, "arena simulations per move"},
   {"gating_max_games", T_INT, O(gating_max_games), "100", 2, 100000, NULL,
-   "game cap of a gating match (undecided at the cap: promoted if its SPRT LLR > 0)"},
+   "game cap of a gating match (undecided at the cap: promoted if its SPRT LLR > 0; "
+   "above 176 games pairs repeat openings, and so games)"},
   {"sprt_elo0", T_DOUBLE, O(sprt_elo0), "0", -1000, 1000, NULL, "SPRT H0 Elo"},
   {"sprt_elo1", T_DOUBLE, O(sprt_elo1), "35", -1000, 1000, NULL, "SPRT H1 Elo"},
   {"sprt_alpha", T_DOUBLE, O(sprt_alpha), "0.05", 0.0001, 0.5, NULL, "SPRT alpha"},

@@ -23,7 +23,7 @@ static int usage(FILE *f) {
           "        uci:COMMAND[:depth=N|nodes=N|movetime=MS]\n"
           "  --games N       games to play (pairs on one opening, colours swapped)\n"
           "  --openings FILE one opening per line: FEN [moves...] or startpos [moves...]\n"
-          "                  (default: a built-in set of short opening lines)\n"
+          "                  (default: 88 built-in two-ply lines, docs/arena.md)\n"
           "  --sprt E0,E1    stop early on a GSPRT decision, H0 elo=E0 vs H1 elo=E1\n"
           "                  (logistic Elo, pentanomial, alpha = beta = 0.05)\n"
           "  --seed S        seed of the players and the opening order (default 1)\n"

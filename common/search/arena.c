@@ -16,17 +16,16 @@
 #include "rules/notation.h"
 #include "support/rng.h"
 
-/* Short, common first moves, so paired games do not all start alike. */
-static const char *const builtin_openings[] = {
-    "startpos moves h2e2 h9g7", /* central cannon vs horse */
-    "startpos moves h2e2 h7e7", /* same-direction cannons */
-    "startpos moves b2e2 b9c7", /* left central cannon vs horse */
-    "startpos moves c3c4 g6g5", /* pawn openings */
-    "startpos moves g3g4 c6c5",
-    "startpos moves c0e2 h9g7", /* elephant opening */
-    "startpos moves h0g2 b9c7", /* horse opening */
-    "startpos moves b0c2 h7e7", /* horse vs central cannon */
-};
+/* The built-in set: every pairing of 11 common first moves for Red with 8 common replies
+ * for Black, 88 distinct two-ply lines (the same as scripts/bench/openings-ladder.txt). Nets
+ * play without noise, so a repeated opening repeats its games: with 88 lines a match of up
+ * to 176 games (88 pairs) never plays a game twice. */
+static const char *const builtin_first[] = {"h2e2", "b2e2", "h2d2", "b2f2", "c3c4", "g3g4",
+                                            "e3e4", "c0e2", "g0e2", "h0g2", "b0c2"};
+static const char *const builtin_reply[] = {"h9g7", "b9c7", "h7e7", "b7e7",
+                                            "c6c5", "g6g5", "c9e7", "g9e7"};
+#define XQ_NFIRST (sizeof builtin_first / sizeof builtin_first[0])
+#define XQ_NREPLY (sizeof builtin_reply / sizeof builtin_reply[0])
 
 static bool arena_is_move_token(const char *t, size_t n) {
   return n == 4 && t[0] >= 'a' && t[0] <= 'i' && isdigit((unsigned char)t[1]) && t[2] >= 'a' &&
@@ -102,8 +101,12 @@ int xq_openings_load(xq_openings_t *o, const char *path, xq_errbuf_t *eb) {
   int cap = 0, rc = 0;
   static xq_pos_t pos; /* only for checking; large */
   if (!path) {
-    for (size_t i = 0; i < sizeof builtin_openings / sizeof builtin_openings[0] && !rc; i++)
-      rc = arena_add(o, builtin_openings[i], &cap);
+    for (size_t i = 0; i < XQ_NFIRST * XQ_NREPLY && !rc; i++) {
+      char line[32];
+      snprintf(line, sizeof line, "startpos %s %s", builtin_first[i / XQ_NREPLY],
+               builtin_reply[i % XQ_NREPLY]);
+      rc = arena_add(o, line, &cap);
+    }
     if (rc) xq_openings_close(o);
     return rc ? xq_err_set(eb, rc, "out of memory") : 0;
   }

@@ -155,6 +155,31 @@ static void test_openings(void **state) {
   if (!strstr(eb.msg, ":2:")) fail_msg("message does not name line 2: %s", eb.msg);
   unlink(path);
   assert_int_not_equal(xq_openings_load(&op, "/nonexistent/openings", &eb), 0);
+
+  /* The built-in set: 88 legal two-ply lines, no two alike, and the same lines as the
+   * ladder's file (both are every pairing of the same first moves and replies). */
+  assert_int_equal(xq_openings_load(&op, NULL, &eb), 0);
+  assert_int_equal(op.n, 88);
+  static uint64_t keys[88];
+  for (int i = 0; i < op.n; i++) {
+    if (xq_opening_setup(&pos, op.lines[i], &eb)) fail_msg("%s: %s", op.lines[i], eb.msg);
+    assert_int_equal(pos.ply, 2);
+    keys[i] = pos.key;
+    for (int j = 0; j < i; j++)
+      if (keys[j] == keys[i]) fail_msg("openings %d and %d are alike: %s", j, i, op.lines[i]);
+  }
+  xq_openings_t ladder;
+  assert_int_equal(
+      xq_openings_load(&ladder, XQZ_SOURCE_DIR "/scripts/bench/openings-ladder.txt", &eb), 0);
+  assert_int_equal(ladder.n, op.n);
+  for (int i = 0; i < ladder.n; i++) {
+    assert_int_equal(xq_opening_setup(&pos, ladder.lines[i], &eb), 0);
+    int found = 0;
+    for (int j = 0; j < op.n && !found; j++) found = keys[j] == pos.key;
+    if (!found) fail_msg("ladder opening %s is not built in", ladder.lines[i]);
+  }
+  xq_openings_close(&ladder);
+  xq_openings_close(&op);
 }
 
 /* With material adjudication a length-capped game goes to the side ahead; without, a draw.

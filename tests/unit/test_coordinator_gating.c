@@ -2,7 +2,8 @@
  * test_coordinator_gating.c: decisions of a gating match (coordinator/gating.c, compiled
  * in here): SPRT accepts a clearly stronger candidate and rejects a weaker one early, the
  * game cap decides an undecided match by the sign of its LLR (a truncated SPRT), threshold and none modes decide after N games, bad
- * or repeated pair reports are refused, and handed-out pairs are re-issued after a timeout.
+ * or repeated pair reports are refused, handed-out pairs are re-issued after a timeout, and
+ * the pairs of a match never share an opening.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -121,11 +122,38 @@ static void test_bad_reports_and_reissue(void **state) {
   xqc_gate_close(&g);
 }
 
+/* Gating nets play without noise, so a pair on an opening already played repeats its two
+ * games and the SPRT would count the same evidence again (it did with the old set of 8
+ * openings: a 100-game match was 16 distinct games). The 88 pairs a match can have get
+ * 88 distinct openings, and the next match starts elsewhere. */
+static void test_openings_distinct(void **state) {
+  (void)state;
+  xqc_config_t c = cfg_for("sprt");
+  c.gating_max_games = 176;
+  xqc_gate_t g;
+  static char fens[88][128];
+  assert_int_equal(xqc_gate_open(&g, &c, 7, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(g.npairs, 88);
+  for (int i = 0; i < 88; i++) {
+    assert_int_equal(xqc_gate_opening_fen(&g, i, fens[i], NULL), 0);
+    for (int j = 0; j < i; j++)
+      if (!strcmp(fens[i], fens[j])) fail_msg("pairs %d and %d share the opening %s", j, i, fens[i]);
+  }
+  xqc_gate_close(&g);
+  char next[128];
+  assert_int_equal(xqc_gate_open(&g, &c, 8, 2, 3, 3, 100, NULL), 0);
+  assert_int_equal(xqc_gate_opening_fen(&g, 0, next, NULL), 0);
+  assert_string_not_equal(next, fens[0]);
+  assert_string_equal(next, fens[1]);
+  xqc_gate_close(&g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sprt),
       cmocka_unit_test(test_threshold_and_none),
       cmocka_unit_test(test_bad_reports_and_reissue),
+      cmocka_unit_test(test_openings_distinct),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
