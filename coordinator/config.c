@@ -68,8 +68,9 @@ static const crow_t ROWS[] = {
   {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,
    "pacing R: samples served <= R x positions ingested"},
   {"batch_size", T_INT, O(batch_size), "256", 1, 8192, NULL, "batch size hint / cap per Batch"},
-  {"gating", T_STRING, O(gating), "sprt", SZ(gating), 0, "sprt|threshold|none",
-   "gating mode"},
+  {"gating", T_STRING, O(gating), "none", SZ(gating), 0, "sprt|threshold|none",
+   "gating mode (none: every candidate promoted after threshold_games measured games; "
+   "sprt and threshold decide on the score; docs/tuning.md)"},
   {"gating_sims", T_INT, O(gating_sims), "32", 1, 100000, NULL, "arena simulations per move"},
   {"gating_max_games", T_INT, O(gating_max_games), "100", 2, 100000, NULL,
    "game cap of a gating match (undecided at the cap: promoted if its SPRT LLR > 0; "
