@@ -57,8 +57,8 @@ int xqc_gate_opening_fen(const xqc_gate_t *g, int pair, char *buf, xq_errbuf_t *
   }
   xq_pos_t *pos = malloc(sizeof *pos);
   if (!pos) return XQ_ENOMEM;
-  /* Consecutive openings from a start that moves with the match id: the pairs of a match
-   * (at most 88 of them) never share an opening, and matches do not all start alike. */
+  /* Consecutive openings from a start that moves with the match id: as many pairs as the
+   * set has lines never share an opening, and matches do not all start alike. */
   uint64_t k = (g->match_id + (uint64_t)pair) % (uint64_t)g->openings.n;
   int rc = xq_opening_setup(pos, g->openings.lines[k], eb);
   if (rc == 0) xq_fen_print(pos, buf);
