@@ -135,6 +135,28 @@ static float terminal_value(xqt_tree_t *t, xq_pos_t *pos) {
   return 2.0f;
 }
 
+/* Below this many pieces (king included), the probe also looks for stalemating moves. */
+#define PROBE_STALEMATE_PIECES 4
+
+/* True when one of the side to move's moves leaves the opponent no legal move: checkmate,
+ * or stalemate, which also loses in Xiangqi. The position is then won, whatever the net
+ * would say. Without check, a side runs out of moves only with few pieces, so a move that
+ * gives no check is tried only against an opponent with at most PROBE_STALEMATE_PIECES. */
+static bool can_win_in_one(xq_pos_t *pos, const xq_move_t *moves, int n) {
+  if (pos->ply + 1 >= XQ_MAX_HISTORY) return false;
+  int opp = pos->side ^ 1, pieces = 0;
+  for (int type = XQ_KING; type <= XQ_PAWN; type++) pieces += pos->count[xq_pc_make(opp, type)];
+  bool stalemates = pieces <= PROBE_STALEMATE_PIECES;
+  xq_move_t replies[XQ_MAX_MOVES];
+  for (int i = 0; i < n; i++) {
+    xq_pos_make(pos, moves[i]);
+    bool won = (pos->in_check || stalemates) && xq_gen_legal(pos, replies) == 0;
+    xq_pos_unmake(pos);
+    if (won) return true;
+  }
+  return false;
+}
+
 static int32_t select_child(const xqt_tree_t *t, const xqt_node_t *p) {
   const xq_mcts_config_t *c = &t->cfg;
   float pn = (float)p->n;
@@ -185,6 +207,12 @@ xqt_leaf_kind_t xqt_select(xqt_tree_t *t, xq_pos_t *slot, xqt_leaf_t *leaf) {
       }
       xq_move_t moves[XQ_MAX_MOVES];
       int nm = nn_encode_legal(slot, NULL, leaf->index, moves);
+      if (idx != 0 && t->cfg.mate_probe && can_win_in_one(slot, moves, nm)) {
+        nd->flags |= XQT_TERMINAL;
+        nd->tvalue = 1.0f;
+        backup(t, leaf, 1.0f);
+        return XQT_LEAF_DONE;
+      }
       if (nm > 0 && t->used + nm <= t->cap) {
         nd->first = t->used;
         nd->nchild = (uint8_t)nm;

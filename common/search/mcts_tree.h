@@ -7,9 +7,10 @@
  * view of the player who made the move into it, so a parent picks the child with the best
  * w / n directly. A simulation is: xqt_select (descends from the root, making the moves on
  * a slot position that starts equal to the root position, adding virtual loss), then either
- * the leaf is final (terminal, repeated, or the pool is full) and already backed up, or the
- * caller evaluates the slot position and calls xqt_expand_backup; xqt_unwind then takes the
- * moves back so the slot is at the root again.
+ * the leaf is final (terminal, repeated, the pool is full, or, with cfg.mate_probe, a
+ * non-root leaf whose side to move can leave the opponent without a legal move) and already
+ * backed up, or the caller evaluates the slot position and calls xqt_expand_backup;
+ * xqt_unwind then takes the moves back so the slot is at the root again.
  */
 #ifndef XQ_MCTS_TREE_H
 #define XQ_MCTS_TREE_H
@@ -33,7 +34,7 @@ typedef struct {
   xq_move_t move; /* move into this node */
   uint8_t nchild;
   uint8_t flags;
-  float tvalue;   /* terminal value, view of the side to move at the node */
+  float tvalue;   /* terminal (or proven) value, view of the side to move at the node */
 } xqt_node_t;
 
 typedef struct {

@@ -1,7 +1,7 @@
 /*
  * test_mcts.c: the PUCT search with the uniform evaluator: mates in 1 and 2 for both
  * colours (checked against a brute-force mate search), value signs, visit sums over legal
- * moves only, determinism for a fixed seed, tree reuse, a tiny node pool.
+ * moves only, determinism for a fixed seed, tree reuse, a tiny node pool, the mate probe.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -216,6 +216,62 @@ static void test_small_pool(void **state) {
   xq_evaluator_free(&ev);
 }
 
+/* Most of the side to move's moves allow a mate in one; a few do not. The first two are
+ * stalemated by it, the last two checkmated. */
+static const char *threat[] = {"4k4/9/9/9/9/9/9/R6r1/8r/5K3 w - - 0 1",
+                               "5k3/8R/r6R1/9/9/9/9/9/9/4K4 b - - 0 1",
+                               "3k5/4a4/9/9/9/9/9/7r1/8r/R3K4 w - - 0 1",
+                               "r3k4/8R/7R1/9/9/9/9/9/4A4/3K5 b - - 0 1"};
+
+/* The mate probe: a reply that mates (or stalemates) is seen when the move allowing it
+ * is first visited, so a short search over a uniform evaluator parries the threat and
+ * spends its visits on the safe moves. Without the probe it plays a losing move. */
+static void test_mate_probe(void **state) {
+  (void)state;
+  for (int c = 0; c < 4; c++) {
+    xq_pos_t pos;
+    th_parse(&pos, threat[c]);
+    assert_false(can_mate(&pos, 1));
+    xq_move_t mv[XQ_MAX_MOVES];
+    int n = xq_gen_legal(&pos, mv), nsafe = 0;
+    bool safe[XQ_MAX_MOVES];
+    for (int i = 0; i < n; i++) {
+      xq_pos_make(&pos, mv[i]);
+      safe[i] = !can_mate(&pos, 1);
+      xq_pos_unmake(&pos);
+      nsafe += safe[i];
+    }
+    if (!(nsafe > 0 && 4 * nsafe < n)) fail_msg("colour %d: %d safe of %d", c, nsafe, n);
+    xq_evaluator_t *ev;
+    assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
+    xq_mcts_config_t cfg;
+    xq_mcts_config_default(&cfg);
+    assert_true(cfg.mate_probe);
+    cfg.node_budget = 1 << 16;
+    xq_mcts_t *s;
+    xq_errbuf_t eb = {{0}};
+    assert_int_equal(xq_mcts_new(&s, &cfg, ev, 4, &eb), 0);
+    xq_mcts_limits_t lim = {.nodes = 200};
+    xq_mcts_result_t res;
+    assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+    int v_safe = 0, v_unsafe = 0;
+    for (int i = 0; i < res.nmoves; i++) {
+      int k = 0;
+      while (k < n && mv[k] != res.moves[i]) k++;
+      assert_true(k < n);
+      if (safe[k]) v_safe += res.visits[i];
+      else v_unsafe += res.visits[i];
+      if (res.moves[i] == res.best && !safe[k]) fail_msg("colour %d: best move allows mate", c);
+    }
+    /* a visit proves a move lost; PUCT comes back to it rarely */
+    if (v_safe < 4 * v_unsafe)
+      fail_msg("colour %d: %d visits to safe moves, %d to moves allowing mate", c, v_safe,
+               v_unsafe);
+    xq_mcts_free(&s);
+    xq_evaluator_free(&ev);
+  }
+}
+
 /* The network evaluator: priors sum to 1 over the legal moves only, values in [-1, 1],
  * for both colours; a bad path fails cleanly; a short search with it works. */
 static void test_net_evaluator(void **state) {
@@ -278,7 +334,8 @@ int main(void) {
       cmocka_unit_test(test_mate_in_one),     cmocka_unit_test(test_mate_in_two),
       cmocka_unit_test(test_losing_side_value), cmocka_unit_test(test_visits_sum),
       cmocka_unit_test(test_deterministic),   cmocka_unit_test(test_tree_reuse),
-      cmocka_unit_test(test_small_pool),      cmocka_unit_test(test_net_evaluator),
+      cmocka_unit_test(test_small_pool),      cmocka_unit_test(test_mate_probe),
+      cmocka_unit_test(test_net_evaluator),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
