@@ -90,6 +90,7 @@ typedef struct {
 typedef struct {
   shared_t *sh;
   int id;
+  int64_t quota; /* games this thread may still start, or -1 for no limit */
   xq_selfplay_stats_t st;
 } worker_t;
 
@@ -102,11 +103,14 @@ static void begin_move(const xq_selfplay_config_t *cfg, game_t *g, xq_rng_t *rng
   memcpy(&g->slot, &g->pos, sizeof g->pos);
 }
 
-static bool start_game(shared_t *sh, game_t *g, xq_rng_t *rng, uint64_t net_id) {
-  if (atomic_load(&sh->stop) || atomic_fetch_add(&sh->started, 1) >= sh->ngames) {
+static bool start_game(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) {
+  shared_t *sh = w->sh;
+  if (w->quota == 0 || atomic_load(&sh->stop) ||
+      atomic_fetch_add(&sh->started, 1) >= sh->ngames) {
     g->active = false;
     return false;
   }
+  if (w->quota > 0) w->quota--;
   xq_pos_startpos(&g->pos);
   xqt_clear(&g->tree);
   xq_record_reset(&g->rec, XQ_START_FEN, net_id);
@@ -204,7 +208,7 @@ static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) 
     g->rec.nvisits -= g->rec.plies[g->rec.nplies].nvisits;
     finish_game(w, g, stm == XQ_RED ? XQ_RESULT_BLACK_WIN : XQ_RESULT_RED_WIN,
                 XQ_REASON_RESIGN);
-    start_game(w->sh, g, rng, net_id);
+    start_game(w, g, rng, net_id);
     return;
   }
   if (resign && g->would_resign < 0) g->would_resign = stm;
@@ -212,7 +216,7 @@ static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) 
   xq_outcome_t o = xq_adjudicate(&g->pos, cfg->mcts.max_plies);
   if (o.result != XQ_RESULT_NONE) {
     finish_game(w, g, o.result, o.reason);
-    start_game(w->sh, g, rng, net_id);
+    start_game(w, g, rng, net_id);
     return;
   }
   begin_move(cfg, g, rng);
@@ -223,10 +227,15 @@ static void *worker_main(void *arg) {
   shared_t *sh = w->sh;
   const xq_selfplay_config_t *cfg = sh->cfg;
   /* Games are claimed from a shared count, so a thread running `parallel` slots would take
-   * all of a small job and leave the other threads idle: each runs at most its share. */
+   * all of a small job and leave the other threads idle: in a job smaller than the slots,
+   * each thread runs and starts at most its share, even when another thread starts late. */
   int G = cfg->parallel;
   int64_t share = (sh->ngames + cfg->threads - 1) / cfg->threads;
-  if (share < G) G = share > 1 ? (int)share : 1;
+  w->quota = -1;
+  if (share < G) {
+    G = share > 1 ? (int)share : 1;
+    w->quota = G;
+  }
   double t0 = xq_clock_s();
   xq_evaluator_t *ev = NULL;
   xq_errbuf_t eb = {{0}};
@@ -257,7 +266,7 @@ static void *worker_main(void *arg) {
   xq_rng_t rng;
   uint64_t seed_state = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)w->id;
   xq_rng_seed(&rng, xq_splitmix64(&seed_state));
-  for (int i = 0; i < G; i++) start_game(sh, &games[i], &rng, ev->net_id);
+  for (int i = 0; i < G; i++) start_game(w, &games[i], &rng, ev->net_id);
   uint64_t cmask = (uint64_t)cfg->cache_size - 1;
   for (;;) {
     if (cfg->time_limit_s > 0 && xq_clock_s() - t0 >= cfg->time_limit_s) break;
