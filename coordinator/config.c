@@ -65,6 +65,8 @@ static const crow_t ROWS[] = {
    "a game stopped by the length cap is won by the side this many pawns ahead (0: a draw)"},
   {"colour_swap", T_DOUBLE, O(colour_swap), "0", 0, 1, NULL,
    "share of training samples served with the colours swapped (board turned, Red<->Black)"},
+  {"mate_probe", T_INT, O(mate_probe), "0", 0, 1, NULL,
+   "1: self-play searches score a mate (or stalemate) in one without the net"},
   {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,
    "pacing R: samples served <= R x positions ingested"},
   {"batch_size", T_INT, O(batch_size), "256", 1, 8192, NULL, "batch size hint / cap per Batch"},

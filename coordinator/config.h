@@ -22,6 +22,7 @@ typedef struct {
   double value_target_q;   /* value target = (1 - q) z + q (root value) */
   double adjudicate_material; /* pawns ahead that win a length-cap game (0 = draw) */
   double colour_swap;      /* share of served samples with the colours swapped */
+  int64_t mate_probe;      /* 1: self-play searches use the mate probe (docs/search.md) */
   /* replay window and pacing */
   int64_t window, min_positions, batch_size;
   double reuse;

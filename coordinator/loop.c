@@ -168,6 +168,7 @@ static void fill_settings(const xqc_config_t *cfg, Xqz__SelfplaySettings *s) {
   s->temp_final = (float)cfg->temp_final;
   s->resign_threshold = (float)cfg->resign_threshold;
   s->no_resign_frac = (float)cfg->no_resign_frac;
+  s->mate_probe = (uint32_t)cfg->mate_probe;
 }
 
 static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) {

@@ -186,6 +186,7 @@ static void apply_settings(const agent_t *a, xq_selfplay_config_t *cfg) {
   if (s->resign_threshold <= -1) cfg->resign_threshold = -2; /* never */
   else if (s->resign_threshold < 0) cfg->resign_threshold = s->resign_threshold;
   if (s->no_resign_frac > 0 && s->no_resign_frac <= 1) cfg->no_resign_frac = s->no_resign_frac;
+  cfg->mcts.mate_probe = s->mate_probe == 1;
 }
 
 static void copy_settings(agent_t *a, const Xqz__SelfplaySettings *s) {

@@ -114,6 +114,7 @@ static Xqz__SelfplaySettings settings(void) {
   s.dirichlet_alpha = 0.3f;
   s.temp_plies = 10;
   s.resign_threshold = -1;
+  s.mate_probe = 1;
   return s;
 }
 
