@@ -228,6 +228,9 @@ static const char *threat[] = {"4k4/9/9/9/9/9/9/R6r1/8r/5K3 w - - 0 1",
  * spends its visits on the safe moves. Without the probe it plays a losing move. */
 static void test_mate_probe(void **state) {
   (void)state;
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  assert_true(cfg.mate_probe);
   for (int c = 0; c < 4; c++) {
     xq_pos_t pos;
     th_parse(&pos, threat[c]);
@@ -243,14 +246,7 @@ static void test_mate_probe(void **state) {
     }
     if (!(nsafe > 0 && 4 * nsafe < n)) fail_msg("colour %d: %d safe of %d", c, nsafe, n);
     xq_evaluator_t *ev;
-    assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
-    xq_mcts_config_t cfg;
-    xq_mcts_config_default(&cfg);
-    assert_true(cfg.mate_probe);
-    cfg.node_budget = 1 << 16;
-    xq_mcts_t *s;
-    xq_errbuf_t eb = {{0}};
-    assert_int_equal(xq_mcts_new(&s, &cfg, ev, 4, &eb), 0);
+    xq_mcts_t *s = uniform_search_new(&ev, 8, 1 << 16, 0.0f, 4); /* the probe is on */
     xq_mcts_limits_t lim = {.nodes = 200};
     xq_mcts_result_t res;
     assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
