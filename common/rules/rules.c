@@ -50,9 +50,12 @@ xq_outcome_t xq_adjudicate(xq_pos_t *pos, int max_plies) {
   }
   if (repetition(pos, &out)) return out;
   out.result = XQ_RESULT_DRAW;
+  /* The length cap comes last: it is a setting, not a rule, so a game that the rules end
+   * on the same ply is reported as the rules end it (the coordinator's ingest check
+   * adjudicates without the cap, which a record does not carry). */
   if (pos->rule60 >= XQ_NO_CAPTURE_LIMIT) out.reason = XQ_REASON_NO_CAPTURE;
-  else if (max_plies > 0 && pos->ply >= max_plies) out.reason = XQ_REASON_LENGTH_CAP;
   else if (!has_attackers(pos)) out.reason = XQ_REASON_NO_ATTACKERS;
+  else if (max_plies > 0 && pos->ply >= max_plies) out.reason = XQ_REASON_LENGTH_CAP;
   else out.result = XQ_RESULT_NONE;
   return out;
 }

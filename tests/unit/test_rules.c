@@ -113,6 +113,11 @@ static void test_no_attackers(void **state) {
   (void)state;
   th_parse(&pos, "3k5/4a4/4b4/9/9/9/9/4B4/4A4/4K4 w - - 0 1");
   expect(XQ_RESULT_DRAW, XQ_REASON_NO_ATTACKERS);
+  /* reached on the ply of the length cap: the rules' reason, as the ingest check sees it */
+  th_play(&pos, "e0f0");
+  xq_outcome_t o = xq_adjudicate(&pos, 1);
+  assert_int_equal(o.result, XQ_RESULT_DRAW);
+  assert_int_equal(o.reason, XQ_REASON_NO_ATTACKERS);
   th_parse(&pos, "3k5/4a4/4b4/9/9/9/P8/4B4/4A4/4K4 w - - 0 1");
   expect(XQ_RESULT_NONE, XQ_REASON_NONE);
 }
