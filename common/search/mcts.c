@@ -35,7 +35,7 @@ void xq_mcts_config_default(xq_mcts_config_t *cfg) {
   cfg->batch = 8;
   cfg->max_plies = 400;
   cfg->node_budget = 1 << 20;
-  cfg->mate_probe = true;
+  cfg->mate_probe = false;
 }
 
 int xq_mcts_new(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *ev,

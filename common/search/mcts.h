@@ -29,8 +29,8 @@ typedef struct {
   int max_plies;         /* game-length cap used to score draws in the tree (400) */
   int node_budget;       /* tree nodes the pool holds (1 << 20) */
   bool mate_probe;       /* a new leaf whose side to move can mate (or stalemate) in one
-                          * is a proven win, scored without the net (true; off in
-                          * self-play until a learning run measures it) */
+                          * is a proven win, scored without the net (false; measured in
+                          * docs/results.md, Learning curve, 12) */
 } xq_mcts_config_t;
 
 /* Defaults for playing strength (no noise). */

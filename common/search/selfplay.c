@@ -25,7 +25,6 @@ void xq_selfplay_config_default(xq_selfplay_config_t *cfg) {
   xq_mcts_config_default(&cfg->mcts);
   cfg->mcts.noise_frac = 0.25f;
   cfg->mcts.node_budget = 1 << 16;
-  cfg->mcts.mate_probe = false; /* not yet measured in a learning run (docs/results.md) */
   cfg->threads = 1;
   cfg->parallel = 32;
   cfg->sims_full = 800;

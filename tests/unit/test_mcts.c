@@ -230,7 +230,9 @@ static void test_mate_probe(void **state) {
   (void)state;
   xq_mcts_config_t cfg;
   xq_mcts_config_default(&cfg);
-  assert_true(cfg.mate_probe);
+  assert_false(cfg.mate_probe); /* off unless asked for */
+  cfg.mate_probe = true;
+  cfg.node_budget = 1 << 16;
   for (int c = 0; c < 4; c++) {
     xq_pos_t pos;
     th_parse(&pos, threat[c]);
@@ -246,7 +248,10 @@ static void test_mate_probe(void **state) {
     }
     if (!(nsafe > 0 && 4 * nsafe < n)) fail_msg("colour %d: %d safe of %d", c, nsafe, n);
     xq_evaluator_t *ev;
-    xq_mcts_t *s = uniform_search_new(&ev, 8, 1 << 16, 0.0f, 4); /* the probe is on */
+    assert_int_equal(xq_evaluator_uniform_new(&ev, 8), 0);
+    xq_mcts_t *s;
+    xq_errbuf_t eb = {{0}};
+    assert_int_equal(xq_mcts_new(&s, &cfg, ev, 4, &eb), 0);
     xq_mcts_limits_t lim = {.nodes = 200};
     xq_mcts_result_t res;
     assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
