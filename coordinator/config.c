@@ -54,8 +54,9 @@ static const crow_t ROWS[] = {
    "root value below which a side resigns (-1 = never)"},
   {"no_resign_frac", T_DOUBLE, O(no_resign_frac), "0.1", 0, 1, NULL,
    "share of games with resignation disabled"},
-  {"games_per_job", T_INT, O(games_per_job), "16", 1, 10000, NULL,
-   "games per self-play job (played at once, shared among the worker's threads)"},
+  {"games_per_job", T_INT, O(games_per_job), "64", 1, 10000, NULL,
+   "games per self-play job (played at once, shared among the worker's threads; a worker plays "
+   "at most threads x games-per-thread of them)"},
   {"window", T_INT, O(window), "50000", 100, 100000000, NULL, "replay window W (positions)"},
   {"min_positions", T_INT, O(min_positions), "2000", 1, 100000000, NULL,
    "positions in the window before training starts"},
