@@ -29,6 +29,16 @@ static int load_worker_key(const char *worker_id, const char *key, int64_t unuse
   return 0;
 }
 
+/* Sets the command line's settings on cfg; the first bad one fails, named in eb. */
+static int apply_overrides(xqc_config_t *cfg, const override_t *ov, int nov, xq_errbuf_t *eb) {
+  for (int i = 0; i < nov; i++) {
+    xq_errbuf_t e2;
+    int rc = xqc_config_set(cfg, ov[i].key, ov[i].value, &e2);
+    if (rc < 0) return xq_err_set(eb, rc, "command line: --%s: %s", ov[i].key, e2.msg);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *dir = NULL;
   override_t *ov = calloc((size_t)argc, sizeof *ov);
@@ -87,14 +97,13 @@ int main(int argc, char **argv) {
   xq_errbuf_t eb;
   char ini[1024];
   snprintf(ini, sizeof ini, "%s/campaign.ini", dir);
-  int rc = xqc_campaign_init_dir(dir, &eb);
+  /* A bad option fails before anything is created: check the overrides on the defaults. */
+  xqc_config_defaults(&c->cfg);
+  int rc = apply_overrides(&c->cfg, ov, nov, &eb);
+  if (rc == 0) rc = xqc_campaign_init_dir(dir, &eb);
   xqc_config_defaults(&c->cfg);
   if (rc == 0) rc = xqc_config_load(&c->cfg, ini, &eb);
-  for (int i = 0; rc == 0 && i < nov; i++) {
-    xq_errbuf_t e2;
-    rc = xqc_config_set(&c->cfg, ov[i].key, ov[i].value, &e2);
-    if (rc < 0) xq_err_set(&eb, rc, "command line: --%s: %s", ov[i].key, e2.msg);
-  }
+  if (rc == 0) rc = apply_overrides(&c->cfg, ov, nov, &eb);
   free(ov);
   if (rc < 0) {
     XQ_LOGE(COMP, "cannot start: %s", eb.msg);

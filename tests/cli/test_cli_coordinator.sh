@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# test_cli_coordinator.sh COORDINATOR: xqz-coordinator's command line, checked before any
+# file is written: a bad setting exits 2, names the setting, and creates or changes nothing.
+set -u
+. "$(dirname "$0")/lib.sh"
+COORD=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+err=$("$COORD" --campaign "$dir/new" --mate_probe 2 2>&1); rc=$?
+check "an out-of-range setting exits 2" test "$rc" -eq 2
+check "the setting and its range are named" grep -q -- "--mate_probe: mate_probe: 2 outside \[0, 1\]" <<<"$err"
+check "no campaign directory is created" test ! -e "$dir/new"
+err=$("$COORD" --campaign "$dir/new" --games_per_jobs 8 2>&1); rc=$?
+check "an unknown setting exits 2" test "$rc" -eq 2
+check "the unknown setting is named" grep -q "unknown setting 'games_per_jobs'" <<<"$err"
+check "still no campaign directory" test ! -e "$dir/new"
+mkdir -p "$dir/old"
+printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
+cp "$dir/old/campaign.ini" "$dir/keep.ini"
+"$COORD" --campaign "$dir/old" --sims=-3 >/dev/null 2>&1; rc=$?
+check "a bad setting on an existing campaign exits 2" test "$rc" -eq 2
+check "its campaign.ini is untouched" cmp -s "$dir/old/campaign.ini" "$dir/keep.ini"
+check "nothing else is created in it" test "$(ls "$dir/old")" = "campaign.ini"
+err=$("$COORD" --sims 8 2>&1); rc=$?
+check "a missing --campaign exits 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--campaign DIR is required' <<<'$err'"
+finish
