@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -225,6 +226,7 @@ static pid_t spawn(const char *name, char *const argv[]) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     if (!freopen(logp, "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
     setenv("OPENBLAS_NUM_THREADS", "1", 1);
     execv(bin, argv);

@@ -387,6 +387,7 @@ static void test_cli_other_version(void **state) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     if (!freopen(errp, "w", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
     execl(XQZ_BINARY_DIR "/tools/xqz", "xqz", "status", "--coordinator", ep, (char *)NULL);
     _exit(127);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -90,6 +91,7 @@ static pid_t spawn_trainer(void) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir,
           "--batch", "16", "--candidate-every", "3", "--log-every", "1",
           "--checkpoint-every-s", "1000", "--timeout-ms", "3000", (char *)NULL);

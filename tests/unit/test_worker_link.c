@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -310,7 +311,9 @@ static void test_worker_against_fake_coordinator(void **state) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "1",
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
+    /* Two threads: the arena pairs below play their two games at once. */
+    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "2",
           "--games-per-thread", "2", "--cache", cache, "--spool", spool, "--id", "testw",
           "--timeout", "1500", "--progress", "2", (char *)NULL);
     _exit(127);
@@ -402,6 +405,7 @@ static void test_worker_against_fake_coordinator(void **state) {
   pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "1",
           "--games-per-thread", "2", "--cache", cache, "--spool", spool, "--id", "testw",
           "--timeout", "1500", (char *)NULL);
@@ -447,6 +451,7 @@ static void worker_meets_other_version(int refusal) {
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     if (!freopen(logp, "w", stderr)) _exit(127);
     execl(bin, bin, "--coordinator", ep, "--pub", "tcp://127.0.0.1:1", "--threads", "1",
           "--cache", cache, "--spool", spool, "--id", "oldw", "--timeout", "1500",
