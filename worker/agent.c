@@ -307,7 +307,6 @@ static void schedule(agent_t *a, int stopping) {
     float adj = a->arena.adjudicate_material;
     t.adjudicate_material = adj > 0.0f && adj <= 100.0f ? adj : 0.0;
     t.seed = xq_rng_next(&a->rng);
-    t.threads = a->o->threads;
     a->job_kind = 0;
   } else {
     /* A net announced after the job was given wins until the next job. */

@@ -40,17 +40,7 @@ static int a_score(xq_result_t r, bool a_red) {
   return 0;
 }
 
-/* One game of a pair, with players of its own so the two games can run at once. */
-typedef struct {
-  const xq_task_t *t;
-  bool a_red;
-  int rc, score, reason;
-  char err[256];
-} arena_side_t;
-
-static void *play_side(void *arg) {
-  arena_side_t *s = arg;
-  const xq_task_t *t = s->t;
+static void run_arena(xq_task_t *t) {
   char spec_a[1100], spec_b[1100];
   snprintf(spec_a, sizeof spec_a, "net:%s:%d", t->path_a, t->sims);
   snprintf(spec_b, sizeof spec_b, "net:%s:%d", t->path_b, t->sims);
@@ -58,41 +48,29 @@ static void *play_side(void *arg) {
   xq_errbuf_t eb = {{0}};
   int rc = xq_player_new(&a, spec_a, t->seed, &eb);
   if (!rc) rc = xq_player_new(&b, spec_b, t->seed + 1, &eb);
-  if (!rc) rc = xq_player_new_game(a, &eb);
-  if (!rc) rc = xq_player_new_game(b, &eb);
   const char *opening = t->opening[0] ? t->opening : "startpos";
-  xq_outcome_t out;
-  int plies = 0;
-  if (!rc)
-    rc = xq_arena_game(s->a_red ? a : b, s->a_red ? b : a, opening, t->max_plies,
-                       t->adjudicate_material, &out, &plies, &eb);
-  s->rc = rc;
-  if (rc) {
-    snprintf(s->err, sizeof s->err, "%s", eb.msg);
-  } else {
-    s->score = a_score(out.result, s->a_red);
-    s->reason = (int)out.reason;
+  for (int g = 0; g < 2 && !rc; g++) {
+    bool a_red = g == 0;
+    xq_outcome_t out;
+    int plies = 0;
+    rc = xq_player_new_game(a, &eb);
+    if (!rc) rc = xq_player_new_game(b, &eb);
+    if (!rc)
+      rc = xq_arena_game(a_red ? a : b, a_red ? b : a, opening, t->max_plies,
+                         t->adjudicate_material, &out, &plies, &eb);
+    if (rc) break;
+    if (a_red) {
+      t->result_a_red = a_score(out.result, true);
+      t->reason_a_red = (int)out.reason;
+    } else {
+      t->result_a_black = a_score(out.result, false);
+      t->reason_a_black = (int)out.reason;
+    }
   }
+  t->rc = rc;
+  if (rc) snprintf(t->err, sizeof t->err, "%s", eb.msg);
   xq_player_free(&a);
   xq_player_free(&b);
-  return NULL;
-}
-
-/* The pair's two games, A red then A black: on two threads when the worker has two. */
-static void run_arena(xq_task_t *t) {
-  arena_side_t red = {.t = t, .a_red = true}, black = {.t = t, .a_red = false};
-  pthread_t th;
-  bool two = t->threads > 1 && pthread_create(&th, NULL, play_side, &black) == 0;
-  play_side(&red);
-  if (two) pthread_join(th, NULL);
-  else play_side(&black);
-  arena_side_t *bad = red.rc ? &red : black.rc ? &black : NULL;
-  t->rc = bad ? bad->rc : 0;
-  if (bad) snprintf(t->err, sizeof t->err, "%s", bad->err);
-  t->result_a_red = red.score;
-  t->reason_a_red = red.reason;
-  t->result_a_black = black.score;
-  t->reason_a_black = black.reason;
 }
 
 static void *play_main(void *arg) {

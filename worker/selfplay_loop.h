@@ -2,8 +2,7 @@
  * selfplay_loop.h: the worker's play thread. The agent (network thread) posts one task at
  * a time: a batch of self-play games (xq_selfplay_run; every finished game is encoded,
  * given the next sequence number and spooled by the sink, and the agent sends it) or the
- * two games of an arena pair (at once, on two threads, when the worker has two). Tasks
- * are short so nets switch at game boundaries.
+ * two games of an arena pair. Tasks are short so nets switch at game boundaries.
  */
 #ifndef XQ_WORKER_SELFPLAY_LOOP_H
 #define XQ_WORKER_SELFPLAY_LOOP_H
@@ -31,7 +30,6 @@ typedef struct {
   char path_a[1024], path_b[1024];
   char opening[160];
   int sims, max_plies;
-  int threads; /* 2 or more: the pair's games run at once */
   double adjudicate_material;
   uint64_t seed;
   /* results */

@@ -312,8 +312,7 @@ static void test_worker_against_fake_coordinator(void **state) {
   assert_true(pid >= 0);
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
-    /* Two threads: the arena pairs below play their two games at once. */
-    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "2",
+    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "1",
           "--games-per-thread", "2", "--cache", cache, "--spool", spool, "--id", "testw",
           "--timeout", "1500", "--progress", "2", (char *)NULL);
     _exit(127);
