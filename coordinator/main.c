@@ -97,9 +97,10 @@ int main(int argc, char **argv) {
   xq_errbuf_t eb;
   char ini[1024];
   snprintf(ini, sizeof ini, "%s/campaign.ini", dir);
-  /* A bad option fails before anything is created: check the overrides on the defaults. */
-  xqc_config_defaults(&c->cfg);
-  int rc = apply_overrides(&c->cfg, ov, nov, &eb);
+  /* A bad option fails before anything is created: try the overrides on the defaults. */
+  xqc_config_t probe;
+  xqc_config_defaults(&probe);
+  int rc = apply_overrides(&probe, ov, nov, &eb);
   if (rc == 0) rc = xqc_campaign_init_dir(dir, &eb);
   xqc_config_defaults(&c->cfg);
   if (rc == 0) rc = xqc_config_load(&c->cfg, ini, &eb);
