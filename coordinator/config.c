@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nn/nn_model.h"
 #include "rules/material.h"
 #include "wire/wire.h"
 
@@ -39,8 +40,8 @@ static const crow_t ROWS[] = {
    "PUB bind address (NetAnnounce); labs: tcp://*:5556"},
   {"http", T_STRING, O(http), "127.0.0.1:5580", SZ(http), 0, NULL,
    "HTTP endpoint HOST:PORT (dashboard, /metrics, /api/status); empty = off"},
-  {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, "tiny|default|large",
-   "architecture of net 1 (tiny 2x16, default 6x64, large 10x128)"},
+  {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, NULL,
+   "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC, B blocks of C channels"},
   {"sims", T_INT, O(sims), "64", 1, 100000, NULL, "full-search simulations (policy targets)"},
   {"fast_sims", T_INT, O(fast_sims), "16", 1, 100000, NULL, "fast-search simulations"},
   {"full_frac", T_DOUBLE, O(full_frac), "0.25", 0, 1, NULL, "share of moves with a full search"},
@@ -156,6 +157,9 @@ static int set_row(xqc_config_t *c, const crow_t *r, const char *v, xq_errbuf_t 
     if (strlen(v) >= (size_t)r->lo) return xq_err_set(eb, XQ_ERANGE, "%s: value too long", r->name);
     if (r->choices && !in_choices(r->choices, v))
       return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not one of %s", r->name, v, r->choices);
+    if (r->off == O(net_size) && nn_arch_preset(v, &(nn_arch_t){0}) != 0)
+      return xq_err_set(eb, XQ_ERANGE,
+                        "net_size: '%s' is not tiny, default, large or BxC (e.g. 4x16)", v);
     strcpy(base, v);
     return 0;
   }

@@ -32,7 +32,7 @@ static const opt_row_t rows[] = {
     {"dir", S(dir), "", 0, 0, "state directory (required); holds trainer.xqzc"},
     {"size", S(size), "default", 0, 0,
      "only to override the campaign: without a checkpoint the trainer starts from the"
-     " coordinator's best net; --size tiny (2x16), default (6x64) or large (10x128) that"
+     " coordinator's best net; --size tiny (2x16), default (6x64), large (10x128) or BxC that"
      " differs from it starts a fresh net of that size instead"},
     {"batch", I(batch), "256", 1, 8192, "positions per SGD step"},
     {"lr", S(lr), "0:0.02,100000:0.002,200000:0.0002", 0, 0,

@@ -18,11 +18,24 @@ nn_arch_t nn_arch_make(int blocks, int channels) {
   return a;
 }
 
+/* "BxC", e.g. "4x16": B residual blocks of C channels, both in range; anything else is
+ * rejected (no signs, spaces or trailing text). */
+static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
+  int b = 0, c = 0, i = 0;
+  if (name[i] < '0' || name[i] > '9') return XQ_EINVAL;
+  while (name[i] >= '0' && name[i] <= '9' && b <= NN_MAX_BLOCKS) b = 10 * b + (name[i++] - '0');
+  if (name[i++] != 'x' || name[i] < '0' || name[i] > '9') return XQ_EINVAL;
+  while (name[i] >= '0' && name[i] <= '9' && c <= NN_MAX_CHANNELS) c = 10 * c + (name[i++] - '0');
+  if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS) return XQ_EINVAL;
+  *out = nn_arch_make(b, c);
+  return 0;
+}
+
 int nn_arch_preset(const char *name, nn_arch_t *out) {
   if (!strcmp(name, "tiny")) *out = nn_arch_make(2, 16);
   else if (!strcmp(name, "default")) *out = nn_arch_make(6, 64);
   else if (!strcmp(name, "large")) *out = nn_arch_make(10, 128);
-  else return XQ_EINVAL;
+  else return nn_arch_parse_bxc(name, out);
   return 0;
 }
 

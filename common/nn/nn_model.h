@@ -46,7 +46,8 @@ typedef struct {
 /* The standard architecture for B blocks of C channels: heads 2 and 1 channels, value
  * hidden 2*C (so tiny 2x16 -> 32, default 6x64 -> 128, large 10x128 -> 256). */
 nn_arch_t nn_arch_make(int blocks, int channels);
-/* Presets "tiny", "default", "large". Returns 0 or XQ_EINVAL. */
+/* Presets "tiny" (2x16), "default" (6x64), "large" (10x128), or "BxC" for B blocks of C
+ * channels within NN_MAX_BLOCKS and NN_MAX_CHANNELS. Returns 0 or XQ_EINVAL. */
 int nn_arch_preset(const char *name, nn_arch_t *out);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);

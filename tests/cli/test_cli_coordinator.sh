@@ -14,6 +14,12 @@ err=$("$COORD" --campaign "$dir/new" --games_per_jobs 8 2>&1); rc=$?
 check "an unknown setting exits 2" test "$rc" -eq 2
 check "the unknown setting is named" grep -q "unknown setting 'games_per_jobs'" <<<"$err"
 check "still no campaign directory" test ! -e "$dir/new"
+for bad in 4x 4x0 x16 4X16 4x16x 41x16 -1x16 big; do
+  err=$("$COORD" --campaign "$dir/new" --net_size "$bad" 2>&1); rc=$?
+  check "net_size '$bad' exits 2 and is named" \
+    bash -c "[ $rc -eq 2 ] && grep -q \"net_size: '$bad' is not tiny, default, large or BxC\" <<<\"\$1\"" _ "$err"
+done
+check "still no campaign directory after the net sizes" test ! -e "$dir/new"
 mkdir -p "$dir/old"
 printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
 cp "$dir/old/campaign.ini" "$dir/keep.ini"

@@ -52,6 +52,37 @@ static nn_file_meta_t meta_of(uint64_t id) {
   return meta;
 }
 
+/* Architecture names: the three presets and "BxC", with every malformed or out-of-range
+ * spelling refused. */
+static void test_arch_names(void **state) {
+  (void)state;
+  nn_arch_t a;
+  assert_int_equal(nn_arch_preset("tiny", &a), 0);
+  assert_int_equal(a.blocks, 2);
+  assert_int_equal(a.channels, 16);
+  assert_int_equal(nn_arch_preset("large", &a), 0);
+  assert_int_equal(a.blocks, 10);
+  assert_int_equal(a.channels, 128);
+  assert_int_equal(nn_arch_preset("4x16", &a), 0);
+  assert_int_equal(a.blocks, 4);
+  assert_int_equal(a.channels, 16);
+  assert_int_equal(a.value_hidden, 32);
+  assert_int_equal(nn_arch_preset("0x8", &a), 0);
+  assert_int_equal(a.blocks, 0);
+  char s[32];
+  snprintf(s, sizeof s, "%dx%d", NN_MAX_BLOCKS, NN_MAX_CHANNELS);
+  assert_int_equal(nn_arch_preset(s, &a), 0);
+  assert_int_equal(a.channels, NN_MAX_CHANNELS);
+  static const char *bad[] = {"", "x", "4x", "x16", "4x0", "4X16", "4x16x", "4x16 ", " 4x16",
+                              "-1x16", "4x-16", "+4x16", "41x16", "4x513", "99999999999x16",
+                              "4x99999999999", "Tiny"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    a.blocks = -7;
+    assert_int_equal(nn_arch_preset(bad[i], &a), XQ_EINVAL);
+    assert_int_equal(a.blocks, -7); /* untouched */
+  }
+}
+
 static void test_crc32(void **state) {
   (void)state;
   assert_int_equal(xq_crc32(0, "123456789", 9), 0xCBF43926u); /* the standard check value */
@@ -278,6 +309,7 @@ static void test_checkpoint_resume(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_arch_names),
       cmocka_unit_test(test_crc32),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_each_error),
