@@ -41,7 +41,8 @@ static const crow_t ROWS[] = {
   {"http", T_STRING, O(http), "127.0.0.1:5580", SZ(http), 0, NULL,
    "HTTP endpoint HOST:PORT (dashboard, /metrics, /api/status); empty = off"},
   {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, NULL,
-   "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC, B blocks of C channels"},
+   "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC, B blocks of"
+   " C channels"},
   {"sims", T_INT, O(sims), "64", 1, 100000, NULL, "full-search simulations (policy targets)"},
   {"fast_sims", T_INT, O(fast_sims), "16", 1, 100000, NULL, "fast-search simulations"},
   {"full_frac", T_DOUBLE, O(full_frac), "0.25", 0, 1, NULL, "share of moves with a full search"},
@@ -157,6 +158,8 @@ static int set_row(xqc_config_t *c, const crow_t *r, const char *v, xq_errbuf_t 
     if (strlen(v) >= (size_t)r->lo) return xq_err_set(eb, XQ_ERANGE, "%s: value too long", r->name);
     if (r->choices && !in_choices(r->choices, v))
       return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not one of %s", r->name, v, r->choices);
+    /* net_size is open-ended (BxC), so no choices list: the parser that makes net 1
+     * (campaign.c) and the trainer's --size is the check. */
     if (r->off == O(net_size) && nn_arch_preset(v, &(nn_arch_t){0}) != 0)
       return xq_err_set(eb, XQ_ERANGE,
                         "net_size: '%s' is not tiny, default, large or BxC (e.g. 4x16)", v);

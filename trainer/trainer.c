@@ -124,7 +124,8 @@ static int load_or_init(trainer_t *t) {
   struct stat st;
   nn_arch_t want;
   if (nn_arch_preset(t->o.size, &want)) {
-    XQ_LOGE(COMP, "unknown network size size=%s (tiny, default, large or BxC such as 4x16)", t->o.size);
+    XQ_LOGE(COMP, "unknown network size size=%s (tiny, default, large or BxC such as 4x16)",
+            t->o.size);
     return -1;
   }
   if (stat(t->ckpt_path, &st) == 0) {

@@ -16,8 +16,8 @@ check "the unknown setting is named" grep -q "unknown setting 'games_per_jobs'" 
 check "still no campaign directory" test ! -e "$dir/new"
 for bad in 4x 4x0 x16 4X16 4x16x 41x16 -1x16 big; do
   err=$("$COORD" --campaign "$dir/new" --net_size "$bad" 2>&1); rc=$?
-  check "net_size '$bad' exits 2 and is named" \
-    bash -c "[ $rc -eq 2 ] && grep -q \"net_size: '$bad' is not tiny, default, large or BxC\" <<<\"\$1\"" _ "$err"
+  check "net_size '$bad' exits 2" test "$rc" -eq 2
+  check "net_size '$bad' is named" grep -q "net_size: '$bad' is not tiny, default, large or BxC" <<<"$err"
 done
 check "still no campaign directory after the net sizes" test ! -e "$dir/new"
 mkdir -p "$dir/old"
