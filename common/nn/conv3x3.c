@@ -330,7 +330,7 @@ size_t nn_conv3x3_scratch_floats(int n, int cin, int cout) {
   const int nc = chunk_of(n);
   size_t fwd = wg_forward_scratch(nc, cin, cout);
   size_t bwd_data = nn_conv3x3_prepared_floats(cout, cin) + wg_forward_scratch(nc, cout, cin);
-  /* backward_weights: dU (35, cin, coutp) + V (35, T, cinp) + dM (35, T, coutp) + P. */
+  /* backward_weights: dU (35, cin, coutp) + P + V (35, T, cinp) + dM (35, T, coutp). */
   const size_t cinp = round8(cin), coutp = round8(cout), t = (size_t)nc * WG_TILES;
   size_t bwd_w = (size_t)WG_PTS * cin * coutp + WG_PTS * t * (cinp + coutp) +
                  (size_t)nc * WG_PH * WG_PW * (cinp > coutp ? cinp : coutp);
@@ -506,13 +506,15 @@ void nn_conv3x3_backward_weights(float *dw, float *scratch, const float *dy, con
   assert(dw && scratch && dy && x && n >= 0 && cin > 0 && cout > 0);
   const int cinp = round8(cin), coutp = round8(cout), nc_max = chunk_of(n);
   float *dU = scratch; /* (35, cin, coutp): summed over the batch */
-  float *rest = dU + (size_t)WG_PTS * cin * coutp;
+  /* P first, at one place for every chunk: a later chunk relies on the zero border the
+   * first one wrote, also when the last chunk is shorter (V and dM shrink with it). */
+  float *P = dU + (size_t)WG_PTS * cin * coutp; /* (nc, 12, 11, max(cinp, coutp)) */
+  float *rest = P + (size_t)nc_max * WG_PH * WG_PW * (cinp > coutp ? cinp : coutp);
   for (int n0 = 0; n0 < n; n0 += nc_max) {
     const int nc = n - n0 < nc_max ? n - n0 : nc_max;
     const size_t T = (size_t)nc * WG_TILES;
     float *V = rest;                    /* (35, T, cinp) */
     float *dM = V + WG_PTS * T * cinp;  /* (35, T, coutp) */
-    float *P = dM + WG_PTS * T * coutp; /* (nc, 12, 11, max(cinp, coutp)) */
     wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0 || cinp != coutp);
     wg_input_transform(V, P, nc, cinp);
     /*

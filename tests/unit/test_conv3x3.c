@@ -32,6 +32,8 @@ static const shape_t shapes[] = {
     {1, 1, 1}, {2, 3, 5}, {3, 18, 16}, {2, 16, 18}, {5, 18, 64},
     {4, 64, 64}, {1, 64, 32}, {2, 128, 128}, {7, 32, 64},
     {37, 8, 16}, {20, 18, 12}, /* more than one chunk of images */
+    {8, 16, 16}, {13, 8, 8},   /* ... and a shorter last chunk, cin == cout */
+    {5, 8, 8}, {5, 16, 16}, {11, 8, 8},
 };
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -51,6 +53,13 @@ static float *rand_floats(size_t count) {
 static float *alloc_floats(size_t count) {
   float *p = malloc(sizeof(float) * (count ? count : 1));
   assert_non_null(p);
+  return p;
+}
+
+/* Scratch full of garbage: a kernel must not rely on what a previous call left there. */
+static float *alloc_scratch(size_t count) {
+  float *p = alloc_floats(count);
+  for (size_t i = 0; i < count; i++) p[i] = 1e3f * (float)(i % 7 + 1);
   return p;
 }
 
@@ -172,7 +181,7 @@ static void run_forward(path_t path, const shape_t *s, bool use_bias, bool use_r
   }
   if (path == PATH_FAST) {
     float *wp = alloc_floats(nn_conv3x3_prepared_floats(cin, cout));
-    float *scratch = alloc_floats(nn_conv3x3_scratch_floats(n, cin, cout));
+    float *scratch = alloc_scratch(nn_conv3x3_scratch_floats(n, cin, cout));
     nn_conv3x3_prepare(wp, w, cin, cout);
     nn_conv3x3_forward(y, scratch, x, wp, use_bias ? bias : NULL, resp, relu, n, cin, cout);
     free(wp);
@@ -224,7 +233,7 @@ static void backward_data(path_t path) {
     assert_non_null(ref_abs);
     naive_backward_data(ref, ref_abs, dy, w, n, cin, cout);
     if (path == PATH_FAST) {
-      float *scratch = alloc_floats(nn_conv3x3_scratch_floats(n, cin, cout));
+      float *scratch = alloc_scratch(nn_conv3x3_scratch_floats(n, cin, cout));
       nn_conv3x3_backward_data(dx, scratch, dy, w, n, cin, cout);
       free(scratch);
     } else {
@@ -263,7 +272,7 @@ static void backward_weights(path_t path) {
     naive_backward_weights(ref, ref_abs, dy, x, n, cin, cout);
     for (size_t k = 0; k < nw; k++) ref[k] += dw[k], ref_abs[k] += fabs(dw[k]);
     if (path == PATH_FAST) {
-      float *scratch = alloc_floats(nn_conv3x3_scratch_floats(n, cin, cout));
+      float *scratch = alloc_scratch(nn_conv3x3_scratch_floats(n, cin, cout));
       nn_conv3x3_backward_weights(dw, scratch, dy, x, n, cin, cout);
       free(scratch);
     } else {
