@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nn/nn_train_pool.h"
 #include "wire/wire.h"
 
 typedef enum { OPT_STR, OPT_INT, OPT_REAL } opt_type_t;
@@ -35,6 +36,9 @@ static const opt_row_t rows[] = {
      " coordinator's best net; --size tiny (2x16), default (6x64), large (10x128) or BxC that"
      " differs from it starts a fresh net of that size instead"},
     {"batch", I(batch), "256", 1, 8192, "positions per SGD step"},
+    {"threads", S(threads_arg), "all", 0, 0,
+     "training threads, 1..1024 or all (every core this process may use); each takes a"
+     " shard of every batch (docs/trainer.md)"},
     {"lr", S(lr), "0:0.02,100000:0.002,200000:0.0002", 0, 0,
      "learning-rate schedule step:lr,... (each lr from its step on)"},
     {"momentum", R(momentum), "0.9", 0, 0.999, "SGD momentum"},
@@ -75,6 +79,24 @@ static int set(trainer_opts_t *o, const opt_row_t *r, const char *v) {
   }
   if (r->type == OPT_INT) *(int64_t *)(void *)base = (int64_t)d;
   else *(double *)(void *)base = d;
+  return 0;
+}
+
+/* --threads: a whole number in 1..NN_TRAIN_MAX_THREADS, or "all". */
+static int parse_threads(trainer_opts_t *o) {
+  if (!strcmp(o->threads_arg, "all")) {
+    o->threads = nn_train_default_threads();
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  long v = strtol(o->threads_arg, &end, 10);
+  if (errno || end == o->threads_arg || *end || v < 1 || v > NN_TRAIN_MAX_THREADS) {
+    fprintf(stderr, "xqz-trainer: --threads: '%s' is not a thread count; give 1..%d, or all"
+            " for every core of this box\n", o->threads_arg, NN_TRAIN_MAX_THREADS);
+    return -1;
+  }
+  o->threads = (int)v;
   return 0;
 }
 
@@ -127,6 +149,7 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
     fprintf(stderr, "xqz-trainer: --dir is required (see --help)\n");
     return -1;
   }
+  if (parse_threads(o)) return -1;
   xq_errbuf_t eb;
   if (xq_curve_client_load(&o->curve, o->server_key, o->key, &eb) < 0) {
     fprintf(stderr, "xqz-trainer: %s\n", eb.msg);

@@ -18,12 +18,12 @@
 #include "nn/nn_checkpoint.h"
 #include "nn/nn_file.h"
 #include "nn/nn_optim.h"
-#include "nn/nn_plan.h"
+#include "nn/nn_train_pool.h"
 #include "options.h"
 #include "start_net.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
-#include "wire/sample.h"
+#include "wire/batch_shard.h"
 #include "wire/wire.h"
 #include "support/clock.h"
 
@@ -43,19 +43,12 @@ typedef struct {
   trainer_opts_t o;
   char ckpt_path[600];
   nn_model_t *m;
-  nn_plan_t *plan;
+  nn_train_pool_t *pool;  /* the training threads, each a shard of every batch */
+  xq_batch_shard_t dec;   /* their sample decoders */
   nn_sgd_t opt;
   nn_file_meta_t meta;
   nn_loss_cfg_t loss_cfg;
   int max_n;
-  /* batch buffers */
-  float *planes;          /* (max_n, NN_INPUT_PLANES, 90) */
-  uint8_t *mask;          /* (max_n, NN_POLICY_SIZE) */
-  int32_t *pi_off;        /* (max_n + 1) */
-  nn_pi_entry_t *pi;      /* (max_n * XQ_MAX_MOVES) */
-  float *z;               /* (max_n) */
-  xq_sample_t *sample;    /* one decoded sample */
-  xq_pos_t *pos;          /* its position */
   /* wire */
   void *ctx, *sock;
   uint64_t next_request;
@@ -65,7 +58,7 @@ typedef struct {
   int64_t pending_step;
   /* progress */
   double t_log, t_ckpt;
-  int64_t samples_since_log, rejected;
+  int64_t samples_since_log, rejected; /* rejected: samples dropped, as last logged */
   nn_loss_t loss_acc;
   int loss_n;
   nn_loss_t report_acc;   /* since the last BatchRequest (its loss_* fields) */
@@ -155,20 +148,11 @@ static int load_or_init(trainer_t *t) {
   t->loss_cfg.value_weight = 1.0f;
   t->loss_cfg.l2 = (float)t->o.l2;
   t->max_n = (int)t->o.batch;
-  if (nn_plan_new(&t->plan, &t->m->arch, t->max_n, true, &eb)) {
-    XQ_LOGE(COMP, "cannot plan the batch batch=%d error=\"%s\"", t->max_n, eb.msg);
-    return -1;
-  }
-  size_t n = (size_t)t->max_n;
-  t->planes = malloc(n * NN_INPUT_PLANES * NN_HW * sizeof(float));
-  t->mask = malloc(n * NN_POLICY_SIZE);
-  t->pi_off = malloc((n + 1) * sizeof(int32_t));
-  t->pi = malloc(n * XQ_MAX_MOVES * sizeof(nn_pi_entry_t));
-  t->z = malloc(n * sizeof(float));
-  t->sample = malloc(sizeof *t->sample);
-  t->pos = malloc(sizeof *t->pos);
-  if (!t->planes || !t->mask || !t->pi_off || !t->pi || !t->z || !t->sample || !t->pos) {
-    XQ_LOGE(COMP, "out of memory batch=%d", t->max_n);
+  int threads = t->o.threads > t->max_n ? t->max_n : t->o.threads;
+  if (nn_train_pool_new(&t->pool, t->m, threads, t->max_n, XQ_BATCH_SHARD_MAX_PI, &eb) ||
+      xq_batch_shard_init(&t->dec, threads, &eb)) {
+    XQ_LOGE(COMP, "cannot set up the training threads threads=%d batch=%d error=\"%s\"",
+            threads, t->max_n, eb.msg);
     return -1;
   }
   return 0;
@@ -252,36 +236,24 @@ static void make_candidate(trainer_t *t) {
   flush_candidate(t);
 }
 
-/* Turns a Batch into an nn_batch_t and takes one step. Returns samples used. */
+/* One step on a Batch: the pool's threads decode, encode and train on a shard each.
+ * Returns samples used. */
 static int train_on(trainer_t *t, const Xqz__Batch *b) {
-  int n = 0;
-  t->pi_off[0] = 0;
-  for (size_t i = 0; i < b->n_samples && n < t->max_n; i++) {
-    xq_errbuf_t eb = {{0}};
-    if (xq_sample_from_proto(t->sample, b->samples[i], &eb)) {
-      if (t->rejected++ < 10 || t->rejected % 1000 == 0)
-        XQ_LOGW(COMP, "bad sample from the coordinator dropped rejected=%lld reason=\"%s\"",
-                (long long)t->rejected, eb.msg);
-      continue;
-    }
-    const xq_sample_t *s = t->sample;
-    xq_sample_encode(t->planes + (size_t)n * NN_INPUT_PLANES * NN_HW, s);
-    xq_sample_position(t->pos, s);
-    uint8_t *mask = t->mask + (size_t)n * NN_POLICY_SIZE;
-    nn_encode_legal(t->pos, mask, NULL, NULL);
-    int32_t off = t->pi_off[n];
-    for (int k = 0; k < s->npi; k++) {
-      t->pi[off + k].index = s->pi_index[k];
-      t->pi[off + k].prob = s->pi_prob[k];
-    }
-    t->pi_off[n + 1] = off + s->npi;
-    t->z[n] = s->z;
-    n++;
-  }
-  if (n == 0) return 0;
-  nn_batch_t nb = {n, t->planes, t->mask, t->pi_off, t->pi, t->z};
+  int count = b->n_samples < (size_t)t->max_n ? (int)b->n_samples : t->max_n;
+  t->dec.batch = b;
   nn_loss_t loss;
-  nn_train_step(t->m, t->plan, &t->opt, &nb, &t->loss_cfg, &loss);
+  int n = nn_train_pool_step(t->pool, &t->opt, count, xq_batch_shard_fill, &t->dec,
+                             &t->loss_cfg, &loss);
+  int64_t rejected = xq_batch_shard_rejected(&t->dec);
+  for (int r = 0; r < t->dec.threads && rejected > t->rejected; r++) {
+    if (!t->dec.rank[r].last.msg[0]) continue;
+    if (t->rejected < 10 || rejected / 1000 > t->rejected / 1000)
+      XQ_LOGW(COMP, "bad samples from the coordinator dropped rejected=%lld reason=\"%s\"",
+              (long long)rejected, t->dec.rank[r].last.msg);
+    break;
+  }
+  t->rejected = rejected;
+  if (n == 0) return 0;
   t->loss_acc.total += loss.total;
   t->loss_acc.policy += loss.policy;
   t->loss_acc.value += loss.value;
@@ -414,16 +386,10 @@ static int run(trainer_t *t) {
 static void trainer_close(trainer_t *t) {
   if (t->sock) zmq_close(t->sock);
   if (t->ctx) zmq_ctx_term(t->ctx);
-  nn_plan_free(&t->plan);
+  nn_train_pool_free(&t->pool); /* before the model its threads train */
+  xq_batch_shard_close(&t->dec);
   nn_model_free(&t->m);
   nn_sgd_close(&t->opt);
-  free(t->planes);
-  free(t->mask);
-  free(t->pi_off);
-  free(t->pi);
-  free(t->z);
-  free(t->sample);
-  free(t->pos);
   free(t->pending_candidate);
 }
 
@@ -466,8 +432,9 @@ int main(int argc, char **argv) {
             t->o.coordinator, zmq_strerror(zmq_errno()));
     goto out;
   }
-  XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d step=%lld candidate_every=%lld curve=%s",
-          t->o.coordinator, t->o.dir, t->max_n, (long long)t->opt.step,
+  XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d threads=%d step=%lld candidate_every=%lld"
+          " curve=%s", t->o.coordinator, t->o.dir, t->max_n, nn_train_pool_threads(t->pool),
+          (long long)t->opt.step,
           (long long)t->o.candidate_every, t->o.curve.on ? "on" : "off");
   rc = run(t);
 out:

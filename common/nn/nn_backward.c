@@ -14,12 +14,13 @@
 
 /* Backward through "y = relu(bn(z))" of a head: dy (gradient of y, overwritten) -> the
  * head's 1x1 conv -> accumulated into dt (gradient of the tower output). */
-static void head_back(float *dt, float *dy, nn_convbn_t *cp, nn_convbn_t *cg, const float *y,
-                      const float *z, const float *mean, const float *var, const float *t,
-                      int n) {
+static void head_back(nn_plan_t *p, float *dt, float *dy, nn_convbn_t *cp, nn_convbn_t *cg,
+                      const float *y, const float *z, const float *mean, const float *var,
+                      const float *t, int n) {
   size_t len = (size_t)n * cp->cout * NN_HW;
   nn_relu_backward(dy, dy, y, len);
-  nn_bn_backward(dy, cg->gamma, cg->beta, dy, z, mean, var, cp->gamma, n, cp->cout, NN_HW);
+  nn_bn_backward(dy, cg->gamma, cg->beta, dy, z, mean, var, cp->gamma, n, cp->cout, NN_HW,
+                 p->reduce);
   nn_conv1x1_backward(dt, cg->w, dy, t, cp->w, n, cp->cin, cp->cout, NN_HW);
 }
 
@@ -29,13 +30,14 @@ static void conv_back(nn_plan_t *p, nn_model_t *m, int l, float *d, float *dx,
                       const float *x, int n) {
   nn_convbn_t *cp = &m->p.tower[l], *cg = &m->g.tower[l];
   nn_bn_backward(d, cg->gamma, cg->beta, d, p->z[l], p->bn_mean[l], p->bn_var[l], cp->gamma, n,
-                 cp->cout, NN_HW);
+                 cp->cout, NN_HW, p->reduce);
+  if (n == 0) return; /* an empty shard only takes part in the reductions */
   nn_conv3x3_backward_weights(cg->w, p->scratch, d, x, n, cp->cin, cp->cout);
   if (dx) nn_conv3x3_backward_data(dx, p->scratch, d, cp->w, n, cp->cin, cp->cout);
 }
 
 void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
-  assert(p->training && n >= 1 && n <= p->max_n);
+  assert(p->training && n >= (p->reduce ? 0 : 1) && n <= p->max_n);
   const nn_arch_t *a = &m->arch;
   int C = a->channels, L = m->nconvs;
   int pin = a->policy_channels * NN_HW, vin = a->value_channels * NN_HW;
@@ -52,13 +54,13 @@ void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
   nn_fc_backward(p->dvy, m->g.val_fc1_w, m->g.val_fc1_b, p->dvh, p->vy, m->p.val_fc1_w, n, vin,
                  a->value_hidden);
   memset(p->dA, 0, tower * sizeof(float));
-  head_back(p->dA, p->dvy, &m->p.val, &m->g.val, p->vy, p->vz, p->vmean, p->vvar, t, n);
+  head_back(p, p->dA, p->dvy, &m->p.val, &m->g.val, p->vy, p->vz, p->vmean, p->vvar, t, n);
 
   /* policy head: fc -> relu/BN/1x1 conv */
   memset(p->dpy, 0, (size_t)n * pin * sizeof(float));
   nn_fc_backward(p->dpy, m->g.pol_fc_w, m->g.pol_fc_b, p->dlogits, p->py, m->p.pol_fc_w, n,
                  pin, NN_POLICY_SIZE);
-  head_back(p->dA, p->dpy, &m->p.pol, &m->g.pol, p->py, p->pz, p->pmean, p->pvar, t, n);
+  head_back(p, p->dA, p->dpy, &m->p.pol, &m->g.pol, p->py, p->pz, p->pmean, p->pvar, t, n);
 
   /* tower, last block first; dA holds the gradient of the block's output */
   for (int b = a->blocks - 1; b >= 0; b--) {

@@ -46,12 +46,15 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
     for (int i = 0; i < n; i++) value[i] = p->value[i];
 }
 
-/* conv output z -> BN (batch or running statistics) -> (+ skip) -> ReLU into y. */
-static void bn_apply(float *y, float *mean, float *var, const float *z, nn_convbn_t *cb,
-                     const float *skip, bool train, int n) {
+/* conv output z -> BN (batch or running statistics) -> (+ skip) -> ReLU into y. Of a
+ * sharded batch, every shard computes the statistics and rank 0 keeps them. */
+static void bn_apply(nn_plan_t *p, float *y, float *mean, float *var, const float *z,
+                     nn_convbn_t *cb, const float *skip, bool train, int n) {
   if (train) {
-    nn_bn_train_forward(y, mean, var, z, cb->gamma, cb->beta, skip, true, n, cb->cout, NN_HW);
-    nn_bn_update_running(cb->mean, cb->var, mean, var, cb->cout, (size_t)n * NN_HW);
+    double count = nn_bn_train_forward(y, mean, var, z, cb->gamma, cb->beta, skip, true, n,
+                                       cb->cout, NN_HW, p->reduce);
+    if (!p->reduce || p->reduce->rank == 0)
+      nn_bn_update_running(cb->mean, cb->var, mean, var, cb->cout, (size_t)count);
   } else {
     nn_bn_eval_forward(y, z, cb->gamma, cb->beta, cb->mean, cb->var, skip, true, n, cb->cout,
                        NN_HW);
@@ -59,21 +62,23 @@ static void bn_apply(float *y, float *mean, float *var, const float *z, nn_convb
 }
 
 void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool train) {
-  assert(p->training && n >= 1 && n <= p->max_n);
+  assert(p->training && n >= (p->reduce ? 0 : 1) && n <= p->max_n);
+  assert(train || !p->reduce);
   const nn_arch_t *a = &m->arch;
   int C = a->channels;
-  nn_model_prepare_train(m);
+  if (!p->reduce) nn_model_prepare_train(m);
   for (int l = 0; l < m->nconvs; l++) {
     const float *x = l == 0 ? planes : p->y[l - 1];
     int cin = l == 0 ? NN_INPUT_PLANES : C;
     const float *skip = (l >= 2 && l % 2 == 0) ? p->y[l - 2] : NULL;
-    nn_conv3x3_forward(p->z[l], p->scratch, x, m->prepared[l], NULL, NULL, false, n, cin, C);
-    bn_apply(p->y[l], p->bn_mean[l], p->bn_var[l], p->z[l], &m->p.tower[l], skip, train, n);
+    if (n > 0) /* an empty shard still takes part in every reduction */
+      nn_conv3x3_forward(p->z[l], p->scratch, x, m->prepared[l], NULL, NULL, false, n, cin, C);
+    bn_apply(p, p->y[l], p->bn_mean[l], p->bn_var[l], p->z[l], &m->p.tower[l], skip, train, n);
   }
   const float *t = p->y[m->nconvs - 1];
   nn_conv1x1_forward(p->pz, t, m->p.pol.w, NULL, false, n, C, a->policy_channels, NN_HW);
-  bn_apply(p->py, p->pmean, p->pvar, p->pz, &m->p.pol, NULL, train, n);
+  bn_apply(p, p->py, p->pmean, p->pvar, p->pz, &m->p.pol, NULL, train, n);
   nn_conv1x1_forward(p->vz, t, m->p.val.w, NULL, false, n, C, a->value_channels, NN_HW);
-  bn_apply(p->vy, p->vmean, p->vvar, p->vz, &m->p.val, NULL, train, n);
-  heads_tail(p, m, n);
+  bn_apply(p, p->vy, p->vmean, p->vvar, p->vz, &m->p.val, NULL, train, n);
+  if (n > 0) heads_tail(p, m, n);
 }

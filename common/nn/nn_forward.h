@@ -29,7 +29,8 @@ void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
               const float *planes, const uint8_t *mask, int n);
 
 /* Training-mode (train = true) or eval-mode unfolded forward; plan must be a training
- * plan. Re-prepares the 3x3 weights from m->params first. */
+ * plan. Re-prepares the 3x3 weights from m->params first, unless the plan is a shard
+ * (plan->reduce set: then n may be 0, and the caller prepares them once for all shards). */
 void nn_forward(nn_plan_t *plan, nn_model_t *m, const float *planes, int n, bool train);
 
 #endif

@@ -14,17 +14,25 @@
 
 static inline float act(float v, bool relu) { return relu && v < 0.0f ? 0.0f : v; }
 
-void nn_bn_train_forward(float *y, float *mean, float *var, const float *x,
-                         const float *gamma, const float *beta, const float *skip, bool relu,
-                         int n, int c, int hw) {
-  double count = (double)n * hw;
+double nn_bn_train_forward(float *y, float *mean, float *var, const float *x,
+                           const float *gamma, const float *beta, const float *skip,
+                           bool relu, int n, int c, int hw, nn_reduce_t *r) {
+  assert(c <= NN_MAX_CHANNELS);
+  double acc[NN_MAX_CHANNELS + 1]; /* per-channel sums, then the count */
   for (int ch = 0; ch < c; ch++) {
-    double s = 0, s2 = 0;
+    double s = 0;
     for (int b = 0; b < n; b++) {
       const float *xp = x + ((size_t)b * c + ch) * hw;
       for (int i = 0; i < hw; i++) s += xp[i];
     }
-    double mu = s / count;
+    acc[ch] = s;
+  }
+  acc[c] = (double)n * hw;
+  if (r) r->sum(r, acc, c + 1);
+  double count = acc[c];
+  assert(count > 0);
+  for (int ch = 0; ch < c; ch++) {
+    double mu = acc[ch] / count, s2 = 0;
     for (int b = 0; b < n; b++) {
       const float *xp = x + ((size_t)b * c + ch) * hw;
       for (int i = 0; i < hw; i++) {
@@ -33,9 +41,12 @@ void nn_bn_train_forward(float *y, float *mean, float *var, const float *x,
       }
     }
     mean[ch] = (float)mu;
-    var[ch] = (float)(s2 / count);
+    acc[ch] = s2;
   }
+  if (r) r->sum(r, acc, c);
+  for (int ch = 0; ch < c; ch++) var[ch] = (float)(acc[ch] / count);
   nn_bn_eval_forward(y, x, gamma, beta, mean, var, skip, relu, n, c, hw);
+  return count;
 }
 
 void nn_bn_eval_forward(float *y, const float *x, const float *gamma, const float *beta,
@@ -67,12 +78,13 @@ void nn_bn_update_running(float *run_mean, float *run_var, const float *mean,
 
 void nn_bn_backward(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
                     const float *mean, const float *var, const float *gamma, int n, int c,
-                    int hw) {
-  double count = (double)n * hw;
+                    int hw, nn_reduce_t *r) {
+  assert(c <= NN_MAX_CHANNELS);
+  double acc[2 * NN_MAX_CHANNELS + 1]; /* sum dy (c), sum dy * xhat (c), the count */
   for (int ch = 0; ch < c; ch++) {
     float invstd = 1.0f / sqrtf(var[ch] + NN_BN_EPS);
     float mu = mean[ch];
-    double sdy = 0, sdyx = 0; /* sum dy, sum dy * xhat */
+    double sdy = 0, sdyx = 0;
     for (int b = 0; b < n; b++) {
       size_t o = ((size_t)b * c + ch) * hw;
       for (int i = 0; i < hw; i++) {
@@ -82,9 +94,18 @@ void nn_bn_backward(float *dx, float *dgamma, float *dbeta, const float *dy, con
     }
     dgamma[ch] += (float)sdyx;
     dbeta[ch] += (float)sdy;
-    /* dx = gamma * invstd / M * (M * dy - sum dy - xhat * sum(dy * xhat)) */
+    acc[ch] = sdy;
+    acc[c + ch] = sdyx;
+  }
+  acc[2 * c] = (double)n * hw;
+  if (r) r->sum(r, acc, 2 * c + 1);
+  double count = acc[2 * c];
+  /* dx = gamma * invstd / M * (M * dy - sum dy - xhat * sum(dy * xhat)) */
+  for (int ch = 0; ch < c; ch++) {
+    float invstd = 1.0f / sqrtf(var[ch] + NN_BN_EPS);
+    float mu = mean[ch];
     float k = gamma[ch] * invstd;
-    float mdy = (float)(sdy / count), mdyx = (float)(sdyx / count);
+    float mdy = (float)(acc[ch] / count), mdyx = (float)(acc[c + ch] / count);
     for (int b = 0; b < n; b++) {
       size_t o = ((size_t)b * c + ch) * hw;
       for (int i = 0; i < hw; i++) {

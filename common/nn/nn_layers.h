@@ -15,14 +15,28 @@
 #include <stddef.h>
 
 /*
+ * An all-reduce across the shards of one data-parallel batch (nn_train_pool.h): sum
+ * adds v (len doubles) over every shard, in a fixed shard order, and writes the total
+ * back to v in each shard, so every shard sees the same bits. rank 0 is the shard that
+ * owns the model's running statistics. Batch norm takes NULL for one unsharded batch.
+ */
+typedef struct nn_reduce nn_reduce_t;
+struct nn_reduce {
+  void (*sum)(nn_reduce_t *r, double *v, int len);
+  int rank;
+};
+
+/*
  * Batch norm in training mode, fused with an optional skip and ReLU:
  *   y = act(gamma * (x - mean) / sqrt(var + eps) + beta + skip)
  * mean, var: (c) written, the batch statistics over (n, hw) (var biased, as used for
  * normalising). y: (n, c, hw) may alias x or skip; x: (n, c, hw); skip: (n, c, hw) or NULL.
+ * With a reducer r, the statistics are those of every shard's (n, hw) together (n may
+ * be 0 in a shard). Returns the count of values they cover (n * hw over all shards).
  */
-void nn_bn_train_forward(float *y, float *mean, float *var, const float *x,
-                         const float *gamma, const float *beta, const float *skip, bool relu,
-                         int n, int c, int hw);
+double nn_bn_train_forward(float *y, float *mean, float *var, const float *x,
+                           const float *gamma, const float *beta, const float *skip,
+                           bool relu, int n, int c, int hw, nn_reduce_t *r);
 /* Batch norm with given statistics (eval mode: running mean and var), same fusion. */
 void nn_bn_eval_forward(float *y, const float *x, const float *gamma, const float *beta,
                         const float *mean, const float *var, const float *skip, bool relu,
@@ -32,10 +46,12 @@ void nn_bn_eval_forward(float *y, const float *x, const float *gamma, const floa
 void nn_bn_update_running(float *run_mean, float *run_var, const float *mean,
                           const float *var, int c, size_t count);
 /* dx (n, c, hw) = dL/dx of the training-mode BN (may alias dy); dgamma, dbeta (c) +=.
- * dy: gradient of the BN output (before skip and ReLU); x: the BN input. */
+ * dy: gradient of the BN output (before skip and ReLU); x: the BN input. With a reducer
+ * r (the one given to the forward pass), dx uses the sums over every shard, while
+ * dgamma and dbeta get this shard's share (the shards' gradients are summed later). */
 void nn_bn_backward(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x,
                     const float *mean, const float *var, const float *gamma, int n, int c,
-                    int hw);
+                    int hw, nn_reduce_t *r);
 
 /* y (n, cout, hw) = act(w (cout, cin) . x (n, cin, hw) + bias[cout]); bias may be NULL. */
 void nn_conv1x1_forward(float *y, const float *x, const float *w, const float *bias,

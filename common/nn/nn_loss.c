@@ -27,11 +27,12 @@ void nn_masked_softmax(float *probs, const float *logits, const uint8_t *mask, i
   }
 }
 
-void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const float *value,
-                   const nn_batch_t *b, const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+void nn_loss_heads_shard(float *dlogits, float *dvalue, const float *logits,
+                         const float *value, const nn_batch_t *b, const nn_loss_cfg_t *cfg,
+                         int n_total, double sums[2]) {
   int n = b->n;
   double ce = 0, mse = 0;
-  float wp = cfg->policy_weight / (float)n, wv = cfg->value_weight / (float)n;
+  float wp = cfg->policy_weight / (float)n_total, wv = cfg->value_weight / (float)n_total;
   nn_masked_softmax(dlogits, logits, b->mask, n);
   for (int s = 0; s < n; s++) {
     float *d = dlogits + (size_t)s * NN_POLICY_SIZE;
@@ -63,8 +64,16 @@ void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const flo
     mse += dv * dv;
     dvalue[s] = (float)(2.0 * wv * dv);
   }
-  out->policy = ce / n;
-  out->value = mse / n;
+  sums[0] = ce;
+  sums[1] = mse;
+}
+
+void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const float *value,
+                   const nn_batch_t *b, const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+  double sums[2];
+  nn_loss_heads_shard(dlogits, dvalue, logits, value, b, cfg, b->n, sums);
+  out->policy = sums[0] / b->n;
+  out->value = sums[1] / b->n;
   out->l2 = 0;
   out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value;
 }

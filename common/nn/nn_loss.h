@@ -55,6 +55,13 @@ void nn_masked_softmax(float *probs, const float *logits, const uint8_t *mask, i
 void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const float *value,
                    const nn_batch_t *b, const nn_loss_cfg_t *cfg, nn_loss_t *out);
 
+/* The same on one shard of a batch of n_total samples (nn_train_pool.h): gradients
+ * scaled by 1 / n_total, and sums[0], sums[1] = this shard's sums of the cross-entropy
+ * and of the squared error (the caller reduces them). b->n may be 0. */
+void nn_loss_heads_shard(float *dlogits, float *dvalue, const float *logits,
+                         const float *value, const nn_batch_t *b, const nn_loss_cfg_t *cfg,
+                         int n_total, double sums[2]);
+
 /* Adds the L2 term to out (l2 and total) and its gradient 2 c w into m->grads. */
 void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out);
 

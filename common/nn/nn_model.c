@@ -282,6 +282,28 @@ void nn_model_init(nn_model_t *m, uint64_t seed) {
   m->fold.valid = false;
 }
 
+static void rebase_convbn(nn_convbn_t *cb, const float *from, float *to) {
+  cb->w = to + (cb->w - from);
+  cb->gamma = to + (cb->gamma - from);
+  cb->beta = to + (cb->beta - from);
+}
+
+void nn_model_grad_view(nn_model_t *view, const nn_model_t *m, float *grads) {
+  *view = *m;
+  view->grads = grads;
+  const float *g0 = m->grads;
+  nn_tensors_t *t = &view->g;
+  for (int i = 0; i < m->nconvs; i++) rebase_convbn(&t->tower[i], g0, grads);
+  rebase_convbn(&t->pol, g0, grads);
+  rebase_convbn(&t->val, g0, grads);
+  float **fc[] = {&t->pol_fc_w, &t->pol_fc_b, &t->val_fc1_w, &t->val_fc1_b, &t->val_fc2_w,
+                  &t->val_fc2_b};
+  for (size_t i = 0; i < sizeof fc / sizeof fc[0]; i++) *fc[i] = grads + (*fc[i] - g0);
+  /* What the view must not touch: the folded weights and their scratch. */
+  view->fold_mem = view->fold_tmp = NULL;
+  view->fold.valid = false;
+}
+
 void nn_model_zero_grad(nn_model_t *m) { memset(m->grads, 0, m->nparams * sizeof(float)); }
 
 /* Folds BN into a conv: wf (cout, cin*k*k) and bf (cout). */

@@ -130,6 +130,11 @@ void nn_model_free(nn_model_t **m);
  * beta 0, running mean 0 and var 1. The value head's last layer uses std
  * sqrt(1 / fan_in). Deterministic in seed. */
 void nn_model_init(nn_model_t *m, uint64_t seed);
+/* Fills *view as a gradient view of m: the same parameters, statistics and prepared
+ * weights (shared, read by the view), but gradients in grads (m->nparams floats, owned by
+ * the caller). A shard of a data-parallel step accumulates into its own view. The view
+ * owns nothing: never nn_model_free it; it is valid while m and grads are. */
+void nn_model_grad_view(nn_model_t *view, const nn_model_t *m, float *grads);
 /* Zeroes the gradient array. */
 void nn_model_zero_grad(nn_model_t *m);
 /* Computes the folded inference weights from params and running stats. Call after

@@ -15,12 +15,17 @@
 
 #include <stdbool.h>
 
+#include "nn/nn_layers.h"
 #include "nn/nn_model.h"
 
 typedef struct {
   nn_arch_t arch;
   int max_n;
   bool training;
+  /* A shard of a data-parallel batch (nn_train_pool.h) sets reduce; NULL otherwise. A
+   * shard's training forward does not prepare the 3x3 weights (the pool does, once)
+   * and only rank 0 updates the running statistics. */
+  nn_reduce_t *reduce;
   float *scratch; /* conv3x3 scratch for max_n */
   /* inference tower */
   float *act[2]; /* (n, C, 90) */

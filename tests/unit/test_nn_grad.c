@@ -94,7 +94,7 @@ typedef struct {
 static double bn_f(void *vc) {
   bn_ctx_t *c = vc;
   nn_bn_train_forward(c->y, c->mean, c->var, c->x, c->gamma, c->beta,
-                      c->residual ? c->skip : NULL, c->residual, N, c->c, HW);
+                      c->residual ? c->skip : NULL, c->residual, N, c->c, HW, NULL);
   return tu_dot(c->y, c->r, (size_t)N * c->c * HW);
 }
 
@@ -119,7 +119,7 @@ static void run_bn(bool residual, uint64_t seed) {
   else memcpy(d, c.r, nx * 4);
   float *dskip = malloc(nx * 4);
   memcpy(dskip, d, nx * 4);
-  nn_bn_backward(dx, dg, db, d, c.x, c.mean, c.var, c.gamma, N, c.c, HW);
+  nn_bn_backward(dx, dg, db, d, c.x, c.mean, c.var, c.gamma, N, c.c, HW, NULL);
   const char *tag = residual ? "bn+skip+relu" : "bn";
   char name[64];
   /* With ReLU, probes near a kink are rare (5e-3 steps on unit-scale values); the

@@ -1,0 +1,289 @@
+/*
+ * test_nn_train_pool.c: the data-parallel training step. One thread is exactly
+ * nn_train_step; N threads compute the same steps within float tolerance (weights and
+ * batch-norm running statistics after several steps); a fixed N is bit-for-bit
+ * reproducible, also across a checkpoint; empty and rejected shards; bad thread counts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nn/nn_checkpoint.h"
+#include "nn/nn_train_pool.h"
+#include "nn_test_util.h"
+
+#define STEPS 4
+#define BATCH 24
+#define TARGETS 4
+
+static const nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-4f};
+
+/* A tiny 2x8 net: small enough for many steps under the sanitizers. */
+static nn_model_t *model(uint64_t seed) {
+  nn_arch_t a = nn_arch_make(2, 8);
+  nn_model_t *m;
+  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
+  nn_model_init(m, seed);
+  return m;
+}
+
+static void sgd(nn_sgd_t *o, const nn_model_t *m) {
+  memset(o, 0, sizeof *o);
+  assert_int_equal(nn_sgd_init(o, m, NULL), 0);
+  o->momentum = 0.9f;
+  assert_int_equal(nn_lr_parse(&o->schedule, "0:0.05", NULL), 0);
+}
+
+typedef struct {
+  nn_model_t *m;
+  nn_sgd_t opt;
+  nn_train_pool_t *pool;
+} run_t;
+
+static void run_open(run_t *r, int threads) {
+  r->m = model(7);
+  sgd(&r->opt, r->m);
+  assert_int_equal(nn_train_pool_new(&r->pool, r->m, threads, BATCH, TARGETS, NULL), 0);
+}
+
+static void run_close(run_t *r) {
+  nn_train_pool_free(&r->pool);
+  assert_null(r->pool);
+  nn_sgd_close(&r->opt);
+  nn_model_free(&r->m);
+}
+
+/* A batch with continuous planes. The 0/1 planes of tu_batch_make give many positions
+ * the same conv output, so a BN channel can hold values whose distance from the batch mean
+ * is rounding noise; the ReLU after it then flips with the order of the sums, a real
+ * (and harmless) difference between thread counts that would hide a real bug here. */
+static void batch(tu_batch_t *tb, int n, uint64_t seed) {
+  xq_rng_t g;
+  xq_rng_seed(&g, seed);
+  tu_batch_make(tb, n, 20, TARGETS, &g);
+  for (size_t i = 0; i < (size_t)n * NN_INPUT_PLANES * NN_HW; i++)
+    tb->planes[i] += (float)(0.5 * xq_rng_uniform(&g));
+}
+
+/* STEPS steps on STEPS different batches (the same for every run). */
+static void run_steps(run_t *r, nn_loss_t *last) {
+  for (int k = 0; k < STEPS; k++) {
+    tu_batch_t tb;
+    batch(&tb, BATCH, 100 + (uint64_t)k);
+    int n = nn_train_pool_step(r->pool, &r->opt, BATCH, nn_shard_fill_from_batch, &tb.b, &cfg,
+                               last);
+    assert_int_equal(n, BATCH);
+    tu_batch_free(&tb);
+  }
+}
+
+static double max_rel_diff(const float *a, const float *b, size_t n) {
+  double worst = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = fabs((double)a[i] - b[i]) / (1e-3 + fabs((double)a[i]));
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+/* One pool thread is nn_train_step, bit for bit. */
+static void test_one_thread_is_train_step(void **state) {
+  (void)state;
+  run_t r;
+  run_open(&r, 1);
+  nn_loss_t lp;
+  run_steps(&r, &lp);
+  nn_model_t *m = model(7);
+  nn_sgd_t o;
+  sgd(&o, m);
+  nn_plan_t *plan;
+  assert_int_equal(nn_plan_new(&plan, &m->arch, BATCH, true, NULL), 0);
+  nn_loss_t ls;
+  for (int k = 0; k < STEPS; k++) {
+    tu_batch_t tb;
+    batch(&tb, BATCH, 100 + (uint64_t)k);
+    nn_train_step(m, plan, &o, &tb.b, &cfg, &ls);
+    tu_batch_free(&tb);
+  }
+  assert_memory_equal(m->params, r.m->params, m->nparams * sizeof(float));
+  assert_memory_equal(m->stats, r.m->stats, m->nstats * sizeof(float));
+  assert_memory_equal(o.velocity, r.opt.velocity, o.n * sizeof(float));
+  assert_true(ls.total == lp.total && ls.policy == lp.policy && ls.value == lp.value);
+  assert_int_equal(o.step, r.opt.step);
+  nn_plan_free(&plan);
+  nn_sgd_close(&o);
+  nn_model_free(&m);
+  run_close(&r);
+}
+
+/* N threads take the steps one thread takes: weights, running statistics and losses
+ * agree to float rounding. 5 does not divide the batch; 24 gives one sample a shard. */
+static void test_threads_match_one(void **state) {
+  (void)state;
+  run_t one;
+  run_open(&one, 1);
+  nn_loss_t l1;
+  run_steps(&one, &l1);
+  const int counts[] = {2, 3, 5, 24};
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+    run_t r;
+    run_open(&r, counts[c]);
+    assert_int_equal(nn_train_pool_threads(r.pool), counts[c]);
+    nn_loss_t ln;
+    run_steps(&r, &ln);
+    double dw = max_rel_diff(one.m->params, r.m->params, one.m->nparams);
+    double ds = max_rel_diff(one.m->stats, r.m->stats, one.m->nstats);
+    double dl = fabs(l1.total - ln.total) / l1.total;
+    if (dw > 1e-3 || ds > 1e-4 || dl > 1e-6)
+      fail_msg("%d threads differ from 1: weights %.3g, running stats %.3g, loss %.3g",
+               counts[c], dw, ds, dl);
+    /* Not the same bits (the sums run in another order), but the same step. */
+    assert_int_equal(r.opt.step, STEPS);
+    run_close(&r);
+  }
+  run_close(&one);
+}
+
+/* A fixed thread count is reproducible bit for bit. */
+static void test_fixed_threads_deterministic(void **state) {
+  (void)state;
+  run_t a, b;
+  run_open(&a, 3);
+  run_open(&b, 3);
+  nn_loss_t la, lb;
+  run_steps(&a, &la);
+  run_steps(&b, &lb);
+  assert_memory_equal(a.m->params, b.m->params, a.m->nparams * sizeof(float));
+  assert_memory_equal(a.m->stats, b.m->stats, a.m->nstats * sizeof(float));
+  assert_memory_equal(a.opt.velocity, b.opt.velocity, a.opt.n * sizeof(float));
+  assert_true(la.total == lb.total);
+  run_close(&a);
+  run_close(&b);
+}
+
+/* Training on after a checkpoint equals training on without it, bit for bit. */
+static void test_checkpoint_resume_exact(void **state) {
+  (void)state;
+  char dir[256], path[300];
+  snprintf(dir, sizeof dir, "%s/train_pool_XXXXXX", XQZ_BINARY_DIR);
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/t.xqzc", dir);
+  run_t a;
+  run_open(&a, 2);
+  nn_loss_t l;
+  run_steps(&a, &l);
+  nn_file_meta_t meta = {0};
+  meta.input_version = NN_INPUT_VERSION;
+  assert_int_equal(nn_checkpoint_save(path, a.m, &meta, &a.opt, NULL), 0);
+  run_steps(&a, &l); /* STEPS more on the same batches as the first STEPS */
+
+  run_t b;
+  nn_file_meta_t mb;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(nn_checkpoint_load(path, &b.m, &mb, &b.opt, NULL), 0);
+  assert_int_equal(nn_lr_parse(&b.opt.schedule, "0:0.05", NULL), 0);
+  b.opt.momentum = 0.9f;
+  assert_int_equal(nn_train_pool_new(&b.pool, b.m, 2, BATCH, TARGETS, NULL), 0);
+  run_steps(&b, &l);
+  assert_memory_equal(a.m->params, b.m->params, a.m->nparams * sizeof(float));
+  assert_memory_equal(a.m->stats, b.m->stats, a.m->nstats * sizeof(float));
+  assert_memory_equal(a.opt.velocity, b.opt.velocity, a.opt.n * sizeof(float));
+  assert_int_equal(b.opt.step, 2 * STEPS);
+  run_close(&a);
+  run_close(&b);
+  unlink(path);
+  rmdir(dir);
+}
+
+/* Rejects every item of rank 1's shard (the trainer's fill drops bad samples). */
+static int fill_drop_rank1(void *ctx, int rank, int lo, int hi, nn_shard_t *shard) {
+  if (rank == 1) return 0;
+  return nn_shard_fill_from_batch(ctx, rank, lo, hi, shard);
+}
+
+static int fill_drop_all(void *ctx, int rank, int lo, int hi, nn_shard_t *shard) {
+  (void)ctx, (void)rank, (void)lo, (void)hi, (void)shard;
+  return 0;
+}
+
+/* A shard left empty by its fill still takes part in every reduction: the step is the
+ * one-thread step on the samples that remain; a batch with no sample takes no step. */
+static void test_empty_shard(void **state) {
+  (void)state;
+  tu_batch_t tb;
+  batch(&tb, 9, 5);
+  /* Ranks of 3 over 9 items: [0,3) [3,6) [6,9); rank 1's are dropped. */
+  run_t r;
+  run_open(&r, 3);
+  nn_loss_t l3;
+  assert_int_equal(nn_train_pool_step(r.pool, &r.opt, 9, fill_drop_rank1, &tb.b, &cfg, &l3), 6);
+  /* The same six samples in one thread. */
+  tu_batch_t keep;
+  batch(&keep, 6, 6);
+  size_t pl = (size_t)NN_INPUT_PLANES * NN_HW;
+  for (int i = 0; i < 6; i++) {
+    int src = i < 3 ? i : i + 3;
+    memcpy(keep.planes + i * pl, tb.planes + src * pl, pl * sizeof(float));
+    memcpy(keep.mask + (size_t)i * NN_POLICY_SIZE, tb.mask + (size_t)src * NN_POLICY_SIZE,
+           NN_POLICY_SIZE);
+    memcpy(keep.pi + i * TARGETS, tb.pi + src * TARGETS, TARGETS * sizeof(nn_pi_entry_t));
+    keep.z[i] = tb.z[src];
+  }
+  run_t one;
+  run_open(&one, 1);
+  nn_loss_t l1;
+  assert_int_equal(nn_train_pool_step(one.pool, &one.opt, 6, nn_shard_fill_from_batch,
+                                      &keep.b, &cfg, &l1), 6);
+  double dw = max_rel_diff(one.m->params, r.m->params, one.m->nparams);
+  if (dw > 1e-4) fail_msg("an empty shard changed the step: weights differ by %.3g", dw);
+  /* Two items over three ranks: rank 0 gets none, rank 1 one (dropped), rank 2 one. */
+  int64_t step = r.opt.step;
+  nn_loss_t l0;
+  assert_int_equal(nn_train_pool_step(r.pool, &r.opt, 2, fill_drop_rank1, &tb.b, &cfg, &l0), 1);
+  assert_int_equal(r.opt.step, step + 1);
+  /* Nothing left: no step, no change. */
+  step = r.opt.step;
+  float w0 = r.m->params[0];
+  assert_int_equal(nn_train_pool_step(r.pool, &r.opt, 9, fill_drop_all, &tb.b, &cfg, &l0), 0);
+  assert_int_equal(r.opt.step, step);
+  assert_true(r.m->params[0] == w0 && l0.total == 0.0);
+  run_close(&one);
+  run_close(&r);
+  tu_batch_free(&keep);
+  tu_batch_free(&tb);
+}
+
+static void test_bad_thread_counts(void **state) {
+  (void)state;
+  nn_model_t *m = model(1);
+  nn_train_pool_t *p = NULL;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_train_pool_new(&p, m, 0, BATCH, TARGETS, &eb), XQ_ERANGE);
+  assert_non_null(strstr(eb.msg, "1..1024"));
+  assert_int_equal(nn_train_pool_new(&p, m, 1025, BATCH, TARGETS, &eb), XQ_ERANGE);
+  assert_null(p);
+  /* More threads than samples: one sample a shard. */
+  assert_int_equal(nn_train_pool_new(&p, m, 64, 4, TARGETS, &eb), 0);
+  assert_int_equal(nn_train_pool_threads(p), 4);
+  nn_train_pool_free(&p);
+  assert_true(nn_train_default_threads() >= 1);
+  nn_model_free(&m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_one_thread_is_train_step),
+      cmocka_unit_test(test_threads_match_one),
+      cmocka_unit_test(test_fixed_threads_deterministic),
+      cmocka_unit_test(test_checkpoint_resume_exact),
+      cmocka_unit_test(test_empty_shard),
+      cmocka_unit_test(test_bad_thread_counts),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
