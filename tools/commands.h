@@ -25,5 +25,6 @@ int xqz_bench_movegen(int argc, char **argv);
 int xqz_bench_nn(int argc, char **argv);
 int xqz_bench_selfplay(int argc, char **argv);
 int xqz_bench_coordinator(int argc, char **argv);
+int xqz_bench_train(int argc, char **argv);
 
 #endif
