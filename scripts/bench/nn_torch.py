@@ -71,6 +71,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--train-only", action="store_true",
+                    help="only the training rate (scripts/bench/trainer.sh)")
+    ap.add_argument("--nets", default="6x64,10x128", help="BxC,... (tiny is 2x16)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(1)
@@ -78,15 +81,16 @@ def main():
     batches = [1, 32, 256] if a.quick else [1, 8, 32, 64, 256]
     out = {"threads": a.threads, "torch": torch.__version__, "infer": {}, "train": {},
            "infer_mode": {}}
-    for blocks, c in [(6, 64), (10, 128)]:
+    for blocks, c in [tuple(int(v) for v in bc.split("x")) for bc in a.nets.split(",")]:
         label = f"{blocks}x{c}"
         net = Net(blocks, c)
         net.eval()
         x_all = (torch.rand(256, PLANES, 10, 9) < 1 / 16).float()
-        with torch.inference_mode():
-            frozen = torch.jit.freeze(torch.jit.trace(net, x_all[:1]))
+        if not a.train_only:
+            with torch.inference_mode():
+                frozen = torch.jit.freeze(torch.jit.trace(net, x_all[:1]))
         out["infer"][label], out["infer_mode"][label] = {}, {}
-        for n in batches:
+        for n in [] if a.train_only else batches:
             x = x_all[:n].contiguous()
             with torch.inference_mode():
                 t_eager = best_time(lambda: net(x), min_time)
