@@ -52,6 +52,9 @@ static const opt_row_t rows[] = {
     {"log-every", I(log_every), "10", 1, 1e9, "steps between progress log lines"},
     {"timeout-ms", I(timeout_ms), "5000", 50, 3.6e6,
      "reply timeout; the request is resent after it (coordinator down or restarting)"},
+    {"prefetch", I(prefetch), "2", 1, TRAINER_MAX_PREFETCH,
+     "batches requested ahead: the next ones travel while one trains (a trainer on another"
+     " box loses no time to round trips)"},
     {"server-key", S(server_key), "", 0, 0,
      "the coordinator's public key file (.pub), when it uses CURVE"},
     {"key", S(key), "", 0, 0, "this trainer's secret key file (.secret, from xqz keygen)"},

@@ -10,6 +10,8 @@
 
 #include "wire/curve.h"
 
+#define TRAINER_MAX_PREFETCH 8
+
 typedef struct {
   char coordinator[256]; /* ROUTER endpoint */
   char dir[512];         /* state directory: trainer.xqzc */
@@ -27,6 +29,7 @@ typedef struct {
   int64_t seed;               /* initialisation seed for a fresh start */
   int64_t log_every;          /* steps between log lines */
   int64_t timeout_ms;         /* reply timeout before a request is resent */
+  int64_t prefetch;           /* BatchRequests kept in flight (1..TRAINER_MAX_PREFETCH) */
   char server_key[512];       /* coordinator's .pub (CURVE), "" = plain TCP */
   char key[512];              /* this trainer's .secret (CURVE) */
   xq_curve_t curve;           /* loaded from the two files above */

@@ -29,6 +29,7 @@
 
 #define COMP "trainer"
 
+
 static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig) { stop_signal = sig; }
 
@@ -53,9 +54,20 @@ typedef struct {
   void *ctx, *sock;
   uint64_t next_request;
   uint64_t best_net_id;
-  unsigned char *pending_candidate; /* a CandidateNet not yet sent (coordinator down) */
+  /* BatchRequests in flight, oldest first: --prefetch of them, so the next batch is on
+   * its way while this one trains. A reply to any other id is stale and never trained. */
+  uint64_t ahead[TRAINER_MAX_PREFETCH];
+  double ahead_sent[TRAINER_MAX_PREFETCH];
+  int nahead;
+  double hold_until;      /* no new BatchRequest before (the coordinator said Wait) */
+  /* The CandidateNet not yet acknowledged: kept, and resent after --timeout-ms, until the
+   * coordinator's Ack for its request id (accepted, or refused with a reason). */
+  unsigned char *pending_candidate;
   size_t pending_len;
   int64_t pending_step;
+  uint64_t pending_net_id;
+  uint64_t candidate_request; /* request id of its last upload; 0 = not sent yet */
+  double candidate_sent;
   /* progress */
   double t_log, t_ckpt;
   int64_t samples_since_log, rejected; /* rejected: samples dropped, as last logged */
@@ -199,9 +211,16 @@ static int send_batch_request(trainer_t *t) {
   return rc;
 }
 
-/* Sends the pending candidate if any; keeps it when the coordinator is unreachable. */
+/* Sends the pending candidate, unless an upload of it awaits its Ack for less than
+ * --timeout-ms; keeps it when the coordinator is unreachable. */
 static void flush_candidate(trainer_t *t) {
   if (!t->pending_candidate) return;
+  if (t->candidate_request &&
+      xq_clock_s() - t->candidate_sent < (double)t->o.timeout_ms / 1000.0)
+    return;
+  if (t->candidate_request)
+    XQ_LOGW(COMP, "no Ack for the candidate; uploading it again step=%lld net=%016llx",
+            (long long)t->pending_step, (unsigned long long)t->pending_net_id);
   Xqz__Envelope env;
   Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
   xq_wire_init(&env);
@@ -211,11 +230,26 @@ static void flush_candidate(trainer_t *t) {
   env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
   env.candidate = &cn;
   if (send_env(t, &env) == 0) {
-    XQ_LOGI(COMP, "candidate uploaded step=%lld bytes=%zu parent=%016llx",
-            (long long)t->pending_step, t->pending_len, (unsigned long long)t->best_net_id);
-    free(t->pending_candidate);
-    t->pending_candidate = NULL;
+    XQ_LOGI(COMP, "candidate uploaded step=%lld bytes=%zu net=%016llx parent=%016llx",
+            (long long)t->pending_step, t->pending_len, (unsigned long long)t->pending_net_id,
+            (unsigned long long)t->best_net_id);
+    t->candidate_request = t->next_request;
+    t->candidate_sent = xq_clock_s();
   }
+}
+
+/* The coordinator's answer to the candidate's upload: either way it is done with. */
+static void candidate_acked(trainer_t *t, const Xqz__Ack *a) {
+  if (a->accepted)
+    XQ_LOGI(COMP, "candidate accepted step=%lld net=%016llx", (long long)t->pending_step,
+            (unsigned long long)t->pending_net_id);
+  else
+    XQ_LOGW(COMP, "candidate refused by the coordinator step=%lld net=%016llx reason=\"%s\"",
+            (long long)t->pending_step, (unsigned long long)t->pending_net_id,
+            a->reason ? a->reason : "");
+  free(t->pending_candidate);
+  t->pending_candidate = NULL;
+  t->candidate_request = 0;
 }
 
 static void make_candidate(trainer_t *t) {
@@ -226,13 +260,18 @@ static void make_candidate(trainer_t *t) {
   meta.step = t->opt.step;
   meta.created = (int64_t)time(NULL);
   meta.input_version = NN_INPUT_VERSION;
+  if (t->pending_candidate) /* never acknowledged: the newer net replaces it */
+    XQ_LOGW(COMP, "candidate never acknowledged, replaced by a newer one step=%lld net=%016llx",
+            (long long)t->pending_step, (unsigned long long)t->pending_net_id);
   free(t->pending_candidate);
   t->pending_candidate = NULL;
+  t->candidate_request = 0;
   if (nn_file_encode(&t->pending_candidate, &t->pending_len, t->m, &meta, &eb)) {
     XQ_LOGE(COMP, "cannot encode the candidate error=\"%s\"", eb.msg);
     return;
   }
   t->pending_step = t->opt.step;
+  t->pending_net_id = meta.net_id;
   flush_candidate(t);
 }
 
@@ -282,12 +321,84 @@ static void log_progress(trainer_t *t, const Xqz__Batch *b) {
   t->t_log = now;
 }
 
+/* Keeps --prefetch BatchRequests in flight (unless the coordinator asked to wait).
+ * Returns false when the coordinator is not connected. */
+static bool request_ahead(trainer_t *t) {
+  while (t->nahead < t->o.prefetch && xq_clock_s() >= t->hold_until) {
+    if (send_batch_request(t)) return false; /* not connected: ZMQ_IMMEDIATE queues nothing */
+    t->ahead[t->nahead] = t->next_request;
+    t->ahead_sent[t->nahead] = xq_clock_s();
+    t->nahead++;
+  }
+  return true;
+}
+
+/* Takes request id out of the in-flight list; false if it is not there (stale). */
+static bool take_ahead(trainer_t *t, uint64_t id) {
+  for (int i = 0; i < t->nahead; i++) {
+    if (t->ahead[i] != id) continue;
+    memmove(&t->ahead[i], &t->ahead[i + 1], (size_t)(t->nahead - i - 1) * sizeof t->ahead[0]);
+    memmove(&t->ahead_sent[i], &t->ahead_sent[i + 1],
+            (size_t)(t->nahead - i - 1) * sizeof t->ahead_sent[0]);
+    t->nahead--;
+    return true;
+  }
+  return false;
+}
+
+static void hold(trainer_t *t, int64_t ms) { t->hold_until = xq_clock_s() + (double)ms / 1000.0; }
+
+/* Acts on one reply; returns -1 to stop (exit code 1), else 0. */
+static int on_reply(trainer_t *t, Xqz__Envelope *env) {
+  if (t->candidate_request && env->request_id == t->candidate_request) {
+    if (env->body_case == XQZ__ENVELOPE__BODY_ACK) candidate_acked(t, env->ack);
+    else if (env->body_case == XQZ__ENVELOPE__BODY_ERROR) /* kept: resent after the timeout */
+      XQ_LOGW(COMP, "coordinator error on the candidate upload; will retry code=%u"
+              " message=\"%s\"", env->error->code, env->error->message ? env->error->message : "");
+    return 0;
+  }
+  if (!take_ahead(t, env->request_id)) {
+    /* A late reply to a request already given up on; its batch is not used twice. */
+    XQ_LOGD(COMP, "stale reply ignored request_id=%llu", (unsigned long long)env->request_id);
+    return 0;
+  }
+  switch (env->body_case) {
+    case XQZ__ENVELOPE__BODY_BATCH: {
+      const Xqz__Batch *b = env->batch;
+      t->best_net_id = b->best_net_id;
+      request_ahead(t); /* the next batch travels while this one trains */
+      int n = train_on(t, b);
+      if (n == 0) break;
+      t->samples_since_log += n;
+      if (t->opt.step % t->o.log_every == 0) log_progress(t, b);
+      if (t->opt.step % t->o.candidate_every == 0) make_candidate(t);
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_WAIT: {
+      int64_t ms = env->wait->retry_ms ? env->wait->retry_ms : 1000;
+      if (ms > 60000) ms = 60000;
+      XQ_LOGD(COMP, "coordinator says wait retry_ms=%lld reason=\"%s\"", (long long)ms,
+              env->wait->reason ? env->wait->reason : "");
+      hold(t, ms);
+      break;
+    }
+    case XQZ__ENVELOPE__BODY_ERROR:
+      XQ_LOGW(COMP, "coordinator error; retrying code=%u message=\"%s\"", env->error->code,
+              env->error->message ? env->error->message : "");
+      hold(t, 1000);
+      break;
+    default:
+      XQ_LOGD(COMP, "unexpected reply ignored body=%d", (int)env->body_case);
+      break;
+  }
+  return 0;
+}
+
 /* Returns the exit code. */
 static int run(trainer_t *t) {
   t->t_log = t->t_ckpt = xq_clock_s();
-  bool need_request = true;
-  uint64_t waiting_for = 0;
-  double sent_at = xq_clock_s();
+  double unreachable_since = xq_clock_s();
+  const double timeout_s = (double)t->o.timeout_ms / 1000.0;
   while (!stop_signal) {
     if (t->o.max_steps > 0 && t->opt.step >= t->o.max_steps) {
       XQ_LOGI(COMP, "reached --max-steps step=%lld", (long long)t->opt.step);
@@ -295,31 +406,30 @@ static int run(trainer_t *t) {
     }
     if (xq_clock_s() - t->t_ckpt >= t->o.checkpoint_every_s) checkpoint(t, "timer");
     flush_candidate(t);
-    if (need_request) {
-      if (send_batch_request(t)) { /* not connected (yet): ZMQ_IMMEDIATE queues nothing */
-        if (xq_clock_s() - sent_at >= (double)t->o.timeout_ms / 1000.0) {
-          XQ_LOGW(COMP, "coordinator unreachable; retrying (is it running?) endpoint=%s",
-                  t->o.coordinator);
-          sent_at = xq_clock_s();
-        }
-        sleep_ms(100);
-        continue;
+    if (!request_ahead(t) && t->nahead == 0) {
+      if (xq_clock_s() - unreachable_since >= timeout_s) {
+        XQ_LOGW(COMP, "coordinator unreachable; retrying (is it running?) endpoint=%s",
+                t->o.coordinator);
+        unreachable_since = xq_clock_s();
       }
-      waiting_for = t->next_request;
-      sent_at = xq_clock_s();
-      need_request = false;
+      sleep_ms(100);
+      continue;
     }
+    unreachable_since = xq_clock_s();
     zmq_pollitem_t pi = {t->sock, 0, ZMQ_POLLIN, 0};
-    int rc = zmq_poll(&pi, 1, 250);
+    int rc = zmq_poll(&pi, 1, 100);
     if (rc < 0 && zmq_errno() != EINTR) {
       XQ_LOGE(COMP, "zmq_poll failed error=\"%s\"", zmq_strerror(zmq_errno()));
       return 1;
     }
     if (rc <= 0) {
-      if (xq_clock_s() - sent_at >= (double)t->o.timeout_ms / 1000.0) {
+      if (t->nahead > 0 && xq_clock_s() - t->ahead_sent[0] >= timeout_s) {
+        /* The coordinator restarted or lost them: forget every request in flight (a late
+         * reply to one is stale) and ask again. */
         XQ_LOGW(COMP, "no reply from the coordinator; asking again (is it running?) "
-                "endpoint=%s timeout_ms=%lld", t->o.coordinator, (long long)t->o.timeout_ms);
-        need_request = true;
+                "endpoint=%s timeout_ms=%lld in_flight=%d", t->o.coordinator,
+                (long long)t->o.timeout_ms, t->nahead);
+        t->nahead = 0;
       }
       continue;
     }
@@ -340,44 +450,9 @@ static int run(trainer_t *t) {
         XQ_LOGW(COMP, "malformed message from the coordinator dropped reason=\"%s\"", eb.msg);
       continue;
     }
-    if (env->request_id != waiting_for) {
-      /* A late reply to a request already resent; its batch is not used twice. */
-      XQ_LOGD(COMP, "stale reply ignored request_id=%llu", (unsigned long long)env->request_id);
-      xq_wire_free(&env);
-      continue;
-    }
-    switch (env->body_case) {
-      case XQZ__ENVELOPE__BODY_BATCH: {
-        const Xqz__Batch *b = env->batch;
-        t->best_net_id = b->best_net_id;
-        int n = train_on(t, b);
-        need_request = true;
-        if (n == 0) break;
-        t->samples_since_log += n;
-        if (t->opt.step % t->o.log_every == 0) log_progress(t, b);
-        if (t->opt.step % t->o.candidate_every == 0) make_candidate(t);
-        break;
-      }
-      case XQZ__ENVELOPE__BODY_WAIT: {
-        int64_t ms = env->wait->retry_ms ? env->wait->retry_ms : 1000;
-        if (ms > 60000) ms = 60000;
-        XQ_LOGD(COMP, "coordinator says wait retry_ms=%lld reason=\"%s\"", (long long)ms,
-                env->wait->reason ? env->wait->reason : "");
-        sleep_ms(ms);
-        need_request = true;
-        break;
-      }
-      case XQZ__ENVELOPE__BODY_ERROR:
-        XQ_LOGW(COMP, "coordinator error; retrying code=%u message=\"%s\"", env->error->code,
-                env->error->message ? env->error->message : "");
-        sleep_ms(1000);
-        need_request = true;
-        break;
-      default:
-        XQ_LOGD(COMP, "unexpected reply ignored body=%d", (int)env->body_case);
-        break;
-    }
+    rc = on_reply(t, env);
     xq_wire_free(&env);
+    if (rc < 0) return 1;
   }
   if (stop_signal) XQ_LOGI(COMP, "stopping on signal signal=%d", (int)stop_signal);
   return checkpoint(t, stop_signal ? "signal" : "max-steps") ? 1 : 0;

@@ -7,7 +7,10 @@
  * bad sample is dropped, a CandidateNet arrives every 3 steps that nn_file loads with the
  * right step and parent; SIGTERM leaves a checkpoint and exit 0; a restart resumes at
  * the checkpoint's step, also when the coordinator comes up after the trainer; a
- * coordinator of another protocol version stops the trainer with exit status 1.
+ * coordinator of another protocol version stops the trainer with exit status 1. Two
+ * batches are always requested ahead; across a coordinator restart with both in flight,
+ * no batch is trained twice; a candidate upload without an Ack is uploaded again, and a
+ * refusal is logged with its reason.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -92,9 +95,13 @@ static pid_t spawn_trainer(void) {
   assert_true(pid >= 0);
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
+    char log[300];
+    snprintf(log, sizeof log, "%s/trainer.log", dir); /* read back by log_has() */
+    FILE *f = freopen(log, "a", stderr);
+    (void)f;
     execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir,
           "--batch", "16", "--candidate-every", "3", "--log-every", "1",
-          "--checkpoint-every-s", "1000", "--timeout-ms", "3000", (char *)NULL);
+          "--checkpoint-every-s", "1000", "--timeout-ms", "3000", "--threads", "2", (char *)NULL);
     _exit(127);
   }
   return pid;
@@ -134,6 +141,18 @@ static void send_wait(const uint8_t *rid, size_t rid_len, uint64_t req) {
   w.reason = (char *)"window filling";
   env.body_case = XQZ__ENVELOPE__BODY_WAIT;
   env.wait = &w;
+  reply(rid, rid_len, &env, req);
+}
+
+static void send_ack(const uint8_t *rid, size_t rid_len, uint64_t req, bool ok,
+                     const char *reason) {
+  Xqz__Envelope env;
+  Xqz__Ack a = XQZ__ACK__INIT;
+  xq_wire_init(&env);
+  a.accepted = ok;
+  a.reason = (char *)reason;
+  env.body_case = XQZ__ENVELOPE__BODY_ACK;
+  env.ack = &a;
   reply(rid, rid_len, &env, req);
 }
 
@@ -224,8 +243,9 @@ static int fetches; /* StatusRequests seen: one per fresh start */
 static void serve_until_candidate(int64_t first_step, int64_t want_step) {
   uint8_t rid[256];
   size_t rid_len;
-  bool first = true, waited = false, got = false, batch_sent = false;
+  bool first = true, waited = false, got = false;
   uint32_t reported = 0;
+  int64_t served = 0;
   for (;;) {
     Xqz__Envelope *env = next(rid, &rid_len);
     if (env->body_case == XQZ__ENVELOPE__BODY_STATUS_REQUEST) {
@@ -238,27 +258,29 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
       assert_int_equal(br->size, 16);
       if (first) assert_int_equal((int64_t)br->trainer_step, first_step);
       first = false;
-      /* The loss report covers the steps since the previous request: one per batch. */
-      assert_int_equal(br->loss_steps, batch_sent ? 1 : 0);
+      /* The loss report covers the steps since the previous request (two are in flight,
+       * so at most the two batches trained since). */
+      assert_true(br->loss_steps <= 2);
       if (br->loss_steps) {
         assert_true(br->loss > 0 && br->loss < 100);
         assert_true(br->loss_policy > 0 && br->loss_policy <= br->loss);
         assert_true(br->loss_value >= 0 && br->loss_value <= 4);
       }
       reported += br->loss_steps;
-      batch_sent = false;
-      if (got) {
-        assert_int_equal((int64_t)br->trainer_step, want_step);
+      if (got && (int64_t)br->trainer_step == want_step) {
+        /* Every step reported; left unanswered: the trainer is idle when signalled. */
         assert_int_equal(reported, (uint32_t)(want_step - first_step));
         xq_wire_free(&env);
-        return; /* left unanswered: the trainer is idle when signalled */
+        return;
       }
       if (!waited) {
         send_wait(rid, rid_len, env->request_id);
         waited = true;
+      } else if (first_step + served < want_step) { /* batches up to the wanted step only */
+        send_batch(rid, rid_len, env->request_id, served == 0);
+        served++;
       } else {
-        send_batch(rid, rid_len, env->request_id, br->trainer_step == (uint64_t)first_step);
-        batch_sent = true;
+        send_wait(rid, rid_len, env->request_id);
       }
     } else if (env->body_case == XQZ__ENVELOPE__BODY_CANDIDATE) {
       const Xqz__CandidateNet *cn = env->candidate;
@@ -278,10 +300,127 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
       assert_true((int64_t)cn->step <= want_step);
       assert_int_equal(cn->step % 3, 0);
       if ((int64_t)cn->step == want_step) got = true;
+      send_ack(rid, rid_len, env->request_id, true, "");
       nn_model_free(&m);
     }
     xq_wire_free(&env);
   }
+}
+
+/* The next BatchRequest (answering nothing else but net fetches). */
+static Xqz__Envelope *next_batch_request(uint8_t *rid, size_t *rid_len) {
+  for (;;) {
+    Xqz__Envelope *env = next(rid, rid_len);
+    if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) return env;
+    fail_msg("expected a BatchRequest, got body %d", (int)env->body_case);
+  }
+}
+
+static void rebind_router(void) {
+  router = zmq_socket(ctx, ZMQ_ROUTER);
+  assert_int_equal(xq_wire_socket_setup(router), 0);
+  int rc = -1;
+  for (int i = 0; i < 100 && rc; i++) { /* the old listener's port is released async */
+    rc = zmq_bind(router, endpoint);
+    if (rc) nanosleep(&(struct timespec){0, 50000000L}, NULL);
+  }
+  assert_int_equal(rc, 0);
+}
+
+/* Resumed at `step`: two BatchRequests arrive before any answer (one batch always
+ * requested ahead). The coordinator restarts with both in flight; the trainer asks again,
+ * and of a batch delivered twice and a batch for a forgotten request it trains neither:
+ * two answered requests make exactly two steps. */
+static int64_t check_prefetch_restart(int64_t step) {
+  uint8_t rid[256], rid2[256];
+  size_t rid_len, rid2_len;
+  Xqz__Envelope *r1 = next_batch_request(rid, &rid_len);
+  Xqz__Envelope *r2 = next_batch_request(rid, &rid_len);
+  assert_int_equal((int64_t)r1->batch_request->trainer_step, step);
+  assert_int_equal((int64_t)r2->batch_request->trainer_step, step);
+  assert_int_not_equal(r1->request_id, r2->request_id);
+  uint64_t forgotten = r1->request_id;
+  xq_wire_free(&r1);
+  xq_wire_free(&r2);
+  zmq_close(router); /* the restart: both requests are lost with the old socket */
+  rebind_router();
+  Xqz__Envelope *r3 = next_batch_request(rid, &rid_len); /* after --timeout-ms */
+  Xqz__Envelope *r4 = next_batch_request(rid2, &rid2_len);
+  assert_true(r3->request_id > forgotten && r4->request_id > r3->request_id);
+  send_batch(rid, rid_len, r3->request_id, false);
+  send_batch(rid, rid_len, r3->request_id, false); /* delivered twice */
+  send_batch(rid, rid_len, forgotten, false);      /* a reply to a forgotten request */
+  send_batch(rid2, rid2_len, r4->request_id, false);
+  xq_wire_free(&r3);
+  xq_wire_free(&r4);
+  /* Two refills, sent ahead before each step; a Wait frees one for a request that
+   * reports the step after both batches. */
+  for (int k = 0; k < 2; k++) {
+    Xqz__Envelope *r = next_batch_request(rid, &rid_len);
+    assert_int_equal((int64_t)r->batch_request->trainer_step, step + k);
+    if (k == 0) send_wait(rid, rid_len, r->request_id);
+    xq_wire_free(&r);
+  }
+  Xqz__Envelope *r = next_batch_request(rid, &rid_len);
+  assert_int_equal((int64_t)r->batch_request->trainer_step, step + 2);
+  xq_wire_free(&r);
+  return step + 2;
+}
+
+/* Reads the trainer's log (its stderr) for a line containing all of the given parts. */
+static bool log_has(const char *a, const char *b) {
+  char path[300], line[2048];
+  snprintf(path, sizeof path, "%s/trainer.log", dir);
+  FILE *f = fopen(path, "r");
+  bool found = false;
+  while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, a) && strstr(line, b);
+  if (f) fclose(f);
+  return found;
+}
+
+/* A candidate upload the coordinator never acknowledges (lost in a restart) is uploaded
+ * again, the same net, after --timeout-ms; a refusal ends it and is logged with its
+ * reason. Batches are served until the step `want` (a multiple of 3) is reached. */
+static void check_candidate_resent(int64_t step, int64_t want) {
+  uint8_t rid[256];
+  size_t rid_len;
+  uint64_t net = 0;
+  int uploads = 0;
+  int64_t served = 0;
+  while (uploads < 2) {
+    Xqz__Envelope *env = next(rid, &rid_len);
+    if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) {
+      if (step + served < want) { /* exactly the batches up to the step `want` */
+        send_batch(rid, rid_len, env->request_id, false);
+        served++;
+      } else
+        send_wait(rid, rid_len, env->request_id); /* idle until the candidate is settled */
+    } else if (env->body_case == XQZ__ENVELOPE__BODY_CANDIDATE) {
+      nn_model_t *m = NULL;
+      nn_file_meta_t meta;
+      assert_int_equal(nn_file_decode(&m, &meta, env->candidate->net.data,
+                                      env->candidate->net.len, NULL), 0);
+      nn_model_free(&m);
+      assert_int_equal((int64_t)env->candidate->step, want);
+      if (uploads++ == 0) {
+        net = meta.net_id; /* not acknowledged */
+      } else {
+        assert_int_equal(meta.net_id, net);
+        send_ack(rid, rid_len, env->request_id, false, "refused by the test");
+      }
+    } else {
+      fail_msg("unexpected body %d", (int)env->body_case);
+    }
+    xq_wire_free(&env);
+  }
+  /* The refusal is logged once the trainer has read it: wait for its next request. */
+  Xqz__Envelope *r = next_batch_request(rid, &rid_len);
+  xq_wire_free(&r);
+  double t0 = now_s();
+  while (!log_has("candidate refused", "refused by the test") && now_s() - t0 < 10)
+    nanosleep(&(struct timespec){0, 50000000L}, NULL);
+  assert_true(log_has("candidate refused", "reason=\"refused by the test\""));
+  assert_true(log_has("no Ack for the candidate; uploading it again", ""));
 }
 
 /* Waits up to 20 s for the trainer to exit by itself and checks its exit status. */
@@ -300,9 +439,22 @@ static void expect_exit(pid_t pid, int code, const char *why) {
   assert_int_equal(WEXITSTATUS(status), code);
 }
 
+/* Drops what a stopped trainer left queued (the request it had sent ahead), so the
+ * next phase reads only its own trainer's messages. */
+static void drain_router(void) {
+  zmq_pollitem_t pi = {router, 0, ZMQ_POLLIN, 0};
+  while (zmq_poll(&pi, 1, 200) > 0) {
+    Xqz__Envelope *env = NULL;
+    uint8_t rid[256];
+    size_t rid_len;
+    if (xq_wire_recv(router, rid, &rid_len, &env, ZMQ_DONTWAIT, NULL) == 0) xq_wire_free(&env);
+  }
+}
+
 static void stop_trainer(pid_t pid) {
   assert_int_equal(kill(pid, SIGTERM), 0);
   expect_exit(pid, 0, "of SIGTERM");
+  drain_router();
 }
 
 static int64_t checkpoint_step(void) {
@@ -349,18 +501,18 @@ static void test_trainer_loop(void **state) {
   zmq_close(router);
   pid = spawn_trainer();
   nanosleep(&(struct timespec){0, 700000000L}, NULL);
-  router = zmq_socket(ctx, ZMQ_ROUTER);
-  assert_int_equal(xq_wire_socket_setup(router), 0);
-  int rc = -1;
-  for (int i = 0; i < 100 && rc; i++) { /* the old listener's port is released async */
-    rc = zmq_bind(router, endpoint);
-    if (rc) nanosleep(&(struct timespec){0, 50000000L}, NULL);
-  }
-  assert_int_equal(rc, 0);
+  rebind_router();
   serve_until_candidate(6, 9);
   stop_trainer(pid);
   assert_int_equal(checkpoint_step(), 9);
   assert_int_equal(fetches, 1); /* resumes never fetch */
+
+  /* Prefetch across a coordinator restart, then a candidate whose Ack was lost. */
+  pid = spawn_trainer();
+  int64_t step = check_prefetch_restart(9);
+  check_candidate_resent(step, 12);
+  stop_trainer(pid);
+  assert_int_equal(checkpoint_step(), 12);
 
   /* A coordinator of another protocol version: the trainer stops with status 1 (after its
    * checkpoint) instead of asking again forever. */
@@ -379,13 +531,15 @@ static void test_trainer_loop(void **state) {
     reply(rid, rid_len, &env, q->request_id);
     xq_wire_free(&q);
     expect_exit(pid, 1, "of meeting another protocol version");
-    assert_int_equal(checkpoint_step(), 9);
+    assert_int_equal(checkpoint_step(), 12);
   }
 
   char path[300];
   snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
   unlink(path);
   snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/trainer.log", dir);
   unlink(path);
   rmdir(dir);
   free(best_file);
