@@ -818,9 +818,9 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
             " candidate=%016llx", (unsigned long long)pend);
     open_match(c, pend, c->best, pend_step);
   }
-  XQ_LOGI(COMP, "listening campaign=%016llx router=%s pub=%s best=%016llx curve=%s",
-          (unsigned long long)c->campaign_id, c->cfg.router, c->cfg.pub,
-          (unsigned long long)c->best, c->auth.on ? "on" : "off");
+  XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
+          c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
+          (unsigned long long)c->campaign_id);
   status_line(c);
   drain(c);
   uv_run(c->loop, UV_RUN_DEFAULT);

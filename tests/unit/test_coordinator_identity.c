@@ -9,7 +9,9 @@
  *    refused (Ack accepted=false with the reason) and does not set the trainer's step; a
  *    net of campaign 0 (written before campaign ids) and one of this campaign are taken.
  *  - A trainer directory of campaign A (its checkpoint says A) pointed at campaign B:
- *    xqz-trainer is refused and stops with exit status 1, its log naming both ids.
+ *    xqz-trainer is refused and stops with exit status 1, its log naming both ids. So does
+ *    xqz-worker with a spool of A's games (SPOOL/campaign says A), keeping its spool and
+ *    delivering nothing to B.
  *  - campaign.db: a layout made before schema versions (tables missing, worker_stats
  *    without `version`) migrates to the current version and the coordinator runs; a
  *    database of a newer version is refused, naming both versions.
@@ -32,6 +34,8 @@
 #include "coord_test_util.h"
 #include "nn/nn_checkpoint.h"
 #include "nn/nn_optim.h"
+#include "spool.h"
+#include "spool_campaign.h"
 #include "wire/wire.h"
 
 static uint64_t campaign_of(void *s) {
@@ -143,7 +147,7 @@ static void test_campaign_identity(void **state) {
   uint64_t id = campaign_of(s);
   assert_true(id != 0);
   char line[80];
-  snprintf(line, sizeof line, "listening campaign=%016llx", (unsigned long long)id);
+  snprintf(line, sizeof line, "curve=off campaign=%016llx", (unsigned long long)id);
   assert_int_equal(log_count(line), 1);
 
   /* Hello: 0 (fresh) and this campaign are welcomed, with the id; another is refused. */
@@ -235,9 +239,66 @@ static bool file_has(const char *path, const char *what) {
   return found;
 }
 
+/* Waits up to 15 s for pid to exit by itself; returns its exit status. */
+static int daemon_exit(pid_t pid, const char *what) {
+  int st = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 300 && (done = waitpid(pid, &st, WNOHANG)) == 0; i++) usleep(50000);
+  if (done != pid) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    fail_msg("the %s of another campaign did not stop within 15 s", what);
+  }
+  assert_true(WIFEXITED(st));
+  return WEXITSTATUS(st);
+}
+
+/* A worker whose spool holds one game of campaign a, pointed at the coordinator of
+ * campaign b: refused, it stops with status 1, keeps the game, and b stores nothing. */
+static void worker_of_another_campaign(void *s, uint64_t a, uint64_t b) {
+  char spool[300], cache[300], wlog[300], coord[64], pub[64];
+  snprintf(spool, sizeof spool, "%s/spoolA", g_dir);
+  snprintf(cache, sizeof cache, "%s/cache", g_dir);
+  snprintf(wlog, sizeof wlog, "%s/worker.log", g_dir);
+  xq_spool_t *sp = NULL;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_spool_open(&sp, spool, 10, &eb), 0);
+  unsigned char *game;
+  size_t len;
+  random_game(&game, &len, 11, GAME_OK);
+  uint64_t seq;
+  assert_int_equal(xq_spool_add(sp, "worker-of-A", game, len, &seq, &eb), 0);
+  free(game);
+  xq_spool_free(&sp);
+  assert_int_equal(xq_spool_campaign_save(spool, a, &eb), 0);
+  snprintf(coord, sizeof coord, "tcp://127.0.0.1:%d", g_router_port);
+  snprintf(pub, sizeof pub, "tcp://127.0.0.1:%d", g_pub_port);
+  char *wargv[] = {"worker/xqz-worker", "--coordinator", coord, "--pub", pub, "--spool", spool,
+                   "--cache", cache, "--id", "worker-of-A", "--games-per-thread", "1", NULL};
+  assert_int_equal(daemon_exit(spawn(wargv, wlog), "worker"), 1);
+  char ha[17], hb[17];
+  snprintf(ha, sizeof ha, "%016llx", (unsigned long long)a);
+  snprintf(hb, sizeof hb, "%016llx", (unsigned long long)b);
+  assert_true(file_has(wlog, "the coordinator runs another campaign"));
+  assert_true(file_has(wlog, ha));
+  assert_true(file_has(wlog, hb));
+  assert_true(file_has(wlog, "--spool"));
+  /* The game is still spooled (for campaign a) and b has none. */
+  assert_int_equal(xq_spool_open(&sp, spool, 10, &eb), 0);
+  assert_int_equal(xq_spool_count(sp), 1);
+  xq_spool_free(&sp);
+  uint64_t still;
+  assert_int_equal(xq_spool_campaign_load(spool, &still, &eb), 0);
+  assert_int_equal(still, a);
+  Xqz__Envelope *r = status(s);
+  assert_int_equal(r->status->games, 0);
+  xq_wire_free(&r);
+}
+
 /* A trainer directory of campaign A (a tiny-net checkpoint at step 6570 that says A),
- * pointed at campaign B: refused, the trainer stops with status 1 and names both ids. */
-static void test_trainer_of_another_campaign(void **state) {
+ * pointed at campaign B: refused, the trainer stops with status 1 and names both ids;
+ * then a worker with a spool of A's games, the same. */
+static void test_peers_of_another_campaign(void **state) {
   (void)state;
   fresh_dir();
   g_extra = "--gating=none";
@@ -281,17 +342,7 @@ static void test_trainer_of_another_campaign(void **state) {
   snprintf(coord, sizeof coord, "tcp://127.0.0.1:%d", g_router_port);
   char *targv[] = {"trainer/xqz-trainer", "--coordinator", coord, "--dir", tdir, "--batch",
                    "16", NULL};
-  pid_t t = spawn(targv, tlog);
-  int st = 0;
-  pid_t done = 0;
-  for (int i = 0; i < 300 && (done = waitpid(t, &st, WNOHANG)) == 0; i++) usleep(50000);
-  if (done != t) {
-    kill(t, SIGKILL);
-    waitpid(t, &st, 0);
-    fail_msg("the trainer of another campaign did not stop within 15 s");
-  }
-  assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), 1);
+  assert_int_equal(daemon_exit(spawn(targv, tlog), "trainer"), 1);
   char ha[17], hb[17];
   snprintf(ha, sizeof ha, "%016llx", (unsigned long long)a);
   snprintf(hb, sizeof hb, "%016llx", (unsigned long long)b);
@@ -311,6 +362,7 @@ static void test_trainer_of_another_campaign(void **state) {
   assert_int_equal(lo.step, 6570);
   nn_sgd_close(&lo);
   nn_model_free(&l);
+  worker_of_another_campaign(s, a, b);
   zmq_close(s);
   stop_coordinator(pid);
   zmq_ctx_term(ctx);
@@ -414,7 +466,7 @@ static void test_schema_version(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_campaign_identity, teardown),
-      cmocka_unit_test_teardown(test_trainer_of_another_campaign, teardown),
+      cmocka_unit_test_teardown(test_peers_of_another_campaign, teardown),
       cmocka_unit_test_teardown(test_schema_version, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
