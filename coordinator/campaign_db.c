@@ -33,7 +33,7 @@ int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
     sqlite3_close(h);
     return XQ_EIO;
   }
-  int rc = xqc_schema_migrate(h, path, NULL, eb);
+  int rc = xqc_schema_migrate(h, path, eb);
   if (rc < 0) {
     sqlite3_close(h);
     return rc;

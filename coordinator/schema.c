@@ -133,13 +133,11 @@ static int user_version(sqlite3 *db, int *v) {
   return rc;
 }
 
-int xqc_schema_migrate(sqlite3 *db, const char *path, int *from, xq_errbuf_t *eb) {
+int xqc_schema_migrate(sqlite3 *db, const char *path, xq_errbuf_t *eb) {
   int v = 0;
-  if (from) *from = 0;
   if (user_version(db, &v) < 0)
     return xq_err_set(eb, XQ_EIO, "%s: cannot read the schema version: %s", path,
                       sqlite3_errmsg(db));
-  if (from) *from = v;
   if (v > XQC_SCHEMA_VERSION)
     return xq_err_set(eb, XQ_EVERSION, "%s: schema version %d found, this build knows versions"
                       " up to %d: a newer xqzero wrote it; run that version (or a newer one)",

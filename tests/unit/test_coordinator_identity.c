@@ -14,6 +14,7 @@
  *    delivering nothing to B.
  *  - campaign.db: a layout made before schema versions (tables missing, worker_stats
  *    without `version`) migrates to the current version and the coordinator runs; a
+ *    layout that cannot migrate is refused and left untouched (one transaction); a
  *    database of a newer version is refused, naming both versions.
  */
 #define _DEFAULT_SOURCE
@@ -406,10 +407,24 @@ static void test_schema_version(void **state) {
   (void)state;
   fresh_dir();
   g_extra = "--gating=none";
-  char camp[300], db[400];
+  char camp[300], db[400], out[256];
   snprintf(camp, sizeof camp, "%s/camp", g_dir);
   assert_int_equal(mkdir(camp, 0755), 0);
   snprintf(db, sizeof db, "%s/campaign.db", camp);
+  /* A layout no build made (bans without its key column): the migration fails as a whole,
+   * naming the table and column, and leaves the database as it was (no `losses`). */
+  sql(db, "CREATE TABLE bans(reason TEXT, time INTEGER);");
+  pid_t pid = start_coordinator();
+  assert_int_not_equal(exit_status(pid), 0);
+  assert_int_equal(log_count("from version 0 to 1"), 1);
+  assert_int_equal(log_count("table bans lacks its key column target"), 1);
+  sql_get(db, "PRAGMA user_version", out, sizeof out);
+  assert_string_equal(out, "0");
+  sql_get(db, "SELECT COUNT(*) FROM sqlite_master WHERE name='losses'", out, sizeof out);
+  assert_string_equal(out, "0");
+  char rm[1300];
+  snprintf(rm, sizeof rm, "rm -f '%s' '%s-wal' '%s-shm'", db, db, db);
+  assert_int_equal(system(rm), 0);
   /* The first coordinator's layout (nets, matches, promotions, workers), with a
    * worker_stats lacking `version` and a net row that must survive. */
   sql(db, "CREATE TABLE nets(id INTEGER PRIMARY KEY, hex TEXT, parent INTEGER, step INTEGER,"
@@ -426,10 +441,9 @@ static void test_schema_version(void **state) {
           " red_wins INTEGER, black_wins INTEGER, draws INTEGER, by_reason TEXT,"
           " rejected INTEGER, faults INTEGER, last_seen_ms INTEGER, key TEXT, banned INTEGER);"
           "INSERT INTO nets VALUES(42, '000000000000002a', 0, 17, 'rejected', 0, 1);");
-  char out[256];
   sql_get(db, "PRAGMA user_version", out, sizeof out);
   assert_string_equal(out, "0");
-  pid_t pid = start_coordinator();
+  pid = start_coordinator();
   void *ctx = zmq_ctx_new();
   void *s = connect_ready(ctx);
   assert_true(campaign_of(s) != 0);
