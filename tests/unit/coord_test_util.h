@@ -220,6 +220,7 @@ static inline xq_move_t illegal_move(const xq_pos_t *pos, const xq_move_t *legal
         return m;
       }
     }
+  *index = 0;
   fail_msg("no illegal move found");
   return 0;
 }
@@ -249,7 +250,7 @@ static inline void random_game(unsigned char **buf, size_t *len, uint64_t seed, 
                        {(uint16_t)xq_policy_index_for(mv[0], pos->side), 3}};
     int nv = mv[0] == m ? 1 : 2;
     if (i == 4 && flaw == GAME_ILLEGAL_MOVE) {
-      int idx;
+      int idx = 0;
       m = illegal_move(pos, mv, n, &idx);
       v[0].index = (uint16_t)idx;
       assert_int_equal(xq_record_add(&r, m, true, 0.0f, v, 1), 0);
@@ -257,7 +258,7 @@ static inline void random_game(unsigned char **buf, size_t *len, uint64_t seed, 
       break;
     }
     if (i == 4 && flaw == GAME_PI_ILLEGAL) {
-      int idx;
+      int idx = 0;
       (void)illegal_move(pos, mv, n, &idx);
       v[1].index = (uint16_t)idx;
       nv = 2;

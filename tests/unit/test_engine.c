@@ -131,7 +131,11 @@ static void eng_expect(eng_t *e, const char *prefix, char *line, size_t size, in
   for (;;) {
     if (eng_line(e, tmp, sizeof tmp, timeout_ms)) fail_msg("engine: no line starting with '%s'", prefix);
     if (!strncmp(tmp, prefix, strlen(prefix))) {
-      if (line) snprintf(line, size, "%s", tmp);
+      if (line) { /* truncating copy: the callers' buffers are smaller than tmp */
+        size_t k = strnlen(tmp, size - 1);
+        memcpy(line, tmp, k);
+        line[k] = '\0';
+      }
       return;
     }
   }
