@@ -130,6 +130,11 @@ int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
   xqc_net_path(p, sizeof p, dir, *best);
   nn_file_meta_t meta;
   if ((rc = nn_file_info(p, &meta, 1, eb)) < 0) return rc;
+  if (meta.campaign_id && meta.campaign_id != *campaign_id)
+    return xq_err_set(eb, XQ_EMISMATCH, "%s belongs to campaign %016llx, campaign.db to campaign"
+                      " %016llx: the directory mixes two campaigns; restore it from a backup"
+                      " of one", p, (unsigned long long)meta.campaign_id,
+                      (unsigned long long)*campaign_id);
   XQ_LOGI("campaign", "resumed best=%016llx elo=%.1f promotions=%lld", (unsigned long long)*best,
           *best_elo, (long long)*promotions);
   return 0;

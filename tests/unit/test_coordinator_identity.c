@@ -2,7 +2,8 @@
  * test_coordinator_identity.c: campaign identity and the database's schema version, over
  * loopback against the real xqz-coordinator (and xqz-trainer):
  *  - A campaign has a random id, shown by Status and the start log line, kept over a
- *    restart. A Hello naming 0 or this campaign is welcomed (the Welcome names the id); a
+ *    restart; net 1 records it, and a best net of another campaign in nets/ stops the
+ *    start. A Hello naming 0 or this campaign is welcomed (the Welcome names the id); a
  *    Hello or BatchRequest naming another campaign gets Error XQ_ERROR_CAMPAIGN with both
  *    ids, and a refused BatchRequest does not set the trainer's step.
  *  - A CandidateNet of another campaign, or of another architecture than net_size, is
@@ -138,6 +139,21 @@ static void stop_coordinator(pid_t pid) {
   g_pid = -1;
 }
 
+/* Waits for the coordinator to exit by itself; returns its exit status. */
+static int exit_status(pid_t pid) {
+  int st = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 200 && (done = waitpid(pid, &st, WNOHANG)) == 0; i++) usleep(50000);
+  if (done != pid || !WIFEXITED(st)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    g_pid = -1;
+    fail_msg("the coordinator did not stop by itself");
+  }
+  g_pid = -1;
+  return WEXITSTATUS(st);
+}
+
 static void test_campaign_identity(void **state) {
   (void)state;
   fresh_dir();
@@ -209,8 +225,26 @@ static void test_campaign_identity(void **state) {
   pid = start_coordinator();
   s = connect_ready(ctx);
   assert_int_equal(campaign_of(s), id);
+  r = hello_campaign(s, XQZ__ROLE__ROLE_WORKER, 0);
+  uint64_t best = r->welcome->best_net_id;
+  xq_wire_free(&r);
   zmq_close(s);
   stop_coordinator(pid);
+
+  /* A best net of another campaign in nets/ (two campaigns mixed): refused at start. */
+  char path[400];
+  snprintf(path, sizeof path, "%s/camp/nets/%016llx.xqzn", g_dir, (unsigned long long)best);
+  nn_model_t *m = NULL;
+  nn_file_meta_t meta;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_load(path, &m, &meta, &eb), 0);
+  assert_int_equal(meta.campaign_id, id); /* net 1 records its campaign */
+  meta.campaign_id = other;
+  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
+  nn_model_free(&m);
+  pid = start_coordinator();
+  assert_int_not_equal(exit_status(pid), 0);
+  assert_int_equal(log_count("the directory mixes two campaigns"), 1);
   zmq_ctx_term(ctx);
   remove_dir();
 }
@@ -386,21 +420,6 @@ static void sql_get(const char *db, const char *q, char *out, size_t n) {
   out[0] = '\0';
   if (fgets(out, (int)n, p)) out[strcspn(out, "\n")] = '\0';
   pclose(p);
-}
-
-/* Waits for the coordinator to exit by itself; returns its exit status. */
-static int exit_status(pid_t pid) {
-  int st = 0;
-  pid_t done = 0;
-  for (int i = 0; i < 200 && (done = waitpid(pid, &st, WNOHANG)) == 0; i++) usleep(50000);
-  if (done != pid || !WIFEXITED(st)) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    g_pid = -1;
-    fail_msg("the coordinator did not stop by itself");
-  }
-  g_pid = -1;
-  return WEXITSTATUS(st);
 }
 
 static void test_schema_version(void **state) {
