@@ -12,7 +12,8 @@
  *  - A trainer directory of campaign A (its checkpoint says A) pointed at campaign B:
  *    xqz-trainer is refused and stops with exit status 1, its log naming both ids. So does
  *    xqz-worker with a spool of A's games (SPOOL/campaign says A), keeping its spool and
- *    delivering nothing to B.
+ *    delivering nothing to B. A trainer whose checkpoint names no campaign (older than
+ *    campaign ids) resumes on B and adopts it: its checkpoint and candidates record B.
  *  - campaign.db: a layout made before schema versions (tables missing, worker_stats
  *    without `version`) migrates to the current version and the coordinator runs; a
  *    layout that cannot migrate is refused and left untouched (one transaction); a
@@ -330,6 +331,73 @@ static void worker_of_another_campaign(void *s, uint64_t a, uint64_t b) {
   xq_wire_free(&r);
 }
 
+/* Writes DIR/trainer.xqzc: a tiny net at `step` whose checkpoint says `campaign`. */
+static void write_checkpoint(const char *dir, uint64_t campaign, int64_t step) {
+  char ckpt[400];
+  assert_int_equal(mkdir(dir, 0755), 0);
+  snprintf(ckpt, sizeof ckpt, "%s/trainer.xqzc", dir);
+  nn_arch_t arch;
+  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
+  nn_model_t *m = NULL;
+  assert_int_equal(nn_model_new(&m, &arch, NULL), 0);
+  nn_model_init(m, 3);
+  nn_sgd_t opt = {.momentum = 0.9f};
+  assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
+  opt.step = step;
+  nn_file_meta_t meta = {0};
+  meta.net_id = nn_file_new_id();
+  meta.campaign_id = campaign;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_checkpoint_save(ckpt, m, &meta, &opt, &eb), 0);
+  nn_sgd_close(&opt);
+  nn_model_free(&m);
+}
+
+/* The campaign id and step of DIR/trainer.xqzc. */
+static uint64_t checkpoint_campaign(const char *dir, int64_t *step) {
+  char ckpt[400];
+  snprintf(ckpt, sizeof ckpt, "%s/trainer.xqzc", dir);
+  nn_model_t *l = NULL;
+  nn_sgd_t lo = {0};
+  nn_file_meta_t got;
+  xq_errbuf_t eb = {{0}};
+  if (nn_checkpoint_load(ckpt, &l, &got, &lo, &eb)) fail_msg("checkpoint: %s", eb.msg);
+  *step = lo.step;
+  nn_sgd_close(&lo);
+  nn_model_free(&l);
+  return got.campaign_id;
+}
+
+/* A trainer whose checkpoint names no campaign (written before campaign ids) resumes,
+ * adopts campaign b from its first Batch, and its checkpoint and candidates record b. */
+static void trainer_adopts_campaign(void *s, uint64_t b) {
+  for (uint64_t seq = 1; seq <= 3; seq++) { /* positions for the window */
+    unsigned char *game;
+    size_t len;
+    random_game(&game, &len, 100 + seq, GAME_OK);
+    Xqz__Envelope *r = send_game_as(s, "identity-worker", seq, game, len);
+    assert_true(r->ack->accepted);
+    xq_wire_free(&r);
+    free(game);
+  }
+  char tdir[300], tlog[400], coord[64];
+  snprintf(tdir, sizeof tdir, "%s/trainer0", g_dir);
+  write_checkpoint(tdir, 0, 10);
+  snprintf(tlog, sizeof tlog, "%s/trainer0.log", g_dir);
+  snprintf(coord, sizeof coord, "tcp://127.0.0.1:%d", g_router_port);
+  char *targv[] = {"trainer/xqz-trainer", "--coordinator", coord, "--dir", tdir, "--batch",
+                   "16", "--max-steps", "14", "--candidate-every", "2", NULL};
+  assert_int_equal(daemon_exit(spawn(targv, tlog), "trainer"), 0);
+  assert_true(file_has(tlog, "checkpoint names no campaign"));
+  assert_true(file_has(tlog, "adopted the coordinator's campaign"));
+  int64_t step;
+  assert_int_equal(checkpoint_campaign(tdir, &step), b);
+  assert_int_equal(step, 14);
+  assert_true(log_count("candidate received") >= 1);
+  assert_int_equal(log_count("candidate refused"), 0);
+  assert_int_equal(log_count("candidate net has no campaign id"), 0);
+}
+
 /* A trainer directory of campaign A (a tiny-net checkpoint at step 6570 that says A),
  * pointed at campaign B: refused, the trainer stops with status 1 and names both ids;
  * then a worker with a spool of A's games, the same. */
@@ -353,26 +421,9 @@ static void test_peers_of_another_campaign(void **state) {
   uint64_t b = campaign_of(s);
   assert_true(a != b);
 
-  char tdir[300], ckpt[400], tlog[400], coord[64];
+  char tdir[300], tlog[400], coord[64];
   snprintf(tdir, sizeof tdir, "%s/trainerA", g_dir);
-  assert_int_equal(mkdir(tdir, 0755), 0);
-  snprintf(ckpt, sizeof ckpt, "%s/trainer.xqzc", tdir);
-  nn_arch_t arch;
-  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
-  nn_model_t *m = NULL;
-  assert_int_equal(nn_model_new(&m, &arch, NULL), 0);
-  nn_model_init(m, 3);
-  nn_sgd_t opt = {.momentum = 0.9f};
-  assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
-  opt.step = 6570;
-  nn_file_meta_t meta = {0};
-  meta.net_id = nn_file_new_id();
-  meta.campaign_id = a;
-  xq_errbuf_t eb = {{0}};
-  assert_int_equal(nn_checkpoint_save(ckpt, m, &meta, &opt, &eb), 0);
-  nn_sgd_close(&opt);
-  nn_model_free(&m);
-
+  write_checkpoint(tdir, a, 6570);
   snprintf(tlog, sizeof tlog, "%s/trainer.log", g_dir);
   snprintf(coord, sizeof coord, "tcp://127.0.0.1:%d", g_router_port);
   char *targv[] = {"trainer/xqz-trainer", "--coordinator", coord, "--dir", tdir, "--batch",
@@ -389,15 +440,11 @@ static void test_peers_of_another_campaign(void **state) {
   assert_int_equal(trainer_step_of(s), 0);
   assert_true(log_count("refused a peer of another campaign") >= 1);
   /* Its checkpoint still says A. */
-  nn_model_t *l = NULL;
-  nn_sgd_t lo = {0};
-  nn_file_meta_t got;
-  assert_int_equal(nn_checkpoint_load(ckpt, &l, &got, &lo, &eb), 0);
-  assert_int_equal(got.campaign_id, a);
-  assert_int_equal(lo.step, 6570);
-  nn_sgd_close(&lo);
-  nn_model_free(&l);
+  int64_t step;
+  assert_int_equal(checkpoint_campaign(tdir, &step), a);
+  assert_int_equal(step, 6570);
   worker_of_another_campaign(s, a, b);
+  trainer_adopts_campaign(s, b);
   zmq_close(s);
   stop_coordinator(pid);
   zmq_ctx_term(ctx);
