@@ -4,8 +4,8 @@
 #include "campaign.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>

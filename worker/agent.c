@@ -61,7 +61,7 @@ typedef struct {
   uint64_t announce_stamp, stamp;
   uint64_t playing_net; /* net of the running or last self-play batch */
   int spool_full_logged;
-  int fatal; /* stop now, exit non-zero (the coordinator speaks another protocol) */
+  int fatal; /* stop now, exit non-zero (another protocol, or another campaign) */
   /* progress */
   int64_t last_progress_ms, last_progress_pos;
 } agent_t;
