@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,8 +51,33 @@ int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb) {
   return 0;
 }
 
+/* 64 random bits from the kernel; without them (very old kernel, early boot), a net-style
+ * id from the clock and the pid, which is unique enough to tell campaigns apart. */
+static uint64_t new_campaign_id(void) {
+  uint64_t id = 0;
+  if (getrandom(&id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) id = nn_file_new_id();
+  return id ? id : 1;
+}
+
+/* Reads the campaign id, giving the campaign one when it has none (new, or made before
+ * campaign ids: its nets and the trainer's checkpoint say 0, which is accepted). */
+static int campaign_identity(xqc_db_t *db, bool fresh, uint64_t *id, xq_errbuf_t *eb) {
+  int rc = xqc_db_campaign_id(db, id);
+  if (rc == 0 && *id == 0) {
+    uint64_t want = new_campaign_id();
+    rc = xqc_db_campaign_id_set(db, want);
+    if (rc == 0) rc = xqc_db_campaign_id(db, id);
+    if (rc == 0 && !fresh)
+      XQ_LOGI("campaign", "campaign made before campaign ids: it has one now; its older nets"
+              " and the trainer's checkpoint say none (0), which is accepted campaign=%016llx",
+              (unsigned long long)*id);
+  }
+  if (rc < 0) return xq_err_set(eb, rc, "campaign.db: cannot read or store the campaign id");
+  return 0;
+}
+
 static int create_first_net(const char *dir, const xqc_config_t *cfg, xqc_db_t *db,
-                            uint64_t *id_out, xq_errbuf_t *eb) {
+                            uint64_t campaign_id, uint64_t *id_out, xq_errbuf_t *eb) {
   nn_arch_t arch;
   int rc = nn_arch_preset(cfg->net_size, &arch);
   if (rc < 0) return xq_err_set(eb, rc, "net_size: unknown preset '%s'", cfg->net_size);
@@ -60,6 +87,7 @@ static int create_first_net(const char *dir, const xqc_config_t *cfg, xqc_db_t *
   nn_file_meta_t meta;
   memset(&meta, 0, sizeof meta);
   meta.arch = arch;
+  meta.campaign_id = campaign_id;
   meta.net_id = nn_file_new_id();
   meta.parent_id = 0;
   meta.step = 0;
@@ -85,14 +113,16 @@ static int create_first_net(const char *dir, const xqc_config_t *cfg, xqc_db_t *
 }
 
 int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
-                      uint64_t *best, double *best_elo, int64_t *promotions, xq_errbuf_t *eb) {
+                      uint64_t *campaign_id, uint64_t *best, double *best_elo,
+                      int64_t *promotions, xq_errbuf_t *eb) {
   char p[1024];
   snprintf(p, sizeof p, "%s/campaign.db", dir);
   int rc = xqc_db_open(db, p, eb);
   if (rc < 0) return rc;
   if ((rc = xqc_db_best(*db, best, best_elo, promotions)) < 0) return rc;
+  if ((rc = campaign_identity(*db, *best == 0, campaign_id, eb)) < 0) return rc;
   if (*best == 0) {
-    if ((rc = create_first_net(dir, cfg, *db, best, eb)) < 0) return rc;
+    if ((rc = create_first_net(dir, cfg, *db, *campaign_id, best, eb)) < 0) return rc;
     *best_elo = 0;
     *promotions = 1;
     return 0;
@@ -100,6 +130,11 @@ int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
   xqc_net_path(p, sizeof p, dir, *best);
   nn_file_meta_t meta;
   if ((rc = nn_file_info(p, &meta, 1, eb)) < 0) return rc;
+  if (meta.campaign_id && meta.campaign_id != *campaign_id)
+    return xq_err_set(eb, XQ_EMISMATCH, "%s belongs to campaign %016llx, campaign.db to campaign"
+                      " %016llx: the directory mixes two campaigns; restore it from a backup"
+                      " of one", p, (unsigned long long)meta.campaign_id,
+                      (unsigned long long)*campaign_id);
   XQ_LOGI("campaign", "resumed best=%016llx elo=%.1f promotions=%lld", (unsigned long long)*best,
           *best_elo, (long long)*promotions);
   return 0;

@@ -17,9 +17,11 @@
 void xqc_net_path(char *out, size_t n, const char *dir, uint64_t id);
 /* Makes DIR and DIR/campaign.ini (defaults) when absent. */
 int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb);
-/* Opens the db; creates net 1 when there is no best net yet. */
+/* Opens the db (migrating its layout); reads the campaign id, making one when the
+ * campaign has none; creates net 1 (recording the id) when there is no best net yet. */
 int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
-                      uint64_t *best, double *best_elo, int64_t *promotions, xq_errbuf_t *eb);
+                      uint64_t *campaign_id, uint64_t *best, double *best_elo,
+                      int64_t *promotions, xq_errbuf_t *eb);
 /* Appends one line to DIR/promotions.log and fsyncs it. */
 int xqc_campaign_log_line(const char *dir, const char *line, xq_errbuf_t *eb);
 

@@ -5,56 +5,39 @@
  */
 #include "campaign_db.h"
 
+#include <assert.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "schema.h"
 #include "support/log.h"
-
-static const char *SCHEMA =
-    "PRAGMA journal_mode=WAL;"
-    "PRAGMA synchronous=FULL;"
-    "CREATE TABLE IF NOT EXISTS nets(id INTEGER PRIMARY KEY, hex TEXT, parent INTEGER,"
-    " step INTEGER, state TEXT, elo REAL, created INTEGER);"
-    "CREATE TABLE IF NOT EXISTS matches(id INTEGER PRIMARY KEY, net_a INTEGER, net_b INTEGER,"
-    " wins INTEGER, draws INTEGER, losses INTEGER, score REAL, elo REAL, decision TEXT,"
-    " time INTEGER);"
-    "CREATE TABLE IF NOT EXISTS promotions(seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " net INTEGER, parent INTEGER, step INTEGER, match INTEGER, score REAL, elo REAL,"
-    " time INTEGER);"
-    "CREATE TABLE IF NOT EXISTS worker_stats(worker_id TEXT PRIMARY KEY, host TEXT,"
-    " threads INTEGER, role INTEGER, version TEXT, net_id INTEGER, games INTEGER,"
-    " positions INTEGER, plies INTEGER, red_wins INTEGER, black_wins INTEGER, draws INTEGER,"
-    " by_reason TEXT, rejected INTEGER, faults INTEGER, last_seen_ms INTEGER, key TEXT,"
-    " banned INTEGER);"
-    "CREATE TABLE IF NOT EXISTS losses(step INTEGER, time INTEGER, loss REAL, policy REAL,"
-    " value REAL);";
-
-/* Bans (AdminRequest) and the CURVE key last seen with each worker id, so a ban on a key
- * also finds that key's games in the segments when the window is rebuilt. */
-static const char *SECURITY_SCHEMA =
-    "CREATE TABLE IF NOT EXISTS bans(target TEXT PRIMARY KEY, reason TEXT NOT NULL,"
-    " time INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS worker_keys(worker_id TEXT PRIMARY KEY, key TEXT NOT NULL);";
 
 int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
   sqlite3 *h = NULL;
+  *db = NULL;
   if (sqlite3_open(path, &h) != SQLITE_OK) {
     xq_err_set(eb, XQ_EIO, "%s: %s", path, h ? sqlite3_errmsg(h) : "cannot open");
     sqlite3_close(h);
     return XQ_EIO;
   }
+  sqlite3_busy_timeout(h, 2000);
   char *err = NULL;
-  if (sqlite3_exec(h, SCHEMA, NULL, NULL, &err) != SQLITE_OK ||
-      sqlite3_exec(h, SECURITY_SCHEMA, NULL, NULL, &err) != SQLITE_OK) {
-    xq_err_set(eb, XQ_EIO, "%s: schema: %s", path, err ? err : "?");
+  /* journal_mode cannot change inside a transaction: before the migration. */
+  if (sqlite3_exec(h, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", NULL, NULL,
+                   &err) != SQLITE_OK) {
+    xq_err_set(eb, XQ_EIO, "%s: %s", path, err ? err : "?");
     sqlite3_free(err);
     sqlite3_close(h);
     return XQ_EIO;
   }
-  sqlite3_busy_timeout(h, 2000);
+  int rc = xqc_schema_migrate(h, path, eb);
+  if (rc < 0) {
+    sqlite3_close(h);
+    return rc;
+  }
   *db = h;
   return 0;
 }
@@ -328,4 +311,26 @@ int xqc_db_worker_key_set(xqc_db_t *db, const char *worker_id, const char *key) 
 int xqc_db_worker_keys_load(xqc_db_t *db, int (*each)(const char *worker_id, const char *key,
                                                       int64_t unused, void *user), void *user) {
   return each_row(db, "SELECT worker_id, key FROM worker_keys", each, user);
+}
+
+int xqc_db_campaign_id(xqc_db_t *db, uint64_t *id) {
+  *id = 0;
+  sqlite3_stmt *st = prep(db, "SELECT id FROM campaign LIMIT 1");
+  if (!st) return XQ_EIO;
+  if (sqlite3_step(st) == SQLITE_ROW) *id = (uint64_t)sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return 0;
+}
+
+int xqc_db_campaign_id_set(xqc_db_t *db, uint64_t id) {
+  assert(id != 0);
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx", (unsigned long long)id);
+  sqlite3_stmt *st = prep(db, "INSERT INTO campaign(id, hex, created) SELECT ?, ?, ?"
+                              " WHERE NOT EXISTS (SELECT 1 FROM campaign)");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+  sqlite3_bind_text(st, 2, hex, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
+  return step_done(db, st);
 }

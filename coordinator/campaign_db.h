@@ -1,7 +1,8 @@
 /*
- * campaign_db.h: the campaign's SQLite database: nets, matches, promotions, losses, bans
- * (and worker_stats, written by workers.c). Campaigns made before worker_stats also have a
- * `workers` table, no longer written.
+ * campaign_db.h: the campaign's SQLite database: the campaign id, nets, matches,
+ * promotions, losses, bans (and worker_stats, written by workers.c). Campaigns made before
+ * worker_stats also have a `workers` table, no longer written. Opening migrates an older
+ * layout forward and refuses a newer one (schema.h).
  * The best net is the net of the latest promotions row (net 1 gets a row with no match).
  * Ownership: xqc_db_open returns a handle the caller closes with xqc_db_close.
  */
@@ -37,7 +38,13 @@ typedef struct {
   double loss, policy, value;
 } xqc_loss_row_t;
 
+/* Opens path, migrating its layout to XQC_SCHEMA_VERSION (schema.h). XQ_EVERSION: the
+ * database is of a newer version (both named in eb). */
 int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb);
+/* The campaign id (0 while none is stored: a new campaign, or one made before ids). */
+int xqc_db_campaign_id(xqc_db_t *db, uint64_t *id);
+/* Stores the campaign id (non-zero) unless one is stored already. */
+int xqc_db_campaign_id_set(xqc_db_t *db, uint64_t id);
 void xqc_db_close(xqc_db_t **db);
 /* Best net id and its Elo (0 / 0 when there is none yet). */
 int xqc_db_best(xqc_db_t *db, uint64_t *net_id, double *elo, int64_t *promotions);

@@ -56,6 +56,7 @@ typedef struct {
 
 typedef struct {
   char dir[512];
+  uint64_t campaign_id; /* random, made with the campaign (campaign_db.h, identity.h) */
   xqc_config_t cfg;
   xqc_db_t *db;
   void *zctx, *router, *pub;

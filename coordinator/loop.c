@@ -13,6 +13,7 @@
 
 #include "campaign.h"
 #include "coord.h"
+#include "identity.h"
 #include "status.h"
 #include "nn/nn_file.h"
 #include "rules/fen.h"
@@ -172,6 +173,7 @@ static void fill_settings(const xqc_config_t *cfg, Xqz__SelfplaySettings *s) {
 }
 
 static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) {
+  if (!xqc_identity_hello_ok(c, p, rq, h)) return;
   const char *wid = h->worker_id ? h->worker_id : "";
   if (strlen(wid) >= sizeof p->worker_id) {
     xqc_peer_fault(c, p, "worker id too long");
@@ -204,6 +206,7 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
   w.best_net_id = c->best;
   w.settings = &s;
   w.heartbeat_ms = (uint32_t)c->cfg.heartbeat_ms;
+  w.campaign_id = c->campaign_id;
   env.request_id = rq;
   env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
   env.welcome = &w;
@@ -348,6 +351,7 @@ static void send_wait(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint32_t ms, const c
 }
 
 static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__BatchRequest *r) {
+  if (!xqc_identity_batch_ok(c, p, rq, r)) return;
   if ((int64_t)r->trainer_step > c->trainer_step) c->trainer_step = (int64_t)r->trainer_step;
   xqc_status_loss_report(c, r);
   uint32_t n = r->size ? r->size : (uint32_t)c->cfg.batch_size;
@@ -381,6 +385,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
   bm.window_positions = c->replay.count;
   bm.total_positions = c->positions;
   bm.best_net_id = c->best;
+  bm.campaign_id = c->campaign_id;
   env.request_id = rq;
   env.body_case = XQZ__ENVELOPE__BODY_BATCH;
   env.batch = &bm;
@@ -512,6 +517,11 @@ static void on_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Candid
   if (rc < 0) {
     xqc_peer_fault(c, p, "candidate net does not decode");
     send_ack(c, p, rq, cn->step, false, eb.msg);
+    return;
+  }
+  char why[400];
+  if (!xqc_identity_candidate_ok(c, p, &meta, why, sizeof why)) {
+    send_ack(c, p, rq, cn->step, false, why);
     return;
   }
   if ((int64_t)cn->step > c->trainer_step) c->trainer_step = (int64_t)cn->step;
@@ -808,8 +818,9 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
             " candidate=%016llx", (unsigned long long)pend);
     open_match(c, pend, c->best, pend_step);
   }
-  XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s", c->cfg.router, c->cfg.pub,
-          (unsigned long long)c->best, c->auth.on ? "on" : "off");
+  XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
+          c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
+          (unsigned long long)c->campaign_id);
   status_line(c);
   drain(c);
   uv_run(c->loop, UV_RUN_DEFAULT);

@@ -116,7 +116,8 @@ int main(int argc, char **argv) {
   snprintf(c->last_gating, sizeof c->last_gating, "none yet");
   rc = xqc_auth_open(&c->auth, &c->cfg, &eb); /* CURVE settings first: fail fast */
   if (rc == 0)
-    rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->best, &c->best_elo, &c->promotions, &eb);
+    rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->campaign_id, &c->best, &c->best_elo,
+                           &c->promotions, &eb);
   /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
   if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, &eb);
   if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)

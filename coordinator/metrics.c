@@ -94,10 +94,11 @@ static double w_banned(const Xqz__WorkerStatus *w) { return w->banned ? 1 : 0; }
 static double w_threads(const Xqz__WorkerStatus *w) { return (double)w->threads; }
 
 static void campaign_metrics(FILE *f, const Xqz__Status *s) {
-  family(f, "xqz_info", "gauge", "Constant 1, labelled with the campaign, software and best net.");
+  family(f, "xqz_info", "gauge",
+         "Constant 1, labelled with the campaign (name and id), software and best net.");
   fputs("xqz_info{campaign=\"", f);
   label_value(f, s->campaign);
-  fputs("\",version=\"", f);
+  fprintf(f, "\",campaign_id=\"%016llx\",version=\"", (unsigned long long)s->campaign_id);
   label_value(f, s->software_version);
   fprintf(f, "\",protocol=\"%u\",gating_mode=\"", s->protocol_version);
   label_value(f, s->gating_mode);

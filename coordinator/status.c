@@ -214,6 +214,7 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   Xqz__Status s;
   xqz__status__init(&s);
   s.best_net_id = c->best;
+  s.campaign_id = c->campaign_id;
   s.games = c->games;
   s.positions = c->positions;
   s.window_positions = c->replay.count;

@@ -170,6 +170,10 @@ static int net_info(int argc, char **argv) {
          meta.arch.value_channels, meta.arch.value_hidden);
   printf("net id:          %016" PRIx64 "\n", meta.net_id);
   printf("parent id:       %016" PRIx64 "\n", meta.parent_id);
+  if (meta.campaign_id)
+    printf("campaign id:     %016" PRIx64 "\n", meta.campaign_id);
+  else
+    printf("campaign id:     unknown (format version 1, before campaign ids)\n");
   printf("training step:   %" PRId64 "\n", meta.step);
   printf("created:         %" PRId64 " (%s)\n", meta.created, when);
   printf("parameters:      %zu (+ %zu BN running statistics)\n", m->nparams, m->nstats);

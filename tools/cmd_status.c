@@ -59,8 +59,8 @@ static void print_workers(const Xqz__Status *s) {
 static void print_screen(const Xqz__Status *s) {
   char up[32];
   duration(up, sizeof up, (uint64_t)s->uptime_s);
-  printf("campaign   %s   (coordinator %s, protocol %u, up %s)\n", s->campaign,
-         s->software_version, s->protocol_version, up);
+  printf("campaign   %s   id %016llx   (coordinator %s, protocol %u, up %s)\n", s->campaign,
+         (unsigned long long)s->campaign_id, s->software_version, s->protocol_version, up);
   printf("best net   %016llx   Elo %+.1f   promotions %llu\n",
          (unsigned long long)s->best_net_id, s->best_elo, (unsigned long long)s->promotions);
   printf("trainer    step %llu", (unsigned long long)s->trainer_step);

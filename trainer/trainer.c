@@ -19,6 +19,7 @@
 #include "nn/nn_file.h"
 #include "nn/nn_optim.h"
 #include "nn/nn_train_pool.h"
+#include "campaign.h"
 #include "options.h"
 #include "start_net.h"
 #include "support/log.h"
@@ -148,6 +149,7 @@ static int load_or_init(trainer_t *t) {
     }
     XQ_LOGI(COMP, "resumed from checkpoint path=%s step=%lld blocks=%d channels=%d",
             t->ckpt_path, (long long)t->opt.step, t->m->arch.blocks, t->m->arch.channels);
+    trainer_campaign_loaded(&t->meta, t->ckpt_path);
   } else if (start_from_best(t, &want) < 0) {
     return -1;
   }
@@ -194,6 +196,7 @@ static int send_batch_request(trainer_t *t) {
   xq_wire_init(&env);
   br.size = (uint32_t)t->max_n;
   br.trainer_step = (uint64_t)t->opt.step;
+  br.campaign_id = t->meta.campaign_id;
   if (t->report_n > 0) { /* the coordinator keeps the loss curve (Status.loss_history) */
     double k = 1.0 / t->report_n;
     br.loss_steps = (uint32_t)t->report_n;
@@ -366,6 +369,7 @@ static int on_reply(trainer_t *t, Xqz__Envelope *env) {
     case XQZ__ENVELOPE__BODY_BATCH: {
       const Xqz__Batch *b = env->batch;
       t->best_net_id = b->best_net_id;
+      trainer_campaign_adopt(&t->meta.campaign_id, b->campaign_id);
       request_ahead(t); /* the next batch travels while this one trains */
       int n = train_on(t, b);
       if (n == 0) break;
@@ -383,6 +387,10 @@ static int on_reply(trainer_t *t, Xqz__Envelope *env) {
       break;
     }
     case XQZ__ENVELOPE__BODY_ERROR:
+      if (trainer_campaign_refused(env->error, t->meta.campaign_id, t->o.dir)) {
+        checkpoint(t, "campaign-mismatch"); /* still of its own campaign */
+        return -1;
+      }
       XQ_LOGW(COMP, "coordinator error; retrying code=%u message=\"%s\"", env->error->code,
               env->error->message ? env->error->message : "");
       hold(t, 1000);

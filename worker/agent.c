@@ -13,6 +13,7 @@
 #include "wire/netcache.h"
 #include "selfplay_loop.h"
 #include "spool.h"
+#include "spool_campaign.h"
 #include "support/crc32.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
@@ -40,6 +41,7 @@ typedef struct {
   Xqz__SelfplaySettings settings; /* from Welcome, overridden by a job's */
   int have_settings;
   uint64_t best_net; /* from Welcome */
+  uint64_t campaign_id; /* of the spooled games (spool_campaign.h); 0 = not known yet */
   /* current job */
   int job_kind; /* 0 none */
   uint64_t job_net;
@@ -59,7 +61,7 @@ typedef struct {
   uint64_t announce_stamp, stamp;
   uint64_t playing_net; /* net of the running or last self-play batch */
   int spool_full_logged;
-  int fatal; /* stop now, exit non-zero (the coordinator speaks another protocol) */
+  int fatal; /* stop now, exit non-zero (another protocol, or another campaign) */
   /* progress */
   int64_t last_progress_ms, last_progress_pos;
 } agent_t;
@@ -78,6 +80,7 @@ static void send_hello(agent_t *a) {
   h.host = a->host;
   h.threads = (uint32_t)a->o->threads;
   h.software_version = XQ_SOFTWARE_NAME;
+  h.campaign_id = a->campaign_id;
   env.body_case = XQZ__ENVELOPE__BODY_HELLO;
   env.hello = &h;
   send_env(a, &env, 1);
@@ -195,6 +198,18 @@ static void copy_settings(agent_t *a, const Xqz__SelfplaySettings *s) {
   a->have_settings = 1;
 }
 
+/* The Welcome's campaign: a worker of no campaign yet takes it and records it beside the
+ * spool, so the games it spools are tied to it across restarts. */
+static void adopt_campaign(agent_t *a, uint64_t id) {
+  if (!id || id == a->campaign_id) return;
+  a->campaign_id = id;
+  xq_errbuf_t eb = {{0}};
+  if (xq_spool_campaign_save(a->o->spool, id, &eb))
+    XQ_LOGW(C, "cannot record the campaign beside the spool; playing on error=\"%s\"", eb.msg);
+  else
+    XQ_LOGI(C, "joined campaign=%016" PRIx64 " spool=%s", id, a->o->spool);
+}
+
 static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
   if (from_pub) {
     if (env->body_case != XQZ__ENVELOPE__BODY_NET_ANNOUNCE) return;
@@ -215,6 +230,7 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
       a->welcomed = 1;
       a->heartbeat_ms = w->heartbeat_ms ? w->heartbeat_ms : 5000;
       a->best_net = w->best_net_id;
+      adopt_campaign(a, w->campaign_id);
       copy_settings(a, w->settings);
       xq_spool_reset_sent(a->spool);
       if (a->fetch.id) send_net_request(a);
@@ -247,6 +263,14 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
     }
     case XQZ__ENVELOPE__BODY_NET_CHUNK: on_chunk(a, env->net_chunk); break;
     case XQZ__ENVELOPE__BODY_ERROR:
+      if (env->error->code == XQ_ERROR_CAMPAIGN) {
+        /* Retrying cannot help: the spool belongs to another campaign. */
+        XQ_LOGE(C, "the coordinator runs another campaign; stopping, spool kept spool=%s"
+                " campaign=%016" PRIx64 " reason=\"%s\"", a->o->spool, a->campaign_id,
+                env->error->message ? env->error->message : "");
+        a->fatal = 1;
+        break;
+      }
       XQ_LOGW(C, "coordinator error code=%u message=\"%s\"", env->error->code, env->error->message);
       if (a->fetch.id) { /* most likely about the net we asked for */
         a->failed_net = a->fetch.id;
@@ -391,6 +415,10 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     free(a);
     return 1;
   }
+  /* Spooled games name their campaign in the Hello; an empty spool starts afresh. */
+  if (xq_spool_count(a->spool) > 0 && xq_spool_campaign_load(o->spool, &a->campaign_id, &eb))
+    XQ_LOGW(C, "spool's campaign unreadable; the coordinator will take its games"
+            " error=\"%s\"", eb.msg);
   if (xq_link_open(&a->link, o->coordinator, o->pub, &o->curve, &eb)) {
     XQ_LOGE(C, "cannot open the connection error=\"%s\"", eb.msg);
     goto out_spool;

@@ -1,7 +1,7 @@
 /*
  * nn_checkpoint.h: the training checkpoint (.xqzc): a 64-byte header, the complete
- * .xqzn image of the model (weights and BN running statistics), then the optimiser
- * state (momentum buffer). With the same batches, a trainer restarted from a checkpoint
+ * .xqzn image of the model (weights, BN running statistics and, from .xqzn version 2 on,
+ * the campaign id in meta->campaign_id), then the optimiser state (momentum buffer). With the same batches, a trainer restarted from a checkpoint
  * continues bit for bit as if it had never stopped. The learning-rate schedule is
  * configuration, not state, and is not stored. Written atomically; loading validates
  * like nn_file.h. docs/weights-format.md gives every byte.

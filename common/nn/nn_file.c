@@ -27,8 +27,17 @@ enum {
   OFF_INPUT_PLANES = 20, OFF_BLOCKS = 24, OFF_CHANNELS = 28, OFF_POLICY_CH = 32,
   OFF_VALUE_CH = 36, OFF_VALUE_HIDDEN = 40, OFF_POLICY_SIZE = 44, OFF_NET_ID = 48,
   OFF_PARENT_ID = 56, OFF_STEP = 64, OFF_CREATED = 72, OFF_NPARAMS = 80, OFF_NSTATS = 88,
-  OFF_PAYLOAD_CRC = 96, OFF_HEADER_CRC = 100, OFF_RESERVED = 104,
+  OFF_PAYLOAD_CRC = 96, OFF_HEADER_CRC = 100, OFF_CAMPAIGN = 104, OFF_RESERVED = 112,
+  OFF_RESERVED_V1 = 104, /* version 1 had no campaign id: reserved from here */
 };
+
+/* Version 1's header CRC covers bytes 0..99 (the rest was reserved, zero); version 2's
+ * also covers what follows the CRC field (the campaign id and the reserved bytes). */
+static uint32_t header_crc(const unsigned char *b, uint32_t version) {
+  uint32_t crc = xq_crc32(0, b, OFF_HEADER_CRC);
+  if (version >= 2) crc = xq_crc32(crc, b + OFF_CAMPAIGN, NN_FILE_HEADER_SIZE - OFF_CAMPAIGN);
+  return crc;
+}
 
 int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
                    const nn_file_meta_t *meta, xq_errbuf_t *eb) {
@@ -58,7 +67,8 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   xq_put_le64(b + OFF_NPARAMS, m->nparams);
   xq_put_le64(b + OFF_NSTATS, m->nstats);
   xq_put_le32(b + OFF_PAYLOAD_CRC, xq_crc32(0, pl, payload));
-  xq_put_le32(b + OFF_HEADER_CRC, xq_crc32(0, b, OFF_HEADER_CRC));
+  xq_put_le64(b + OFF_CAMPAIGN, meta->campaign_id);
+  xq_put_le32(b + OFF_HEADER_CRC, header_crc(b, NN_FILE_VERSION));
   *buf = b;
   *len = NN_FILE_HEADER_SIZE + payload;
   return 0;
@@ -82,18 +92,19 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
     return xq_err_set(eb, XQ_ETRUNC, "truncated header: %zu of %d bytes", len,
                       NN_FILE_HEADER_SIZE);
   uint32_t version = xq_get_le32(b + OFF_VERSION);
-  if (version != NN_FILE_VERSION)
-    return xq_err_set(eb, XQ_EVERSION, "format version %u, this build reads version %d",
-                      version, NN_FILE_VERSION);
-  uint32_t hcrc = xq_crc32(0, b, OFF_HEADER_CRC);
+  if (version < NN_FILE_VERSION_MIN || version > NN_FILE_VERSION)
+    return xq_err_set(eb, XQ_EVERSION, "format version %u, this build reads versions %d to %d",
+                      version, NN_FILE_VERSION_MIN, NN_FILE_VERSION);
+  uint32_t hcrc = header_crc(b, version);
   if (hcrc != xq_get_le32(b + OFF_HEADER_CRC))
     return xq_err_set(eb, XQ_ECHECKSUM, "header checksum mismatch (stored %08x, computed %08x)",
                       xq_get_le32(b + OFF_HEADER_CRC), hcrc);
   int rc;
   if ((rc = check_u32(b, OFF_HSIZE, NN_FILE_HEADER_SIZE, "header size", eb))) return rc;
-  for (int i = OFF_RESERVED; i < NN_FILE_HEADER_SIZE; i++)
+  for (int i = version == 1 ? OFF_RESERVED_V1 : OFF_RESERVED; i < NN_FILE_HEADER_SIZE; i++)
     if (b[i]) return xq_err_set(eb, XQ_EFORMAT, "reserved header byte %d is not zero", i);
   meta->format_version = version;
+  meta->campaign_id = version == 1 ? 0 : xq_get_le64(b + OFF_CAMPAIGN);
   meta->input_version = xq_get_le32(b + OFF_INPUT_VERSION);
   if (meta->input_version != NN_INPUT_VERSION)
     return xq_err_set(eb, XQ_EMISMATCH, "input-plane version %u, this build encodes version %d",

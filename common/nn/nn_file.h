@@ -1,8 +1,9 @@
 /*
  * nn_file.h: the weights file (.xqzn): a 128-byte little-endian header (magic, format
  * version, architecture, input-plane version, net id, parent id, training step,
- * creation time, payload CRC-32, header CRC-32) and a float32 payload (parameters in
- * table order, then BN running statistics). docs/weights-format.md gives every byte.
+ * creation time, payload CRC-32, header CRC-32, campaign id) and a float32 payload
+ * (parameters in table order, then BN running statistics). docs/weights-format.md gives
+ * every byte. Version 1 files (before campaign ids) still load, with campaign id 0.
  *
  * Loading validates every field and names the first thing that is wrong (truncated,
  * bad magic, version, header or payload checksum, architecture, payload size) in the
@@ -19,7 +20,8 @@
 #include "support/error.h"
 
 #define NN_FILE_MAGIC "XQZN\r\n\x1a\n"
-#define NN_FILE_VERSION 1
+#define NN_FILE_VERSION 2     /* written; 2 added the campaign id */
+#define NN_FILE_VERSION_MIN 1 /* oldest version read (campaign id 0 = unknown) */
 #define NN_FILE_HEADER_SIZE 128
 #define NN_FILE_MAX_SIZE ((size_t)1 << 31) /* far above any supported architecture */
 
@@ -33,6 +35,7 @@ typedef struct {
   int64_t created;        /* unix seconds */
   uint64_t nparams, nstats;
   uint32_t payload_crc;
+  uint64_t campaign_id;   /* the campaign the net belongs to; 0 = unknown (version 1) */
 } nn_file_meta_t;
 
 /* Serialises m with meta (arch, format version, counts and CRC are filled from m) into a

@@ -258,6 +258,7 @@ char *xq_status_json(const Xqz__Status *s) {
   bool f = true;
   jb_lit(&b, "{");
   kv_str(&b, &f, "campaign", s->campaign);
+  kv_id(&b, &f, "campaign_id", s->campaign_id);
   kv_str(&b, &f, "software_version", s->software_version);
   kv_u64(&b, &f, "protocol_version", s->protocol_version);
   kv_id(&b, &f, "best_net_id", s->best_net_id);

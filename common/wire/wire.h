@@ -29,6 +29,9 @@
 /* Error.code of any request but a GameRecord from a banned worker id or key (a banned
  * sender's games get Ack accepted=false, reason "banned by the operator"). */
 #define XQ_ERROR_BANNED 7
+/* Error.code of the refusal of a peer (Hello, BatchRequest) that names another campaign;
+ * the message names both campaign ids and what to do. Retrying cannot help. */
+#define XQ_ERROR_CAMPAIGN 8
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's

@@ -51,6 +51,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 w = [w for w in s["worker_list"] if w["worker_id"] == "cli-w1"][0]
 assert s["campaign"] == "camp", s["campaign"]
+assert len(s["campaign_id"]) == 16 and int(s["campaign_id"], 16) != 0, s["campaign_id"]
 assert s["protocol_version"] == 1 and s["software_version"].startswith("xqzero ")
 assert len(s["best_net_id"]) == 16 and s["games"] >= w["games"]
 assert s["workers"] == 1 and w["alive"] and w["role"] == "worker" and w["threads"] == 1
@@ -65,7 +66,8 @@ check "status --json fields agree" status_fields
 
 "$XQZ" status --coordinator "$router" >"$dir/screen.out" 2>&1
 screen_ok() {
-  grep -q "^campaign   camp" "$dir/screen.out" && grep -q "^best net" "$dir/screen.out" &&
+  grep -Eq "^campaign   camp   id [0-9a-f]{16} " "$dir/screen.out" &&
+    grep -q "^best net" "$dir/screen.out" &&
     grep -q "cli-w1" "$dir/screen.out" && grep -q "^workers: 1 alive" "$dir/screen.out"
 }
 check "status prints one screen with the worker" screen_ok

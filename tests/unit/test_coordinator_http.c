@@ -74,6 +74,7 @@ static void fill_status(void) {
   g_st.software_version = "xqzero 0.test";
   g_st.gating_mode = "sprt";
   g_st.best_net_id = 0x1234;
+  g_st.campaign_id = 0xfeedc0de0badf00dull;
   g_st.games = 42;
   g_st.positions = 4200;
   g_st.window_positions = 4000;
@@ -512,6 +513,7 @@ static void test_metrics(void **state) {
     "xqz_limit{name=\"max_message_bytes\"} 1048576\n", "xqz_limit{name=\"max_peer_errors\"} 20\n",
     "xqz_games_by_reason_total{reason=\"checkmate\"} 5\n",
     "xqz_games_by_reason_total{reason=\"resign\"} 4\n",
+    "xqz_info{campaign=\"camp\",campaign_id=\"feedc0de0badf00d\",version=",
     "# TYPE xqz_games_total counter\n", "# TYPE xqz_window_positions gauge\n",
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)

@@ -95,10 +95,13 @@ static void test_round_trip(void **state) {
   snprintf(path, sizeof path, "%s/a.xqzn", tmpdir);
   nn_model_t *m = tiny(1), *l = NULL;
   nn_file_meta_t meta = meta_of(0x1122334455667788ull), got;
+  meta.campaign_id = 0xc0ffee0123456789ull;
   xq_errbuf_t eb = {{0}};
   assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
   int rc = nn_file_load(path, &l, &got, &eb);
   if (rc) fail_msg("load: %s", eb.msg);
+  assert_int_equal(got.format_version, NN_FILE_VERSION);
+  assert_int_equal(got.campaign_id, 0xc0ffee0123456789ull);
   assert_int_equal(got.net_id, 0x1122334455667788ull);
   assert_int_equal(got.parent_id, 77);
   assert_int_equal(got.step, 1234);
@@ -136,7 +139,17 @@ static void expect_reject(const unsigned char *buf, size_t len, int want, const 
   assert_null(m);
 }
 
+/* The header CRC of a version-2 image: bytes 0..99 and 104..127. */
 static void refresh_header_crc(unsigned char *b) {
+  uint32_t c = xq_crc32(xq_crc32(0, b, 100), b + 104, 24);
+  for (int i = 0; i < 4; i++) b[100 + i] = (unsigned char)(c >> (8 * i));
+}
+
+/* Rewrites a version-2 image as version 1 wrote it: version 1, no campaign id (the bytes
+ * from 104 on reserved, zero), the header CRC over bytes 0..99 only. */
+static void make_version1(unsigned char *b) {
+  b[8] = 1;
+  memset(b + 104, 0, 24);
   uint32_t c = xq_crc32(0, b, 100);
   for (int i = 0; i < 4; i++) b[100 + i] = (unsigned char)(c >> (8 * i));
 }
@@ -157,8 +170,19 @@ static void test_each_error(void **state) {
   b[0] = 'Y';
   expect_reject(b, len, XQ_EFORMAT, "bad magic");
   RESET();
-  b[8] = 2;
-  expect_reject(b, len, XQ_EVERSION, "format version 2");
+  b[8] = NN_FILE_VERSION + 1;
+  expect_reject(b, len, XQ_EVERSION, "format version 3");
+  RESET();
+  b[106] ^= 1; /* campaign id: covered by the header CRC since version 2 */
+  expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
+  RESET();
+  b[120] = 1;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 120");
+  RESET();
+  make_version1(b);
+  b[108] = 1; /* version 1: the campaign id's bytes were reserved */
+  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 108");
   RESET();
   b[50] ^= 1; /* net id, header CRC not updated */
   expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
@@ -193,6 +217,60 @@ static void test_each_error(void **state) {
   assert_non_null(strstr(eb.msg, "missing.xqzn"));
   free(b);
   free(buf);
+  nn_model_free(&m);
+}
+
+/* A version-1 file (written before campaign ids) still loads, with campaign id 0, and so
+ * does a checkpoint whose model image is version 1: existing campaigns keep resuming. */
+static void test_version1_loads(void **state) {
+  (void)state;
+  nn_model_t *m = tiny(3), *l = NULL;
+  nn_file_meta_t meta = meta_of(9), got;
+  meta.campaign_id = 0xabcdef;
+  unsigned char *buf;
+  size_t len;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_encode(&buf, &len, m, &meta, NULL), 0);
+  make_version1(buf);
+  int rc = nn_file_decode(&l, &got, buf, len, &eb);
+  if (rc) fail_msg("version 1 image: %s", eb.msg);
+  assert_int_equal(got.format_version, 1);
+  assert_int_equal(got.campaign_id, 0);
+  assert_int_equal(got.net_id, 9);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  nn_model_free(&l);
+  /* A checkpoint around a version-1 image: header and body CRCs as version 1 wrote them. */
+  char path[300];
+  snprintf(path, sizeof path, "%s/v1.xqzc", tmpdir);
+  nn_sgd_t o = {.momentum = 0.9f}, oc = {0};
+  assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
+  o.step = 1234;
+  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
+  unsigned char *img;
+  size_t ilen;
+  assert_int_equal(xq_read_file(path, 1 << 30, &img, &ilen, NULL), 0);
+  make_version1(img + NN_CKPT_HEADER_SIZE);
+  uint32_t body = xq_crc32(0, img + NN_CKPT_HEADER_SIZE, ilen - NN_CKPT_HEADER_SIZE);
+  for (int i = 0; i < 4; i++) img[48 + i] = (unsigned char)(body >> (8 * i));
+  uint32_t hc = xq_crc32(0, img, 52);
+  for (int i = 0; i < 4; i++) img[52 + i] = (unsigned char)(hc >> (8 * i));
+  const void *parts[1] = {img};
+  assert_int_equal(xq_atomic_write(path, parts, &ilen, 1, NULL), 0);
+  rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
+  if (rc) fail_msg("checkpoint with a version 1 image: %s", eb.msg);
+  assert_int_equal(got.campaign_id, 0);
+  assert_int_equal(oc.step, 1234);
+  /* A checkpoint written now records the campaign id. */
+  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
+  nn_model_free(&l);
+  nn_sgd_close(&oc);
+  assert_int_equal(nn_checkpoint_load(path, &l, &got, &oc, &eb), 0);
+  assert_int_equal(got.campaign_id, 0xabcdef);
+  free(img);
+  free(buf);
+  nn_sgd_close(&o);
+  nn_sgd_close(&oc);
+  nn_model_free(&l);
   nn_model_free(&m);
 }
 
@@ -313,6 +391,7 @@ int main(void) {
       cmocka_unit_test(test_crc32),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_each_error),
+      cmocka_unit_test(test_version1_loads),
       cmocka_unit_test(test_fuzz_loader),
       cmocka_unit_test(test_checkpoint_resume),
   };

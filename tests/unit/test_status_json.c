@@ -71,6 +71,7 @@ static void test_status_escaping(void **state) {
   Xqz__LossPoint lp = XQZ__LOSS_POINT__INIT;
   uint64_t reasons[3] = {0, 2, 1};
   s.campaign = "camp";
+  s.campaign_id = 0xc0ffe;
   s.software_version = "xqzero 0.2.0";
   s.protocol_version = 1;
   s.best_net_id = 0xabcull;
@@ -100,7 +101,7 @@ static void test_status_escaping(void **state) {
   s.n_limits = 1;
   char *j = xq_status_json(&s);
   assert_non_null(j);
-  assert_non_null(strstr(j, "\"campaign\":\"camp\""));
+  assert_non_null(strstr(j, "\"campaign\":\"camp\",\"campaign_id\":\"00000000000c0ffe\""));
   assert_non_null(strstr(j, "\"best_net_id\":\"0000000000000abc\""));
   assert_non_null(strstr(j, "\"worker_id\":\"w\\\"1\\\\\""));
   assert_non_null(strstr(j, "\"host\":\"tab\\there\\nnew\\u0001bad\\ufffdok\xc3\xa9\""));

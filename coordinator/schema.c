@@ -1,0 +1,184 @@
+/*
+ * schema.c: campaign.db's layout versions and the steps between them (schema.h).
+ *
+ * A step's SQL is frozen once released: layout 1 below is what every later step starts
+ * from, whatever the current code writes. Step 1 runs on user_version 0, which covers a
+ * new database and every layout made before versioning (tables added over time: workers,
+ * then worker_stats and losses, then bans and worker_keys); CREATE TABLE IF NOT EXISTS
+ * adds the missing tables, and add_missing_columns adds any column an old or hand-made
+ * table lacks (a worker_stats without `version` once left the coordinator half-loaded).
+ */
+#include "schema.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support/log.h"
+
+/* Layout 1: the tables of the last unversioned build, plus `campaign` (its id). */
+static const char LAYOUT_1[] =
+    "CREATE TABLE IF NOT EXISTS nets(id INTEGER PRIMARY KEY, hex TEXT, parent INTEGER,"
+    " step INTEGER, state TEXT, elo REAL, created INTEGER);"
+    "CREATE TABLE IF NOT EXISTS matches(id INTEGER PRIMARY KEY, net_a INTEGER, net_b INTEGER,"
+    " wins INTEGER, draws INTEGER, losses INTEGER, score REAL, elo REAL, decision TEXT,"
+    " time INTEGER);"
+    "CREATE TABLE IF NOT EXISTS promotions(seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " net INTEGER, parent INTEGER, step INTEGER, match INTEGER, score REAL, elo REAL,"
+    " time INTEGER);"
+    "CREATE TABLE IF NOT EXISTS worker_stats(worker_id TEXT PRIMARY KEY, host TEXT,"
+    " threads INTEGER, role INTEGER, version TEXT, net_id INTEGER, games INTEGER,"
+    " positions INTEGER, plies INTEGER, red_wins INTEGER, black_wins INTEGER, draws INTEGER,"
+    " by_reason TEXT, rejected INTEGER, faults INTEGER, last_seen_ms INTEGER, key TEXT,"
+    " banned INTEGER);"
+    "CREATE TABLE IF NOT EXISTS losses(step INTEGER, time INTEGER, loss REAL, policy REAL,"
+    " value REAL);"
+    "CREATE TABLE IF NOT EXISTS bans(target TEXT PRIMARY KEY, reason TEXT NOT NULL,"
+    " time INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS worker_keys(worker_id TEXT PRIMARY KEY, key TEXT NOT NULL);"
+    /* One row: the campaign's random id (campaign_db.h), as integer and as hex text. */
+    "CREATE TABLE IF NOT EXISTS campaign(id INTEGER NOT NULL, hex TEXT NOT NULL,"
+    " created INTEGER NOT NULL);";
+
+static int add_missing_columns(sqlite3 *db, xq_errbuf_t *eb);
+
+typedef struct {
+  int version;        /* user_version after this step */
+  const char *what;   /* for the log */
+  const char *sql;    /* run first (may be NULL) */
+  int (*fn)(sqlite3 *db, xq_errbuf_t *eb); /* then this (may be NULL) */
+} step_t;
+
+static const step_t STEPS[] = {
+    {1, "versioned layout with the campaign id", LAYOUT_1, add_missing_columns},
+};
+#define NSTEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
+_Static_assert(sizeof STEPS / sizeof STEPS[0] == XQC_SCHEMA_VERSION,
+               "one step per schema version: add a step with the version");
+
+/* Does table t of db have column col? (-1 on error) */
+static int has_column(sqlite3 *db, const char *t, const char *col) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
+                         NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_text(st, 1, t, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, col, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Adds to table t of db the columns of layout 1 (in `want`) it lacks, by name and type;
+ * a missing key column cannot be added and is refused by name. */
+static int add_columns_of(sqlite3 *db, sqlite3 *want, const char *t, xq_errbuf_t *eb) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(want, "SELECT name, type, pk FROM pragma_table_info(?)", -1, &st,
+                         NULL) != SQLITE_OK)
+    return xq_err_set(eb, XQ_EIO, "%s", sqlite3_errmsg(want));
+  sqlite3_bind_text(st, 1, t, -1, SQLITE_TRANSIENT);
+  int rc = 0;
+  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+    const char *col = (const char *)sqlite3_column_text(st, 0);
+    const char *type = (const char *)sqlite3_column_text(st, 1);
+    int have = has_column(db, t, col);
+    if (have < 0) {
+      rc = xq_err_set(eb, XQ_EIO, "%s", sqlite3_errmsg(db));
+    } else if (!have && sqlite3_column_int(st, 2)) {
+      rc = xq_err_set(eb, XQ_EFORMAT, "table %s lacks its key column %s (no xqzero build made"
+                      " that layout); restore campaign.db from a backup", t, col);
+    } else if (!have) {
+      char alter[256];
+      snprintf(alter, sizeof alter, "ALTER TABLE \"%s\" ADD COLUMN \"%s\" %s", t, col,
+               type ? type : "");
+      if (sqlite3_exec(db, alter, NULL, NULL, NULL) != SQLITE_OK)
+        rc = xq_err_set(eb, XQ_EIO, "%s: %s", alter, sqlite3_errmsg(db));
+      else
+        XQ_LOGI("db", "added a missing column table=%s column=%s", t, col);
+    }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* Builds layout 1 in a private in-memory database and adds to every table of the campaign
+ * the columns it lacks (its tables exist: the step's SQL made the missing ones). */
+static int add_missing_columns(sqlite3 *db, xq_errbuf_t *eb) {
+  sqlite3 *want = NULL;
+  if (sqlite3_open(":memory:", &want) != SQLITE_OK ||
+      sqlite3_exec(want, LAYOUT_1, NULL, NULL, NULL) != SQLITE_OK) {
+    int rc = xq_err_set(eb, XQ_EIO, "layout 1 in memory: %s",
+                        want ? sqlite3_errmsg(want) : "cannot open");
+    sqlite3_close(want);
+    return rc;
+  }
+  sqlite3_stmt *st = NULL;
+  int rc = 0;
+  if (sqlite3_prepare_v2(want, "SELECT name FROM sqlite_master WHERE type = 'table' AND"
+                         " name NOT LIKE 'sqlite_%'", -1, &st, NULL) != SQLITE_OK)
+    rc = xq_err_set(eb, XQ_EIO, "%s", sqlite3_errmsg(want));
+  while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+    rc = add_columns_of(db, want, (const char *)sqlite3_column_text(st, 0), eb);
+  sqlite3_finalize(st);
+  sqlite3_close(want);
+  return rc;
+}
+
+static int user_version(sqlite3 *db, int *v) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) return XQ_EIO;
+  int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : XQ_EIO;
+  *v = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int xqc_schema_migrate(sqlite3 *db, const char *path, xq_errbuf_t *eb) {
+  int v = 0;
+  if (user_version(db, &v) < 0)
+    return xq_err_set(eb, XQ_EIO, "%s: cannot read the schema version: %s", path,
+                      sqlite3_errmsg(db));
+  if (v > XQC_SCHEMA_VERSION)
+    return xq_err_set(eb, XQ_EVERSION, "%s: schema version %d found, this build knows versions"
+                      " up to %d: a newer xqzero wrote it; run that version (or a newer one)",
+                      path, v, XQC_SCHEMA_VERSION);
+  if (v < 0)
+    return xq_err_set(eb, XQ_EFORMAT, "%s: schema version %d found, expected 0 to %d", path, v,
+                      XQC_SCHEMA_VERSION);
+  if (v == XQC_SCHEMA_VERSION) return 0;
+  char *err = NULL;
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &err) != SQLITE_OK) {
+    xq_err_set(eb, XQ_EIO, "%s: cannot start the migration: %s", path, err ? err : "?");
+    sqlite3_free(err);
+    return XQ_EIO;
+  }
+  int rc = 0;
+  for (int i = 0; rc == 0 && i < NSTEPS; i++) {
+    const step_t *s = &STEPS[i];
+    if (s->version <= v) continue;
+    xq_errbuf_t why = {{0}};
+    if (s->sql && sqlite3_exec(db, s->sql, NULL, NULL, &err) != SQLITE_OK) {
+      rc = xq_err_set(&why, XQ_EIO, "%s", err ? err : "?");
+      sqlite3_free(err);
+      err = NULL;
+    }
+    if (rc == 0 && s->fn) rc = s->fn(db, &why);
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", s->version);
+    if (rc == 0 && sqlite3_exec(db, pragma, NULL, NULL, NULL) != SQLITE_OK)
+      rc = xq_err_set(&why, XQ_EIO, "%s", sqlite3_errmsg(db));
+    if (rc < 0)
+      xq_err_set(eb, rc, "%s: migrating the schema from version %d to %d (%s) failed, nothing"
+                 " changed: %s", path, s->version - 1, s->version, s->what, why.msg);
+  }
+  if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, &err) != SQLITE_OK) {
+    rc = xq_err_set(eb, XQ_EIO, "%s: migration commit failed: %s", path, err ? err : "?");
+    sqlite3_free(err);
+  }
+  if (rc < 0) {
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+  }
+  XQ_LOGI("db", "schema migrated path=%s from=%d to=%d", path, v, XQC_SCHEMA_VERSION);
+  return 0;
+}
