@@ -31,6 +31,7 @@ typedef struct {
   uint64_t total;       /* samples ever pushed (the N of the window rule) */
   xqc_window_rule_t rule;
   bool grow_failed;     /* the ring could not grow (out of memory): W stays at cap */
+  bool grow_reported;   /* the owner has logged grow_failed */
 } xqc_replay_t;
 
 /* A fixed window of W = window samples. */

@@ -242,6 +242,12 @@ void xqc_status_batch_answered(xqc_t *c, const xqc_peer_t *p, xqc_batch_answer_t
 void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms) {
   xqc_balance_in_t in = balance_in(c);
   xqc_balance_tick(&c->balance, &in, now_ms);
+  if (c->replay.grow_failed && !c->replay.grow_reported) {
+    c->replay.grow_reported = true;
+    XQ_LOGW(COMP, "the replay window cannot grow (out of memory) and stays at its size; lower"
+            " window_max to what this machine holds window=%llu window_max=%lld",
+            (unsigned long long)c->replay.cap, (long long)c->cfg.window_max);
+  }
 }
 
 int xqc_status_build(xqc_t *c, Xqz__Status **out) {
