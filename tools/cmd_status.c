@@ -63,7 +63,7 @@ static void print_balance(const Xqz__Balance *b) {
   if (!b) return;
   char span[32], since[32], turnover[32] = "none (no ingest)", busy[32] = "not measured";
   duration(span, sizeof span, (uint64_t)(b->span_s + 0.5));
-  duration(since, sizeof since, (uint64_t)(b->state_s + 0.5));
+  duration(since, sizeof since, (uint64_t)b->state_s); /* floored, as the uptime is */
   if (b->turnover_s > 0) duration(turnover, sizeof turnover, (uint64_t)(b->turnover_s + 0.5));
   if (isfinite(b->trainer_busy)) snprintf(busy, sizeof busy, "%.0f%%", 100.0 * b->trainer_busy);
   printf("balance    %s for %s; over the last %s: ingest %.1f positions/s, trained %.1f"
