@@ -59,7 +59,16 @@ static const crow_t ROWS[] = {
   {"games_per_job", T_INT, O(games_per_job), "64", 1, 10000, NULL,
    "games per self-play job (played at once, shared among the worker's threads; a worker plays "
    "at most threads x games-per-thread of them)"},
-  {"window", T_INT, O(window), "50000", 100, 100000000, NULL, "replay window W (positions)"},
+  {"window", T_INT, O(window), "50000", 100, 100000000, NULL,
+   "replay window W (positions); with window_max, the size the window starts at"},
+  {"window_max", T_INT, O(window_max), "0", 0, 100000000, NULL,
+   "0: the window stays at `window`; else it grows with the positions ingested (KataGo's"
+   " power law, docs/tuning.md) up to this many positions"},
+  {"window_exponent", T_DOUBLE, O(window_exponent), "0.65", 0.01, 1, NULL,
+   "growing window: the window grows as (positions ingested)^exponent (1: linearly)"},
+  {"window_slope", T_DOUBLE, O(window_slope), "0.4", 0.001, 1, NULL,
+   "growing window: positions the window gains per position ingested when it starts to"
+   " grow (the gain then falls as the campaign goes on)"},
   {"min_positions", T_INT, O(min_positions), "2000", 1, 100000000, NULL,
    "positions in the window before training starts"},
   {"value_target_q", T_DOUBLE, O(value_target_q), "0", 0, 1, NULL,
@@ -72,6 +81,12 @@ static const crow_t ROWS[] = {
    "1: self-play searches score a mate (or stalemate) in one without the net"},
   {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,
    "pacing R: samples served <= R x positions ingested"},
+  {"balance_window_s", T_INT, O(balance_window_s), "600", 1, 86400, NULL,
+   "span (s) of the balance figures: achieved reuse, ingest and training rates, the"
+   " trainer's busy share (docs/operations.md)"},
+  {"balance_warn_s", T_INT, O(balance_warn_s), "300", 1, 86400, NULL,
+   "achieved reuse below reuse/2 for this long (s): the campaign is trainer-bound (one"
+   " warning in the log)"},
   {"batch_size", T_INT, O(batch_size), "256", 1, 8192, NULL, "batch size hint / cap per Batch"},
   {"gating", T_STRING, O(gating), "none", SZ(gating), 0, "sprt|threshold|none",
    "gating mode (none: every candidate promoted after threshold_games measured games; "
@@ -215,6 +230,24 @@ int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb) {
     return xq_err_set(eb, ctx.rc, "%s: line %d: %s", path, r, tmp);
   }
   if (r != 0) return xq_err_set(eb, XQ_EFORMAT, "%s: line %d: syntax error", path, r);
+  return 0;
+}
+
+int xqc_config_check(const xqc_config_t *c, xq_errbuf_t *eb) {
+  if (c->window_max && c->window_max < c->window)
+    return xq_err_set(eb, XQ_ERANGE,
+                      "window_max: %lld is below window (%lld); set 0 for a window that stays"
+                      " at window, or a size >= window for one that grows",
+                      (long long)c->window_max, (long long)c->window);
+  /* The window only grows (window.h), so it can hold window_max positions at most. */
+  int64_t reach = c->window_max ? c->window_max : c->window;
+  const char *limit = c->window_max ? "window_max" : "window";
+  if (c->min_positions > reach)
+    return xq_err_set(eb, XQ_ERANGE,
+                      "min_positions: %lld can never be reached: the window holds at most %lld"
+                      " positions (%s); lower min_positions or raise %s%s",
+                      (long long)c->min_positions, (long long)reach, limit, limit,
+                      c->window_max ? "" : " (or let the window grow: window_max)");
   return 0;
 }
 

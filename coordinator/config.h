@@ -26,6 +26,11 @@ typedef struct {
   /* replay window and pacing */
   int64_t window, min_positions, batch_size;
   double reuse;
+  /* the growing window (window.h): 0 = the window stays at `window` */
+  int64_t window_max;
+  double window_exponent, window_slope;
+  /* the balance of self-play against training (balance.h) */
+  int64_t balance_window_s, balance_warn_s;
   /* gating */
   char gating[16];         /* sprt | threshold | none */
   int64_t gating_sims, gating_max_games, threshold_games;
@@ -47,6 +52,10 @@ void xqc_config_defaults(xqc_config_t *c);
 int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbuf_t *eb);
 /* Reads an INI file (keys in any or no section). Errors name the key and line. */
 int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb);
+/* Checks the settings against each other (each one alone is checked by xqc_config_set):
+ * a window that can never hold min_positions, a window_max below window. XQ_ERANGE with
+ * the setting named and what to change. */
+int xqc_config_check(const xqc_config_t *c, xq_errbuf_t *eb);
 /* Writes every setting with its help as a commented INI file. */
 int xqc_config_write(const xqc_config_t *c, FILE *f);
 /* The i-th limit in force (0 <= i): its setting name and value; 0, or -1 past the last.

@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "auth.h"
+#include "balance.h"
 #include "bans.h"
 #include "campaign_db.h"
 #include "config.h"
@@ -101,6 +102,7 @@ typedef struct {
     uint64_t ms[XQC_RATE_SAMPLES], positions[XQC_RATE_SAMPLES]; /* ring of samples */
     int head, n;
   } rate;
+  xqc_balance_t balance; /* self-play against training (balance.h, fed by status.c) */
 } xqc_t;
 
 uint64_t xqc_now_ms(void);

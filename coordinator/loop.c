@@ -361,6 +361,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
     snprintf(why, sizeof why, "window holds %llu of %lld positions needed to start",
              (unsigned long long)c->replay.count, (long long)c->cfg.min_positions);
     send_wait(c, p, rq, 2000, why);
+    xqc_status_batch_answered(c, p, XQC_BATCH_FILLING);
     return;
   }
   if ((double)(c->samples_served + n) > c->cfg.reuse * (double)c->positions) {
@@ -368,6 +369,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
              (unsigned long long)c->samples_served, (unsigned long long)c->positions,
              c->cfg.reuse);
     send_wait(c, p, rq, 1000, why);
+    xqc_status_batch_answered(c, p, XQC_BATCH_PACED);
     return;
   }
   xqc_batch_t b;
@@ -391,6 +393,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
   env.batch = &bm;
   xqc_reply(c, p->rid, p->rid_len, &env);
   c->samples_served += (uint64_t)b.n;
+  xqc_status_batch_answered(c, p, XQC_BATCH_SERVED);
   xqc_batch_free(&b);
 }
 
@@ -722,6 +725,7 @@ static void on_timer(uv_timer_t *t) {
   uint64_t now = xqc_now_ms();
   xqc_ingest_flush(c);
   xqc_status_rate_sample(c, now);
+  xqc_status_balance_tick(c, now);
   /* Worker statistics are worth a transaction a second, not one per fsync tick. */
   if (now - c->last_workers_save_ms >= 1000) {
     c->last_workers_save_ms = now;

@@ -97,14 +97,19 @@ int main(int argc, char **argv) {
   xq_errbuf_t eb;
   char ini[1024];
   snprintf(ini, sizeof ini, "%s/campaign.ini", dir);
-  /* A bad option fails before anything is created: try the overrides on the defaults. */
+  /* A bad option fails before anything is created: try the settings on a scratch config
+   * (the campaign's own campaign.ini when there is one, then the command line), also
+   * against each other. */
   xqc_config_t probe;
   xqc_config_defaults(&probe);
-  int rc = apply_overrides(&probe, ov, nov, &eb);
+  int rc = access(ini, F_OK) == 0 ? xqc_config_load(&probe, ini, &eb) : 0;
+  if (rc == 0) rc = apply_overrides(&probe, ov, nov, &eb);
+  if (rc == 0) rc = xqc_config_check(&probe, &eb);
   if (rc == 0) rc = xqc_campaign_init_dir(dir, &eb);
   xqc_config_defaults(&c->cfg);
   if (rc == 0) rc = xqc_config_load(&c->cfg, ini, &eb);
   if (rc == 0) rc = apply_overrides(&c->cfg, ov, nov, &eb);
+  if (rc == 0) rc = xqc_config_check(&c->cfg, &eb);
   free(ov);
   if (rc < 0) {
     XQ_LOGE(COMP, "cannot start: %s", eb.msg);
@@ -122,7 +127,8 @@ int main(int argc, char **argv) {
   if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, &eb);
   if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)
     XQ_LOGW(COMP, "cannot read the workers' keys; bans on keys apply to new games only");
-  if (rc == 0) rc = xqc_replay_init(&c->replay, (uint64_t)c->cfg.window);
+  xqc_window_rule_t rule = xqc_window_rule(&c->cfg);
+  if (rc == 0) rc = xqc_replay_init_rule(&c->replay, &rule);
   if (rc == 0) rc = xqc_workers_init(&c->workers);
   if (rc == 0) xqc_status_open(c);
   if (rc == 0) xqc_admin_mark_workers(c); /* bans may have changed while stopped */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "balance.h"
 #include "rules/rules.h"
 
 static void family(FILE *f, const char *name, const char *type, const char *help) {
@@ -166,6 +167,35 @@ static void worker_metrics(FILE *f, const Xqz__Status *s) {
   }
 }
 
+/* The balance of self-play against training (Status.balance); absent: no samples. */
+static void balance_metrics(FILE *f, const Xqz__Status *s) {
+  const Xqz__Balance *b = s->balance;
+  family(f, "xqz_balance_state", "gauge",
+         "1 for the campaign's balance state (docs/operations.md), 0 for the others.");
+  for (int i = 0; b && i < XQC_BALANCE_NSTATES; i++) {
+    const char *name = xqc_balance_state_name((xqc_balance_state_t)i);
+    fprintf(f, "xqz_balance_state{state=\"%s\"} %d\n", name, strcmp(b->state, name) == 0);
+  }
+  if (!b) return;
+  gauge(f, "xqz_balance_span_seconds", "Span of the balance figures (balance_window_s).",
+        b->span_s);
+  gauge(f, "xqz_balance_positions_per_second", "Positions ingested per second over the span.",
+        b->positions_per_s);
+  gauge(f, "xqz_balance_samples_per_second",
+        "Samples served to the trainer per second over the span.", b->samples_per_s);
+  gauge(f, "xqz_balance_reuse",
+        "Achieved reuse over the span: samples served / positions ingested.", b->reuse);
+  gauge(f, "xqz_balance_reuse_target", "Target reuse R (the reuse setting).", b->reuse_target);
+  gauge(f, "xqz_window_turnover_seconds",
+        "How long a position stays in the window at the span's ingest rate (0: no ingest).",
+        b->turnover_s);
+  gauge(f, "xqz_trainer_busy_ratio",
+        "Share of the trainer's time spent training over the span (NaN: not measured).",
+        b->trainer_busy);
+  gauge(f, "xqz_balance_paced_requests", "Batch requests the pacing refused over the span.",
+        (double)b->paced_requests);
+}
+
 static void limit_metrics(FILE *f, const Xqz__Status *s) {
   family(f, "xqz_limit", "gauge", "Every limit in force, by setting name.");
   for (size_t i = 0; i < s->n_limits; i++) {
@@ -184,6 +214,7 @@ char *xqc_metrics_text(const Xqz__Status *s) {
   if (!f) return NULL;
   campaign_metrics(f, s);
   worker_metrics(f, s);
+  balance_metrics(f, s);
   limit_metrics(f, s);
   if (fclose(f) != 0) {
     free(buf);

@@ -4,35 +4,51 @@
  * with the left-right mirror applied to half the draws at sampling time, and conversion
  * of a batch to wire samples. Pacing (serve at most R samples per ingested position) is
  * decided by the caller from the counters here.
+ *
+ * W may grow with the positions pushed (window.h). The ring then has more slots than W:
+ * it doubles (up to the rule's max) when W outgrows it, so a growing window costs one copy
+ * per doubling, and the window is always the newest W samples held.
  */
 #ifndef XQC_REPLAY_H
 #define XQC_REPLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "support/rng.h"
 #include "wire/sample.h"
+#include "window.h"
 #include "xqz.pb-c.h"
 
 typedef struct {
-  xq_sample_t *ring;    /* (cap) */
-  uint32_t *src;        /* (cap) source tag of each slot: an index into sources.h's table */
-  uint64_t cap;         /* W */
-  uint64_t count;       /* samples in the window (<= cap) */
+  xq_sample_t *ring;    /* (slots) */
+  uint32_t *src;        /* (slots) source tag of each slot: an index into sources.h's table */
+  uint64_t slots;       /* size of the ring, >= cap */
+  uint64_t cap;         /* W now: the window's capacity */
+  uint64_t count;       /* samples in the window: min(stored, cap) */
+  uint64_t stored;      /* samples held, the newest before head (<= slots) */
   uint64_t head;        /* next slot to write */
-  uint64_t total;       /* samples ever pushed */
+  uint64_t total;       /* samples ever pushed (the N of the window rule) */
+  xqc_window_rule_t rule;
+  bool grow_failed;     /* the ring could not grow (out of memory): W stays at cap */
+  bool grow_reported;   /* the owner has logged grow_failed */
 } xqc_replay_t;
 
+/* A fixed window of W = window samples. */
 int xqc_replay_init(xqc_replay_t *r, uint64_t window);
+/* A window that grows by the rule (W starts at rule->min). */
+int xqc_replay_init_rule(xqc_replay_t *r, const xqc_window_rule_t *rule);
 void xqc_replay_close(xqc_replay_t *r);
-/* Adds a sample from source `src` (sources.h), replacing the oldest when full. */
+/* Adds a sample from source `src` (sources.h), replacing the oldest when full; W follows
+ * the rule (a failure to grow the ring keeps W and sets grow_failed). */
 void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s, uint32_t src);
-/* Removes every sample whose source drop() says to remove, keeping the order of the rest:
- * the survivors are packed at the newest end of the window, so sampling stays uniform over
- * what is left. O(W); meant for the rare ban. Returns the number removed. */
+/* Removes every held sample whose source drop() says to remove, keeping the order of the
+ * rest: the survivors are packed at the newest end, so sampling stays uniform over what is
+ * left. O(slots); meant for the rare ban. Returns the number of samples removed. */
 uint64_t xqc_replay_remove(xqc_replay_t *r, int (*drop)(uint32_t src, void *user), void *user);
+/* The slot of the k-th oldest sample of the window (k < count). */
+uint64_t xqc_replay_slot(const xqc_replay_t *r, uint64_t k);
 
-/* A batch on the wire: msg->samples point into storage owned by this struct. */
 typedef struct {
   Xqz__Sample *msgs;   /* (n) */
   Xqz__Sample **ptrs;  /* (n) */

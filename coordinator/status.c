@@ -205,6 +205,51 @@ static void *repack(const ProtobufCMessage *msg) {
   return copy;
 }
 
+static xqc_balance_in_t balance_in(const xqc_t *c) {
+  xqc_balance_in_t in = {c->positions, c->samples_served, c->replay.count, c->replay.cap,
+                         (uint64_t)c->cfg.min_positions, c->cfg.reuse,
+                         (uint64_t)c->cfg.balance_window_s * 1000u,
+                         (uint64_t)c->cfg.balance_warn_s * 1000u,
+                         (uint64_t)c->cfg.worker_timeout_ms};
+  return in;
+}
+
+static Xqz__Balance *balance(tmp_t *t, const xqc_t *c, uint64_t now) {
+  Xqz__Balance *b = tmp_alloc(t, sizeof *b);
+  if (!b) return NULL;
+  xqz__balance__init(b);
+  xqc_balance_in_t in = balance_in(c);
+  xqc_balance_view_t v;
+  xqc_balance_view(&c->balance, &in, now, &v);
+  b->span_s = v.span_s;
+  b->positions_per_s = v.positions_per_s;
+  b->samples_per_s = v.samples_per_s;
+  b->reuse = v.reuse;
+  b->reuse_target = c->cfg.reuse;
+  b->turnover_s = v.turnover_s;
+  b->trainer_busy = v.trainer_busy;
+  b->paced_requests = v.paced;
+  b->state = (char *)xqc_balance_state_name(v.state);
+  b->advice = (char *)xqc_balance_advice(v.state);
+  b->state_s = v.state_s;
+  return b;
+}
+
+void xqc_status_batch_answered(xqc_t *c, const xqc_peer_t *p, xqc_batch_answer_t answer) {
+  xqc_balance_request(&c->balance, p->rid, p->rid_len, answer, xqc_now_ms());
+}
+
+void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms) {
+  xqc_balance_in_t in = balance_in(c);
+  xqc_balance_tick(&c->balance, &in, now_ms);
+  if (c->replay.grow_failed && !c->replay.grow_reported) {
+    c->replay.grow_reported = true;
+    XQ_LOGW(COMP, "the replay window cannot grow (out of memory) and stays at its size; lower"
+            " window_max to what this machine holds window=%llu window_max=%lld",
+            (unsigned long long)c->replay.cap, (long long)c->cfg.window_max);
+  }
+}
+
 int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   *out = NULL;
   tmp_t t;
@@ -236,6 +281,7 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.banned_games = c->banned_games;
   if (c->last_loss.step || c->last_loss.time) s.last_loss = loss_point(&t, &c->last_loss);
   s.open_match = open_match(&t, c);
+  s.balance = balance(&t, c, now);
 
   Xqz__WorkerStatus **wl = tmp_alloc(&t, (size_t)c->workers.n * sizeof *wl);
   for (int i = 0; wl && i < c->workers.n; i++)

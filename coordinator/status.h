@@ -33,6 +33,10 @@ double xqc_status_rate(const xqc_t *c);
 #define XQC_LOSS_EVERY_STEPS 20
 #define XQC_LOSS_EVERY_S 10
 void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r);
+/* A trainer's BatchRequest and how it was answered (balance.h). */
+void xqc_status_batch_answered(xqc_t *c, const xqc_peer_t *p, xqc_batch_answer_t answer);
+/* Called by the timer: the balance's counters and state (balance.h). */
+void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms);
 /* Loads the last loss point at start. */
 void xqc_status_open(xqc_t *c);
 

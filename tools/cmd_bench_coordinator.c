@@ -6,7 +6,7 @@
  * sockets each say Hello as a worker and stream GameRecords with increasing seq, keeping
  * up to --inflight unacknowledged records per socket. Acks (accepted/rejected) and the
  * positions of acked records are counted; an optional trainer socket loops BatchRequest
- * and counts Batches and Waits. Progress goes to stderr every second, the summary to
+ * (at most --trainer-rate a second: a slow trainer) and counts Batches and Waits. Progress goes to stderr every second, the summary to
  * stdout (--json: one JSON line).
  */
 #include <errno.h>
@@ -56,6 +56,7 @@ static double now_s(void) {
 static void usage(void) {
   fprintf(stderr, "usage: xqz bench coordinator --endpoint tcp://127.0.0.1:PORT [--workers N]\n"
                   "         [--seconds S] [--inflight K] [--pool P] [--trainer] [--batch B]\n"
+                  "         [--trainer-rate BATCHES_PER_S (0: as fast as served)]\n"
                   "         [--seed X] [--json]\n");
 }
 
@@ -164,7 +165,7 @@ typedef struct {
 int xqz_bench_coordinator(int argc, char **argv) {
   const char *endpoint = NULL;
   int workers = 4, inflight = 64, pool_n = 512, batch = 256;
-  double seconds = 20.0;
+  double seconds = 20.0, trainer_rate = 0.0;
   bool trainer = false, json = false;
   uint64_t seed = 1;
   for (int i = 1; i < argc; i++) {
@@ -177,6 +178,7 @@ int xqz_bench_coordinator(int argc, char **argv) {
     else if (!strcmp(a, "--pool") && has) pool_n = atoi(argv[++i]);
     else if (!strcmp(a, "--batch") && has) batch = atoi(argv[++i]);
     else if (!strcmp(a, "--seed") && has) seed = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--trainer-rate") && has) trainer_rate = atof(argv[++i]);
     else if (!strcmp(a, "--trainer")) trainer = true;
     else if (!strcmp(a, "--json")) json = true;
     else {
@@ -186,7 +188,7 @@ int xqz_bench_coordinator(int argc, char **argv) {
   }
   if (!endpoint || workers < 0 || workers > BENCH_MAX_WORKERS || (workers == 0 && !trainer) ||
       seconds <= 0 || inflight < 1 || inflight > BENCH_MAX_INFLIGHT || pool_n < 1 ||
-      batch < 1 || batch > 8192) {
+      batch < 1 || batch > 8192 || !(trainer_rate >= 0)) {
     usage();
     return 2;
   }
@@ -325,7 +327,7 @@ int xqz_bench_coordinator(int argc, char **argv) {
           c.batches++;
           c.samples += e->batch->n_samples;
           tr_waiting_reply = false;
-          tr_next = 0;
+          tr_next = trainer_rate > 0 ? now_s() + 1.0 / trainer_rate : 0;
         } else if (i == workers && e->body_case == XQZ__ENVELOPE__BODY_WAIT) {
           c.waits++;
           tr_waiting_reply = false;

@@ -1,9 +1,11 @@
 /*
  * cmd_status.c: `xqz status` asks a running coordinator for its Status and prints one
- * screen: campaign, best net and Elo, trainer step and loss, window, ingest rate, uptime,
- * the open gating match, the workers and the last gating matches. --json prints the same
- * message as JSON (common/wire/status_json.c, as the HTTP API does).
+ * screen: campaign, best net and Elo, trainer step and loss, window, ingest rate, the
+ * balance of self-play against training, uptime, the open gating match, the workers and
+ * the last gating matches. --json prints the same message as JSON
+ * (common/wire/status_json.c, as the HTTP API does).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,22 @@ static void print_workers(const Xqz__Status *s) {
   printf("  (seen: time since the last message; '-' marks a worker not alive)\n");
 }
 
+/* The balance of self-play against training (docs/operations.md, "Watching a campaign"). */
+static void print_balance(const Xqz__Balance *b) {
+  if (!b) return;
+  char span[32], since[32], turnover[32] = "none (no ingest)", busy[32] = "not measured";
+  duration(span, sizeof span, (uint64_t)(b->span_s + 0.5));
+  duration(since, sizeof since, (uint64_t)b->state_s); /* floored, as the uptime is */
+  if (b->turnover_s > 0) duration(turnover, sizeof turnover, (uint64_t)(b->turnover_s + 0.5));
+  if (isfinite(b->trainer_busy)) snprintf(busy, sizeof busy, "%.0f%%", 100.0 * b->trainer_busy);
+  printf("balance    %s for %s; over the last %s: ingest %.1f positions/s, trained %.1f"
+         " samples/s, reuse %.2f of R %g\n", b->state, since, span, b->positions_per_s,
+         b->samples_per_s, b->reuse, b->reuse_target);
+  printf("           window turnover %s, trainer busy %s, %llu batch requests paced\n",
+         turnover, busy, (unsigned long long)b->paced_requests);
+  if (b->advice && b->advice[0]) printf("           %s\n", b->advice);
+}
+
 static void print_screen(const Xqz__Status *s) {
   char up[32];
   duration(up, sizeof up, (uint64_t)s->uptime_s);
@@ -73,6 +91,7 @@ static void print_screen(const Xqz__Status *s) {
   printf("window     %llu / %llu positions (%.1f%%)   ingest %.1f positions/s\n",
          (unsigned long long)s->window_positions, (unsigned long long)s->window_capacity, fill,
          s->positions_per_s);
+  print_balance(s->balance);
   printf("games      %llu accepted (%llu positions), %llu rejected, %llu duplicates,"
          " %llu from banned senders; %llu samples served\n",
          (unsigned long long)s->games, (unsigned long long)s->positions,

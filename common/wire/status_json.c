@@ -6,7 +6,8 @@
  * finite (an Elo bound of a match won or lost 100%) is null; role is "worker",
  * "trainer", "cli" or "unknown"; by_reason is an object keyed by end reason name
  * ("checkmate", ...: xq_reason_name); limits is an object {name: value}; an absent
- * open_match or last_loss is null.
+ * open_match, last_loss or balance is null (and so is balance.trainer_busy before it is
+ * measured).
  */
 #include "wire/status_json.h"
 
@@ -245,6 +246,27 @@ static void worker_obj(jbuf_t *b, const Xqz__WorkerStatus *w) {
   jb_lit(b, "}");
 }
 
+static void balance_obj(jbuf_t *b, const Xqz__Balance *x) {
+  if (!x) {
+    jb_lit(b, "null");
+    return;
+  }
+  bool f = true;
+  jb_lit(b, "{");
+  kv_str(b, &f, "state", x->state);
+  kv_str(b, &f, "advice", x->advice);
+  kv_dbl(b, &f, "state_s", x->state_s);
+  kv_dbl(b, &f, "span_s", x->span_s);
+  kv_dbl(b, &f, "positions_per_s", x->positions_per_s);
+  kv_dbl(b, &f, "samples_per_s", x->samples_per_s);
+  kv_dbl(b, &f, "reuse", x->reuse);
+  kv_dbl(b, &f, "reuse_target", x->reuse_target);
+  kv_dbl(b, &f, "turnover_s", x->turnover_s);
+  kv_dbl(b, &f, "trainer_busy", x->trainer_busy);
+  kv_u64(b, &f, "paced_requests", x->paced_requests);
+  jb_lit(b, "}");
+}
+
 static char *finish(jbuf_t *b) {
   if (b->failed) {
     free(b->s);
@@ -282,6 +304,8 @@ char *xq_status_json(const Xqz__Status *s) {
   loss_obj(&b, s->last_loss);
   jb_key(&b, &f, "open_match");
   match_obj(&b, s->open_match);
+  jb_key(&b, &f, "balance");
+  balance_obj(&b, s->balance);
   jb_key(&b, &f, "worker_list");
   jb_lit(&b, "[");
   for (size_t i = 0; i < s->n_worker_list; i++) {

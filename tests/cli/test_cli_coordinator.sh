@@ -20,6 +20,13 @@ for bad in 4x 4x0 x16 4X16 4x16x 41x16 -1x16 big; do
   check "net_size '$bad' is named" grep -q "net_size: '$bad' is not tiny, default, large or BxC" <<<"$err"
 done
 check "still no campaign directory after the net sizes" test ! -e "$dir/new"
+err=$("$COORD" --campaign "$dir/new" --window 1000 --min_positions 5000 2>&1); rc=$?
+check "a window that can never hold min_positions exits 2" test "$rc" -eq 2
+check "min_positions and the window are named" \
+  grep -q "min_positions: 5000 can never be reached: the window holds at most 1000" <<<"$err"
+err=$("$COORD" --campaign "$dir/new" --window 1000 --window_max 500 2>&1); rc=$?
+check "a window_max below window exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'window_max: 500 is below window (1000)' <<<'$err'"
+check "still no campaign directory after the window checks" test ! -e "$dir/new"
 mkdir -p "$dir/old"
 printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
 cp "$dir/old/campaign.ini" "$dir/keep.ini"

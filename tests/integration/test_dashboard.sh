@@ -4,9 +4,9 @@
 #   (tiny net, few simulations, a threshold gate that promotes after two games) make games,
 #   loss points and promotions; then headless chromium loads http://127.0.0.1:PORT/, and the
 #   DOM it dumps must hold the Elo and loss charts with data points, the worker's row with
-#   games > 0 and the decided matches. /metrics must show the worker's series. A screenshot
-#   is taken (set XQZ_DASHBOARD_PNG=path to keep it, e.g. docs/dashboard.png). The
-#   coordinator must stop cleanly on SIGTERM with the endpoint open.
+#   games > 0, the decided matches and the balance's state. /metrics must show the
+#   worker's series. A screenshot is taken (set XQZ_DASHBOARD_PNG=path to keep it, e.g.
+#   docs/dashboard.png). The coordinator must stop cleanly on SIGTERM with the endpoint open.
 # Exit 77 (skipped) only when chromium is not installed (scripts/bootstrap.sh installs it).
 set -u
 . "$(dirname "$0")/../cli/lib.sh"
@@ -109,6 +109,11 @@ elif what == "match-rows":
     ok = sum(1 for r in body("matches") if "promoted" in r) >= 2
 elif what == "headline":
     ok = "camp" in d.text.get("headline", "") and "threshold" in d.text.get("headline", "")
+elif what == "balance":
+    # A state of the balance (docs/operations.md) and the achieved reuse against R.
+    state = d.text.get("balance-state", "")
+    ok = any(k in state for k in ("filling", "no-trainer", "balanced", "trainer-bound",
+                                  "worker-bound")) and "/ R 4" in d.text.get("balance", "")
 else:
     sys.exit(f"unknown check {what}")
 if not ok:
@@ -121,6 +126,7 @@ check "the loss chart has total, policy and value points" dom_check loss-points
 check "the workers table shows dash-w1 with games" dom_check worker-row
 check "the matches table shows the promotions" dom_check match-rows
 check "the headline shows the campaign" dom_check headline
+check "the balance shows its state and the reuse against R" dom_check balance
 browse --hide-scrollbars --window-size=1400,1300 --screenshot="$dir/dashboard.png" >/dev/null
 check "a screenshot is taken" test "$(head -c 4 "$dir/dashboard.png" 2>/dev/null | tail -c 3)" = "PNG"
 if [ -n "${XQZ_DASHBOARD_PNG:-}" ]; then cp "$dir/dashboard.png" "$XQZ_DASHBOARD_PNG"; fi

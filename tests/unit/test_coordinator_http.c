@@ -27,6 +27,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "../../coordinator/balance.c" /* the state names of /metrics */
+#undef COMP
 #include "../../coordinator/http.c"
 #include "../../coordinator/http_parse.c"
 #include "../../coordinator/metrics.c"
@@ -66,6 +68,7 @@ static Xqz__Setting g_lim[2];
 static Xqz__Setting *g_limp[2] = {&g_lim[0], &g_lim[1]};
 static Xqz__LossPoint g_loss;
 static uint64_t g_reasons[9] = {0, 5, 1, 2, 0, 0, 3, 0, 4};
+static Xqz__Balance g_bal;
 static Xqz__Status g_st;
 
 static void fill_status(void) {
@@ -115,6 +118,13 @@ static void fill_status(void) {
   g_lim[1].value = 20;
   g_st.limits = g_limp;
   g_st.n_limits = 2;
+  xqz__balance__init(&g_bal);
+  g_bal.state = "trainer-bound";
+  g_bal.advice = "give the trainer more cores";
+  g_bal.reuse = 0.5;
+  g_bal.reuse_target = 4;
+  g_bal.trainer_busy = NAN; /* not measured: NaN in /metrics */
+  g_st.balance = &g_bal;
 }
 
 /* ---- stand-ins for status.c (the routes' data source), over the hand-filled Status ---- */
@@ -514,6 +524,9 @@ static void test_metrics(void **state) {
     "xqz_games_by_reason_total{reason=\"checkmate\"} 5\n",
     "xqz_games_by_reason_total{reason=\"resign\"} 4\n",
     "xqz_info{campaign=\"camp\",campaign_id=\"feedc0de0badf00d\",version=",
+    "xqz_balance_state{state=\"trainer-bound\"} 1\n",
+    "xqz_balance_state{state=\"balanced\"} 0\n", "xqz_balance_reuse 0.5\n",
+    "xqz_balance_reuse_target 4\n", "xqz_trainer_busy_ratio NaN\n",
     "# TYPE xqz_games_total counter\n", "# TYPE xqz_window_positions gauge\n",
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)

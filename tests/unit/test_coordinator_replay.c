@@ -25,8 +25,7 @@ static xq_sample_t sample(int n) {
 }
 
 static int id_at(const xqc_replay_t *r, uint64_t k) { /* k-th oldest */
-  uint64_t slot = (r->head + r->cap - r->count + k) % r->cap;
-  return (int)(r->ring[slot].z * 1000.0f + 0.5f);
+  return (int)(r->ring[xqc_replay_slot(r, k)].z * 1000.0f + 0.5f);
 }
 
 static int drop_odd(uint32_t src, void *user) {
