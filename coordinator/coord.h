@@ -1,6 +1,7 @@
 /*
- * coord.h: the coordinator's state, shared by loop.c (sockets, timer, dispatch), ingest.c
- * (games in, acks out) and main.c. Internal to coordinator/.
+ * coord.h: the coordinator's state, shared by loop.c (sockets, timer, dispatch), peers.c
+ * (identity, faults, cut-off), nets.c (net files), promote.c (candidates, gating,
+ * promotions), ingest.c (games in, acks out) and main.c. Internal to coordinator/.
  */
 #ifndef XQC_COORD_H
 #define XQC_COORD_H
@@ -16,31 +17,17 @@
 #include "config.h"
 #include "cutoff.h"
 #include "gating.h"
+#include "nets.h"
+#include "peers.h"
 #include "replay.h"
 #include "segments.h"
 #include "sources.h"
 #include "support/rng.h"
+#include "wire/wire.h"
 #include "workers.h"
 #include "xqz.pb-c.h"
 
-#define XQC_RID_MAX 255
 #define XQC_RATE_SAMPLES 62 /* one a second: the ingest rate over the last minute */
-
-typedef struct {
-  uint8_t rid[XQC_RID_MAX];
-  size_t rid_len;
-  char worker_id[128];
-  /* The peer's identity: its CURVE public key (Z85, the "User-Id" of its messages as set
-   * by the ZAP handler); empty when CURVE is off. */
-  char key[XQ_Z85_KEY_LEN + 1];
-  int role;
-  uint64_t last_seen_ms;
-  uint64_t net_id, games_done;
-  int64_t errors, rejected;
-  bool hello, alive;
-  bool cut;               /* its identity is cut off now (cutoff.h) */
-  bool version_refused;   /* its protocol version was refused (logged once) */
-} xqc_peer_t;
 
 typedef struct {
   uint8_t rid[XQC_RID_MAX];
@@ -75,6 +62,7 @@ typedef struct {
   xqc_cutoff_t cutoff;
   xqc_bans_t bans;
   xqc_sources_t sources;
+  xqc_nets_t nets;
   xqc_peer_t *peers;
   int npeers, cap_peers;
   xqc_pending_ack_t *acks;
@@ -110,11 +98,30 @@ uint64_t xqc_now_ms(void);
 void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env);
 void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
                      unsigned code, const char *msg);
+
+/* Error codes of the Error replies (docs/protocol.md). */
+enum { XQC_ERR_MALFORMED = 1, XQC_ERR_UNEXPECTED = 2, XQC_ERR_NOT_FOUND = 3,
+       XQC_ERR_BAD_FIELD = 4, XQC_ERR_INTERNAL = 5, XQC_ERR_BANNED = XQ_ERROR_BANNED };
+
+/* peers.c (see peers.h) */
+/* The peer a message from routing id rid with CURVE key `key` ("" without CURVE) comes
+ * from: its index in c->peers, added when new; -1 when the message is to be ignored (out
+ * of memory, or its identity is cut off). env is the decoded message (NULL when it did not
+ * decode): without CURVE, the worker id it names is checked for a cut too. */
+int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const char *key,
+                    const Xqz__Envelope *env);
+/* Forgets peers silent for ten worker timeouts and lifts cut-offs that ran out. */
+void xqc_peers_expire(xqc_t *c, uint64_t now);
+/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
+const char *xqc_named_worker(const Xqz__Envelope *env);
 /* Counts a malformed or unexpected message against a peer (and its worker's faults) and
  * against its identity; cuts the identity off over the threshold (cutoff.h). */
 void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what);
 /* The same without the worker's fault count (a rejected game counts as `rejected`). */
 void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what);
+/* A peer of another protocol version: logged once per peer, answered with an Error in an
+ * envelope of the peer's own version (so it can read it), counted like a bad message. */
+void xqc_peer_refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head);
 /* The identity faults and cut-offs are counted against: "key:<Z85>" with CURVE, else
  * "worker:<id>" after a Hello, else "conn:<routing id in hex>". */
 void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n);
@@ -123,6 +130,18 @@ bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p);
 /* Copies the peer's CURVE key into its worker's statistics entry (w may be NULL) and
  * sets the entry's banned flag. */
 void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w);
+
+/* nets.c: NetRequest, served in chunks from the net-file cache (nets.h). */
+void xqc_nets_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__NetRequest *r);
+
+/* promote.c: candidates, gating matches, promotions. */
+/* Reopens the match of a candidate left undecided by a restart (from zero games). */
+void xqc_promote_resume(xqc_t *c);
+/* Fills aj with the next pair of the open match to hand out (fen, >= XQ_FEN_MAX bytes,
+ * backs its opening) and marks it issued; false when no arena job is due. */
+bool xqc_promote_arena_job(xqc_t *c, Xqz__ArenaJob *aj, char *fen);
+void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
+void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
 
 /* ingest.c */
 int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */

@@ -1,0 +1,178 @@
+/*
+ * peers.c: the peer table (see peers.h): finding a routing id's peer, the identity faults
+ * are counted against, counting faults and cutting identities off (cutoff.h), refusing a
+ * peer of another protocol version, and forgetting peers that went silent.
+ */
+#include "peers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord.h"
+#include "support/log.h"
+#include "wire/wire.h"
+
+#define COMP "coordinator"
+
+void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n) {
+  if (p->key[0]) {
+    snprintf(buf, n, "key:%s", p->key);
+    return;
+  }
+  if (p->worker_id[0]) {
+    snprintf(buf, n, "worker:%s", p->worker_id);
+    return;
+  }
+  size_t k = (size_t)snprintf(buf, n, "conn:");
+  for (size_t i = 0; i < p->rid_len && k + 3 < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%02x", p->rid[i]);
+}
+
+bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p) {
+  return xqc_bans_match(&c->bans, p->worker_id, p->key);
+}
+
+void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w) {
+  if (!w) return;
+  if (p->key[0] && strcmp(w->key, p->key)) {
+    snprintf(w->key, sizeof w->key, "%s", p->key);
+    w->dirty = true;
+  }
+  bool banned = xqc_bans_match(&c->bans, w->id, w->key);
+  if (banned != w->banned) {
+    w->banned = banned;
+    w->dirty = true;
+  }
+}
+
+static xqc_cutoff_limits_t cutoff_limits(const xqc_t *c) {
+  xqc_cutoff_limits_t lim = {c->cfg.max_peer_errors, (uint64_t)c->cfg.fault_window_s * 1000u,
+                             (uint64_t)c->cfg.cutoff_s * 1000u};
+  return lim;
+}
+
+void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what) {
+  char id[XQC_IDENTITY_MAX];
+  xqc_peer_identity(p, id, sizeof id);
+  p->errors++;
+  if (what)
+    XQ_LOGW(COMP, "bad message from peer peer=%s errors=%lld what=\"%s\"", id,
+            (long long)p->errors, what);
+  xqc_cutoff_limits_t lim = cutoff_limits(c);
+  if (xqc_cutoff_fault(&c->cutoff, id, xqc_now_ms(), &lim)) p->cut = true;
+}
+
+void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what) {
+  xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+  if (w) {
+    w->faults++;
+    w->dirty = true;
+  }
+  xqc_peer_error(c, p, what);
+}
+
+void xqc_peer_refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head) {
+  char text[200], name[XQC_IDENTITY_MAX];
+  xq_wire_version_text(text, sizeof text, head->version, "coordinator");
+  if (!p->version_refused) {
+    p->version_refused = true;
+    xqc_peer_identity(p, name, sizeof name);
+    XQ_LOGW(COMP, "refused peer: %s peer=%s", text, name);
+  }
+  xqc_peer_error(c, p, NULL);
+  if (p->cut) return;
+  Xqz__Envelope env;
+  Xqz__Error e;
+  xq_wire_init(&env);
+  xqz__error__init(&e);
+  env.version = head->version;
+  e.code = XQ_ERROR_PROTOCOL_VERSION;
+  e.message = text;
+  env.request_id = head->request_id;
+  env.body_case = XQZ__ENVELOPE__BODY_ERROR;
+  env.error = &e;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+}
+
+/* The index of the peer of routing id rid, added when new; -1 when out of memory. */
+static int peer_get(xqc_t *c, const uint8_t *rid, size_t rid_len) {
+  for (int i = 0; i < c->npeers; i++)
+    if (c->peers[i].rid_len == rid_len && memcmp(c->peers[i].rid, rid, rid_len) == 0) return i;
+  if (c->npeers == c->cap_peers) {
+    int ncap = c->cap_peers ? c->cap_peers * 2 : 16;
+    xqc_peer_t *np = realloc(c->peers, (size_t)ncap * sizeof *np);
+    if (!np) return -1;
+    c->peers = np;
+    c->cap_peers = ncap;
+  }
+  xqc_peer_t *p = &c->peers[c->npeers];
+  memset(p, 0, sizeof *p);
+  memcpy(p->rid, rid, rid_len);
+  p->rid_len = rid_len;
+  p->last_seen_ms = xqc_now_ms();
+  return c->npeers++;
+}
+
+/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
+const char *xqc_named_worker(const Xqz__Envelope *env) {
+  switch (env->body_case) {
+  case XQZ__ENVELOPE__BODY_HELLO: return env->hello->worker_id;
+  case XQZ__ENVELOPE__BODY_GAME: return env->game->worker_id;
+  default: return NULL;
+  }
+}
+
+int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const char *key,
+                    const Xqz__Envelope *env) {
+  int pi = rid_len ? peer_get(c, rid, rid_len) : -1;
+  if (pi < 0) return -1;
+  xqc_peer_t *p = &c->peers[pi];
+  if (strcmp(p->key, key)) {
+    /* A routing id handed over to a connection with another key is another peer. */
+    if (p->key[0]) {
+      uint64_t seen = p->last_seen_ms;
+      memset(p, 0, sizeof *p);
+      memcpy(p->rid, rid, rid_len);
+      p->rid_len = rid_len;
+      p->last_seen_ms = seen;
+    }
+    memcpy(p->key, key, sizeof p->key);
+  }
+  uint64_t now = xqc_now_ms();
+  p->last_seen_ms = now;
+  char id[XQC_IDENTITY_MAX];
+  xqc_peer_identity(p, id, sizeof id);
+  p->cut = xqc_cutoff_active(&c->cutoff, id, now);
+  if (p->cut) return -1;
+  const char *named = env && !p->key[0] ? xqc_named_worker(env) : NULL;
+  if (named && named[0] && strcmp(named, p->worker_id)) {
+    /* Without CURVE, a cut-off worker on a new connection is known by the worker id its
+     * Hello or its games carry. */
+    snprintf(id, sizeof id, "worker:%s", named);
+    if (xqc_cutoff_active(&c->cutoff, id, now)) return -1;
+  }
+  return pi;
+}
+
+void xqc_peers_expire(xqc_t *c, uint64_t now) {
+  xqc_cutoff_limits_t lim = cutoff_limits(c);
+  xqc_cutoff_expire(&c->cutoff, now, &lim);
+  /* Peers silent for ten timeouts are forgotten (a reconnecting worker gets a new routing
+   * id); cut-offs are kept by identity (cutoff.h), so forgetting a peer does not lift one.
+   * Queued acks hold their own copy of the routing id, so forgetting a peer never loses an
+   * ack. */
+  int kept = 0;
+  for (int i = 0; i < c->npeers; i++) {
+    xqc_peer_t *p = &c->peers[i];
+    uint64_t silent = now - p->last_seen_ms;
+    bool alive = silent <= (uint64_t)c->cfg.worker_timeout_ms;
+    if (p->alive && !alive)
+      XQ_LOGW(COMP, "peer silent, presumed gone worker=%s", p->worker_id);
+    p->alive = alive;
+    if (silent > 10u * (uint64_t)c->cfg.worker_timeout_ms) continue;
+    if (kept != i) c->peers[kept] = *p;
+    kept++;
+  }
+  c->npeers = kept;
+}

@@ -1,0 +1,211 @@
+/*
+ * promote.c: the promotion lifecycle. A CandidateNet is stored (nets/<id>.xqzn and a
+ * "candidate" row) and opens a gating match against the best net (one match at a time: a
+ * candidate arriving during a match waits, the latest one winning). The match's pairs go
+ * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides. A
+ * decision writes the matches row and the promotions log; a promotion also makes the
+ * candidate the best net and announces it on the PUB socket.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "campaign.h"
+#include "coord.h"
+#include "identity.h"
+#include "nn/nn_file.h"
+#include "support/atomic_file.h"
+#include "support/log.h"
+#include "wire/wire.h"
+
+#define COMP "coordinator"
+
+/* Answers an ArenaResult or a CandidateNet. */
+static void send_ack(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint64_t seq, bool ok,
+                     const char *reason) {
+  Xqz__Envelope env;
+  Xqz__Ack a;
+  xq_wire_init(&env);
+  xqz__ack__init(&a);
+  /* Empty worker id: this Ack answers an ArenaResult or a CandidateNet, never a game, so
+   * a worker must not mistake it for the ack of a spooled game with the same seq. */
+  a.worker_id = "";
+  a.seq = seq;
+  a.accepted = ok;
+  a.reason = (char *)reason;
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_ACK;
+  env.ack = &a;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+}
+
+static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
+  xq_errbuf_t eb;
+  uint64_t mid = c->next_match_id++;
+  if (xqc_gate_open(&c->gate, &c->cfg, mid, cand, c->best, parent, step, &eb) < 0) {
+    XQ_LOGE(COMP, "cannot open gating match reason=\"%s\"", eb.msg);
+    return;
+  }
+  XQ_LOGI(COMP, "gating match opened match=%llu candidate=%016llx best=%016llx mode=%s pairs=%d",
+          (unsigned long long)mid, (unsigned long long)cand, (unsigned long long)c->best,
+          c->cfg.gating, c->gate.npairs);
+}
+
+void xqc_promote_resume(xqc_t *c) {
+  /* A match cut short by a restart starts again from zero games. */
+  uint64_t pend;
+  int64_t pend_step;
+  if (xqc_db_pending_candidate(c->db, &pend, &pend_step) == 0 && pend) {
+    XQ_LOGI(COMP, "reopening the gating match of a candidate from before the restart"
+            " candidate=%016llx", (unsigned long long)pend);
+    open_match(c, pend, c->best, pend_step);
+  }
+}
+
+bool xqc_promote_arena_job(xqc_t *c, Xqz__ArenaJob *aj, char *fen) {
+  int pair = -1;
+  if (c->gate.open && (c->jobs_served & 1))
+    pair = xqc_gate_next_pair(&c->gate, xqc_now_ms(), (uint64_t)c->cfg.worker_timeout_ms * 2);
+  xq_errbuf_t eb;
+  if (pair < 0 || xqc_gate_opening_fen(&c->gate, pair, fen, &eb) < 0) return false;
+  c->gate.state[pair] = 1;
+  c->gate.issued_ms[pair] = xqc_now_ms();
+  xqz__arena_job__init(aj);
+  aj->match_id = c->gate.match_id;
+  aj->net_a = c->gate.cand;
+  aj->net_b = c->gate.best;
+  aj->opening_fen = fen;
+  aj->pair_index = (uint32_t)pair;
+  aj->sims = (uint32_t)c->cfg.gating_sims;
+  aj->max_plies = (uint32_t)c->cfg.max_plies;
+  aj->adjudicate_material = (float)c->cfg.adjudicate_material;
+  return true;
+}
+
+static void publish_announce(xqc_t *c) {
+  xq_errbuf_t eb;
+  if (xqc_nets_load(&c->nets, c->dir, c->best, &eb) < 0) {
+    XQ_LOGE(COMP, "promoted net file unreadable reason=\"%s\"", eb.msg);
+    return;
+  }
+  Xqz__Envelope env;
+  Xqz__NetAnnounce a;
+  xq_wire_init(&env);
+  xqz__net_announce__init(&a);
+  a.net_id = c->best;
+  a.parent_id = c->gate.cand_parent;
+  a.size = c->nets.size;
+  a.file_crc32 = c->nets.crc;
+  a.elo = c->best_elo;
+  env.body_case = XQZ__ENVELOPE__BODY_NET_ANNOUNCE;
+  env.net_announce = &a;
+  int rc = xq_wire_send(c->pub, NULL, 0, &env, ZMQ_DONTWAIT);
+  if (rc < 0) XQ_LOGW(COMP, "announce not published err=\"%s\"", xq_strerror(rc));
+}
+
+static void close_match(xqc_t *c, xqc_gate_decision_t d) {
+  xqc_gate_t *g = &c->gate;
+  double score, elo;
+  xqc_gate_score(g, &score, &elo);
+  bool promote = d == XQC_GATE_PROMOTE;
+  xqc_match_row_t row = {g->match_id, g->cand, g->best, g->w, g->d, g->l, score, elo,
+                         promote ? "promoted" : "rejected"};
+  xqc_db_add_match(c->db, &row);
+  double new_elo = c->best_elo + elo;
+  xq_errbuf_t eb;
+  char line[600];
+  snprintf(line, sizeof line,
+           "{\"net\":\"%016llx\",\"parent\":\"%016llx\",\"step\":%lld,\"match\":%llu,"
+           "\"w\":%lld,\"d\":%lld,\"l\":%lld,\"score\":%.4f,\"match_elo\":%.1f,"
+           "\"elo\":%.1f,\"promoted\":%s,\"mode\":\"%s\",\"time\":%lld,"
+           "\"games\":%llu,\"positions\":%llu}",
+           (unsigned long long)g->cand, (unsigned long long)g->best, (long long)g->cand_step,
+           (unsigned long long)g->match_id, (long long)g->w, (long long)g->d, (long long)g->l,
+           score, elo, promote ? new_elo : c->best_elo, promote ? "true" : "false",
+           c->cfg.gating, (long long)time(NULL), (unsigned long long)c->games,
+           (unsigned long long)c->positions);
+  if (xqc_campaign_log_line(c->dir, line, &eb) < 0)
+    XQ_LOGE(COMP, "promotions.log not written reason=\"%s\"", eb.msg);
+  snprintf(c->last_gating, sizeof c->last_gating, "net %016llx: %lld-%lld-%lld score %.2f %s",
+           (unsigned long long)g->cand, (long long)g->w, (long long)g->d, (long long)g->l,
+           score, promote ? "promoted" : "rejected");
+  if (promote) {
+    xqc_db_set_net_state(c->db, g->best, "retired", c->best_elo);
+    xqc_db_set_net_state(c->db, g->cand, "best", new_elo);
+    xqc_db_add_promotion(c->db, g->cand, g->best, g->cand_step, g->match_id, score, new_elo);
+    c->best = g->cand;
+    c->best_elo = new_elo;
+    c->promotions++;
+    publish_announce(c);
+  } else {
+    xqc_db_set_net_state(c->db, g->cand, "rejected", c->best_elo + elo);
+  }
+  XQ_LOGI(COMP, "gating decided %s", c->last_gating);
+  xqc_gate_close(g);
+  if (c->queued_cand) {
+    uint64_t q = c->queued_cand;
+    c->queued_cand = 0;
+    open_match(c, q, c->best, c->queued_step);
+  }
+}
+
+void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r) {
+  if (!c->gate.open || r->match_id != c->gate.match_id) {
+    /* A late result of a closed match: harmless, acknowledged and ignored. */
+    send_ack(c, p, rq, r->pair_index, false, "match closed");
+    return;
+  }
+  if (xqc_gate_result(&c->gate, (int)r->pair_index, r->result_a_red, r->result_a_black) < 0) {
+    xqc_peer_fault(c, p, "bad arena result");
+    send_ack(c, p, rq, r->pair_index, false, "bad pair index or result");
+    return;
+  }
+  send_ack(c, p, rq, r->pair_index, true, "");
+  xqc_gate_decision_t d = xqc_gate_decide(&c->gate, &c->cfg);
+  if (d != XQC_GATE_OPEN) close_match(c, d);
+}
+
+void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn) {
+  xq_errbuf_t eb;
+  nn_model_t *m = NULL;
+  nn_file_meta_t meta;
+  int rc = nn_file_decode(&m, &meta, cn->net.data, cn->net.len, &eb);
+  nn_model_free(&m);
+  if (rc < 0) {
+    xqc_peer_fault(c, p, "candidate net does not decode");
+    send_ack(c, p, rq, cn->step, false, eb.msg);
+    return;
+  }
+  char why[400];
+  if (!xqc_identity_candidate_ok(c, p, &meta, why, sizeof why)) {
+    send_ack(c, p, rq, cn->step, false, why);
+    return;
+  }
+  if ((int64_t)cn->step > c->trainer_step) c->trainer_step = (int64_t)cn->step;
+  char path[1024];
+  xqc_net_path(path, sizeof path, c->dir, meta.net_id);
+  FILE *exists = fopen(path, "rb");
+  if (exists) {
+    fclose(exists);
+    send_ack(c, p, rq, cn->step, false, "net id already known");
+    return;
+  }
+  const void *parts[1] = {cn->net.data};
+  size_t sizes[1] = {cn->net.len};
+  if (xq_atomic_write(path, parts, sizes, 1, &eb) < 0) {
+    XQ_LOGE(COMP, "cannot store candidate reason=\"%s\"", eb.msg);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_INTERNAL, "cannot store the net");
+    return;
+  }
+  xqc_db_add_net(c->db, meta.net_id, c->best, (int64_t)cn->step, "candidate");
+  XQ_LOGI(COMP, "candidate received net=%016llx step=%llu bytes=%zu",
+          (unsigned long long)meta.net_id, (unsigned long long)cn->step, cn->net.len);
+  send_ack(c, p, rq, cn->step, true, "");
+  if (c->gate.open) {
+    c->queued_cand = meta.net_id;
+    c->queued_step = (int64_t)cn->step;
+    return;
+  }
+  open_match(c, meta.net_id, c->best, (int64_t)cn->step);
+}
