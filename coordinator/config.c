@@ -87,6 +87,11 @@ static const crow_t ROWS[] = {
   {"balance_warn_s", T_INT, O(balance_warn_s), "300", 1, 86400, NULL,
    "achieved reuse below reuse/2 for this long (s): the campaign is trainer-bound (one"
    " warning in the log)"},
+  {"self_balance", T_INT, O(self_balance), "0", 0, 1, NULL,
+   "1: self-play jobs' full-search simulations follow the balance, from sims (the workers"
+   " wait on the trainer) up to sims_max (the trainer cannot keep up; docs/tuning.md)"},
+  {"sims_max", T_INT, O(sims_max), "256", 1, 100000, NULL,
+   "the most full-search simulations self_balance hands out"},
   {"batch_size", T_INT, O(batch_size), "256", 1, 8192, NULL, "batch size hint / cap per Batch"},
   {"gating", T_STRING, O(gating), "none", SZ(gating), 0, "sprt|threshold|none",
    "gating mode (none: every candidate promoted after threshold_games measured games; "
@@ -239,6 +244,11 @@ int xqc_config_check(const xqc_config_t *c, xq_errbuf_t *eb) {
                       "window_max: %lld is below window (%lld); set 0 for a window that stays"
                       " at window, or a size >= window for one that grows",
                       (long long)c->window_max, (long long)c->window);
+  if (c->self_balance && c->sims_max < c->sims)
+    return xq_err_set(eb, XQ_ERANGE,
+                      "sims_max: %lld is below sims (%lld): self_balance moves the job"
+                      " simulations between the two; raise sims_max or lower sims",
+                      (long long)c->sims_max, (long long)c->sims);
   /* The window only grows (window.h), so it can hold window_max positions at most. */
   int64_t reach = c->window_max ? c->window_max : c->window;
   const char *limit = c->window_max ? "window_max" : "window";

@@ -31,6 +31,7 @@ typedef struct {
   double window_exponent, window_slope;
   /* the balance of self-play against training (balance.h) */
   int64_t balance_window_s, balance_warn_s;
+  int64_t self_balance, sims_max; /* job simulations follow the balance (self_balance.h) */
   /* gating */
   char gating[16];         /* sprt | threshold | none */
   int64_t gating_sims, gating_max_games, threshold_games;

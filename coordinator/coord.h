@@ -12,6 +12,7 @@
 
 #include "auth.h"
 #include "balance.h"
+#include "self_balance.h"
 #include "bans.h"
 #include "campaign_db.h"
 #include "config.h"
@@ -91,6 +92,7 @@ typedef struct {
     int head, n;
   } rate;
   xqc_balance_t balance; /* self-play against training (balance.h, fed by status.c) */
+  xqc_self_balance_t self_balance; /* job simulations (self_balance.h, ticked by status.c) */
 } xqc_t;
 
 uint64_t xqc_now_ms(void);

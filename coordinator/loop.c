@@ -49,9 +49,11 @@ void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t requ
   xqc_reply(c, rid, rid_len, &env);
 }
 
-static void fill_settings(const xqc_config_t *cfg, Xqz__SelfplaySettings *s) {
+static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
+  const xqc_config_t *cfg = &c->cfg;
+  xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
   xqz__selfplay_settings__init(s);
-  s->sims = (uint32_t)cfg->sims;
+  s->sims = (uint32_t)xqc_self_balance_sims(&c->self_balance, &sc);
   s->fast_sims = (uint32_t)cfg->fast_sims;
   s->full_frac = (float)cfg->full_frac;
   s->max_plies = (uint32_t)cfg->max_plies;
@@ -93,7 +95,7 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
   Xqz__SelfplaySettings s;
   xq_wire_init(&env);
   xqz__welcome__init(&w);
-  fill_settings(&c->cfg, &s);
+  fill_settings(c, &s);
   w.worker_id = (char *)wid;
   w.best_net_id = c->best;
   w.settings = &s;
@@ -142,7 +144,7 @@ static void on_job_request(xqc_t *c, xqc_peer_t *p, uint64_t rq) {
     job.arena = &aj;
   } else {
     xqz__selfplay_job__init(&sp);
-    fill_settings(&c->cfg, &s);
+    fill_settings(c, &s);
     sp.net_id = c->best;
     sp.settings = &s;
     sp.games = (uint32_t)c->cfg.games_per_job;

@@ -194,6 +194,8 @@ static void balance_metrics(FILE *f, const Xqz__Status *s) {
         b->trainer_busy);
   gauge(f, "xqz_balance_paced_requests", "Batch requests the pacing refused over the span.",
         (double)b->paced_requests);
+  gauge(f, "xqz_job_sims", "Full-search simulations self-play jobs carry now (self_balance).",
+        (double)b->job_sims);
 }
 
 static void limit_metrics(FILE *f, const Xqz__Status *s) {

@@ -227,6 +227,8 @@ static Xqz__Balance *balance(tmp_t *t, const xqc_t *c, uint64_t now) {
   b->reuse = v.reuse;
   b->reuse_target = c->cfg.reuse;
   b->turnover_s = v.turnover_s;
+  xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
+  b->job_sims = (uint32_t)xqc_self_balance_sims(&c->self_balance, &sc);
   b->trainer_busy = v.trainer_busy;
   b->paced_requests = v.paced;
   b->state = (char *)xqc_balance_state_name(v.state);
@@ -239,9 +241,23 @@ void xqc_status_batch_answered(xqc_t *c, const xqc_peer_t *p, xqc_batch_answer_t
   xqc_balance_request(&c->balance, p->rid, p->rid_len, answer, xqc_now_ms());
 }
 
+xqc_self_balance_cfg_t xqc_status_self_balance_cfg(const xqc_t *c) {
+  xqc_self_balance_cfg_t sc = {c->cfg.self_balance != 0, c->cfg.sims, c->cfg.sims_max,
+                               (uint64_t)c->cfg.balance_warn_s * 1000u};
+  return sc;
+}
+
 void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms) {
   xqc_balance_in_t in = balance_in(c);
   xqc_balance_tick(&c->balance, &in, now_ms);
+  xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
+  int moved = xqc_self_balance_tick(&c->self_balance, &sc, c->balance.state,
+                                    c->balance.state_since_ms, now_ms);
+  if (moved)
+    XQ_LOGI(COMP, "self_balance: job simulations %s sims=%lld state=%s floor=%lld cap=%lld",
+            moved > 0 ? "raised (the trainer cannot keep up)" : "lowered (the trainer waits)",
+            (long long)xqc_self_balance_sims(&c->self_balance, &sc),
+            xqc_balance_state_name(c->balance.state), (long long)sc.floor, (long long)sc.cap);
   if (c->replay.grow_failed && !c->replay.grow_reported) {
     c->replay.grow_reported = true;
     XQ_LOGW(COMP, "the replay window cannot grow (out of memory) and stays at its size; lower"

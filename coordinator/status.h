@@ -36,6 +36,8 @@ void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r);
 /* A trainer's BatchRequest and how it was answered (balance.h). */
 void xqc_status_batch_answered(xqc_t *c, const xqc_peer_t *p, xqc_batch_answer_t answer);
 /* Called by the timer: the balance's counters and state (balance.h). */
+/* The self_balance settings of the campaign (self_balance.h). */
+xqc_self_balance_cfg_t xqc_status_self_balance_cfg(const xqc_t *c);
 void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms);
 /* Loads the last loss point at start. */
 void xqc_status_open(xqc_t *c);

@@ -69,8 +69,9 @@ static void print_balance(const Xqz__Balance *b) {
   printf("balance    %s for %s; over the last %s: ingest %.1f positions/s, trained %.1f"
          " samples/s, reuse %.2f of R %g\n", b->state, since, span, b->positions_per_s,
          b->samples_per_s, b->reuse, b->reuse_target);
-  printf("           window turnover %s, trainer busy %s, %llu batch requests paced\n",
-         turnover, busy, (unsigned long long)b->paced_requests);
+  printf("           window turnover %s, trainer busy %s, %llu batch requests paced, jobs"
+         " at %u simulations\n", turnover, busy, (unsigned long long)b->paced_requests,
+         b->job_sims);
   if (b->advice && b->advice[0]) printf("           %s\n", b->advice);
 }
 

@@ -264,6 +264,7 @@ static void balance_obj(jbuf_t *b, const Xqz__Balance *x) {
   kv_dbl(b, &f, "turnover_s", x->turnover_s);
   kv_dbl(b, &f, "trainer_busy", x->trainer_busy);
   kv_u64(b, &f, "paced_requests", x->paced_requests);
+  kv_u64(b, &f, "job_sims", x->job_sims);
   jb_lit(b, "}");
 }
 

@@ -27,6 +27,9 @@ check "min_positions and the window are named" \
 err=$("$COORD" --campaign "$dir/new" --window 1000 --window_max 500 2>&1); rc=$?
 check "a window_max below window exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'window_max: 500 is below window (1000)' <<<'$err'"
 check "still no campaign directory after the window checks" test ! -e "$dir/new"
+err=$("$COORD" --campaign "$dir/new" --self_balance 1 --sims 64 --sims_max 32 2>&1); rc=$?
+check "a self_balance cap below sims exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'sims_max: 32 is below sims (64)' <<<'$err'"
+check "still no campaign directory after the self_balance check" test ! -e "$dir/new"
 mkdir -p "$dir/old"
 printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
 cp "$dir/old/campaign.ini" "$dir/keep.ini"
