@@ -62,6 +62,9 @@ void xqc_promote_resume(xqc_t *c) {
   }
 }
 
+/* A pair's holders are peer identities (gating.h keeps them). */
+_Static_assert(XQC_IDENTITY_MAX <= XQC_GATE_WHO_MAX, "a peer identity fits a pair's holder");
+
 /* How long a pair is out before it is handed to another worker, and its result too late. */
 static uint64_t pair_deadline_ms(const xqc_t *c) { return (uint64_t)c->cfg.worker_timeout_ms * 2; }
 
