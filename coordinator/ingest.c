@@ -241,8 +241,11 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   if (xqc_copies_has(&c->copies, facts.copy_hash)) {
     /* The same moves and result from the same key under a new seq: one game, once. */
     c->replayed_games++;
-    XQ_LOGW(COMP, "game refused: a copy of a game already in the window worker=%s seq=%llu",
-            wid, (unsigned long long)g->seq);
+    if (!p->copy_refused)
+      XQ_LOGW(COMP, "game refused: a copy of a game already in the window (logged once per"
+              " connection; the status line counts them as copies) worker=%s seq=%llu", wid,
+              (unsigned long long)g->seq);
+    p->copy_refused = true;
     free(s);
     send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false,
              "a copy of a game already in the window");

@@ -42,6 +42,7 @@ typedef struct {
   bool version_refused;   /* its protocol version was refused (logged once) */
   bool role_refused;      /* a request its roles do not allow was refused (logged once) */
   bool claim_refused;     /* a worker id it does not own was refused (logged once) */
+  bool copy_refused;      /* a copy of a game in the window was refused (logged once) */
 } xqc_peer_t;
 
 /* true when wid may be a worker id: 1 to 127 bytes of printable ASCII without spaces,
