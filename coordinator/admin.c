@@ -1,7 +1,7 @@
 /*
  * admin.c: operator commands (AdminRequest): ban and unban a worker id or a CURVE key.
- * With CURVE on, only keys in curve_admin_dir may send them; with CURVE off, anyone who
- * can reach the ROUTER may (the network is trusted). A ban takes effect at once: the
+ * Only the admin role may send them (roles.h: with CURVE the keys in curve_admin_dir,
+ * without CURVE loopback peers); dispatch checks it before xqc_admin_request. A ban takes effect at once: the
  * sender's queued acks are dropped, its positions leave the replay window, and its next
  * games are refused (ingest.c); its games stay in the segment files but are skipped when
  * the window is rebuilt. Unban accepts new games again (removed positions come back only
@@ -68,6 +68,10 @@ static void unban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, cons
   reply(c, p, rq, true, msg);
 }
 
+void xqc_admin_refuse(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why) {
+  reply(c, p, rq, false, why);
+}
+
 void xqc_admin_mark_workers(xqc_t *c) {
   for (int i = 0; i < c->workers.n; i++) {
     xqc_worker_t *w = &c->workers.w[i];
@@ -82,11 +86,6 @@ void xqc_admin_mark_workers(xqc_t *c) {
 void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminRequest *r) {
   char by[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, by, sizeof by);
-  if (!xqc_auth_is_admin(&c->auth, p->key)) {
-    XQ_LOGW(COMP, "admin request refused: key not in curve_admin_dir peer=%s", by);
-    reply(c, p, rq, false, "not allowed: this key is not in the coordinator's curve_admin_dir");
-    return;
-  }
   const char *target = r->target ? r->target : "";
   const char *reason = r->reason ? r->reason : "";
   switch (r->action) {

@@ -17,9 +17,10 @@
 int xqc_auth_open(xqc_auth_t *a, const xqc_config_t *cfg, xq_errbuf_t *eb) {
   memset(a, 0, sizeof *a);
   if (!cfg->curve_secret_key[0]) {
-    if (cfg->curve_allow_dir[0] || cfg->curve_admin_dir[0])
-      XQ_LOGW(COMP, "curve_allow_dir/curve_admin_dir are ignored: curve_secret_key is empty,"
-              " so CURVE is off and anyone who reaches the ports may connect");
+    if (cfg->curve_allow_dir[0] || cfg->curve_admin_dir[0] || cfg->curve_trainer_dir[0])
+      XQ_LOGW(COMP, "curve_allow_dir/curve_admin_dir/curve_trainer_dir are ignored:"
+              " curve_secret_key is empty, so CURVE is off and anyone who reaches the ports"
+              " may connect");
     return 0;
   }
   xq_errbuf_t e2;
@@ -39,9 +40,18 @@ int xqc_auth_open(xqc_auth_t *a, const xqc_config_t *cfg, xq_errbuf_t *eb) {
     XQ_LOGW(COMP, "curve_admin_dir is empty: nobody may ban or unban (set it to a directory"
             " of operators' .pub files)");
   }
+  if (cfg->curve_trainer_dir[0]) {
+    rc = xqc_keyset_open(&a->trainer, cfg->curve_trainer_dir, "curve_trainer_dir", eb);
+    if (rc < 0) return rc;
+    a->trainer_dir_set = true;
+  } else {
+    XQ_LOGW(COMP, "curve_trainer_dir is empty: every key in curve_allow_dir may act as the"
+            " trainer (take batches, send candidates); set it to a directory holding the"
+            " trainer's .pub file");
+  }
   a->on = true;
-  XQ_LOGI(COMP, "CURVE on public_key=%s allowed_keys=%d admin_keys=%d", a->curve.public_key,
-          a->allow.n, a->admin.n);
+  XQ_LOGI(COMP, "CURVE on public_key=%s allowed_keys=%d admin_keys=%d trainer_keys=%d",
+          a->curve.public_key, a->allow.n, a->admin.n, a->trainer.n);
   return 0;
 }
 
@@ -198,8 +208,13 @@ void xqc_auth_watch(xqc_auth_t *a, uv_loop_t *loop) {
 }
 
 bool xqc_auth_is_admin(xqc_auth_t *a, const char *user_id) {
-  if (!a->on) return true;
-  return a->admin_dir_set && user_id && user_id[0] && xqc_keyset_find(&a->admin, user_id);
+  return a->on && a->admin_dir_set && user_id && user_id[0] &&
+         xqc_keyset_find(&a->admin, user_id);
+}
+
+bool xqc_auth_is_trainer(xqc_auth_t *a, const char *user_id) {
+  if (!a->on || !user_id || !user_id[0]) return false;
+  return a->trainer_dir_set ? xqc_keyset_find(&a->trainer, user_id) != NULL : true;
 }
 
 static void on_closed(uv_handle_t *h) { (void)h; }
@@ -219,6 +234,7 @@ void xqc_auth_close(xqc_auth_t *a) {
   xqc_auth_unbind(a);
   xqc_keyset_close(&a->allow);
   xqc_keyset_close(&a->admin);
+  xqc_keyset_close(&a->trainer);
   memset(&a->curve, 0, sizeof a->curve);
   a->on = false;
 }

@@ -6,8 +6,8 @@
  * client is allowed when its public key's .pub file is in curve_allow_dir; the reply's
  * user id is the key (Z85), which every message from that connection then carries as its
  * "User-Id" (xq_wire_head_t.user_id from xq_wire_recv_head). Each refusal is logged at most once per key per minute.
- * Keys in curve_admin_dir may send AdminRequest; with CURVE off anyone may (a trusted
- * network, as in the loopback quickstart).
+ * Keys in curve_admin_dir are admins and keys in curve_trainer_dir trainers (every allowed
+ * key when that is unset, as before it existed); roles.h says what each role may send.
  *
  * Ownership: the caller owns the struct. Order: xqc_auth_open (at start, so a wrong
  * setting stops the coordinator at once), xqc_auth_bind on the zmq context, xqc_auth_watch
@@ -32,7 +32,8 @@ typedef struct {
   xq_curve_t curve;     /* the coordinator's own keys */
   xqc_keyset_t allow;   /* curve_allow_dir */
   xqc_keyset_t admin;   /* curve_admin_dir (n = 0 and dir empty when unset) */
-  bool admin_dir_set;
+  xqc_keyset_t trainer; /* curve_trainer_dir (likewise) */
+  bool admin_dir_set, trainer_dir_set;
   void *zap;            /* REP socket, NULL when CURVE is off */
   uv_poll_t poll;
   bool watching;
@@ -54,8 +55,10 @@ int xqc_auth_apply(xqc_auth_t *a, void *sock, xq_errbuf_t *eb);
 void xqc_auth_watch(xqc_auth_t *a, uv_loop_t *loop);
 /* Answers every pending ZAP request (the fd is edge-triggered: also call from a timer). */
 void xqc_auth_drain(xqc_auth_t *a);
-/* true when a message with this User-Id may send AdminRequest. */
+/* With CURVE: true when the key (a message's User-Id) is in curve_admin_dir. */
 bool xqc_auth_is_admin(xqc_auth_t *a, const char *user_id);
+/* With CURVE: true when the key is in curve_trainer_dir (any key when that is unset). */
+bool xqc_auth_is_trainer(xqc_auth_t *a, const char *user_id);
 /* Stops watching (uv_close; run the loop once more afterwards). */
 void xqc_auth_unwatch(xqc_auth_t *a);
 void xqc_auth_close(xqc_auth_t *a);

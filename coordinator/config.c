@@ -129,7 +129,11 @@ static const crow_t ROWS[] = {
   {"curve_allow_dir", T_STRING, O(curve_allow_dir), "", SZ(curve_allow_dir), 0, NULL,
    "with CURVE: directory of the *.pub keys allowed to connect (re-read when it changes)"},
   {"curve_admin_dir", T_STRING, O(curve_admin_dir), "", SZ(curve_admin_dir), 0, NULL,
-   "with CURVE: *.pub keys allowed to ban/unban (empty: nobody); without CURVE: anyone"},
+   "with CURVE: *.pub keys allowed to ban/unban (empty: nobody); without CURVE: loopback"},
+  {"curve_trainer_dir", T_STRING, O(curve_trainer_dir), "", SZ(curve_trainer_dir), 0, NULL,
+   "with CURVE: *.pub keys of the trainer (empty: any allowed key may act as the trainer)"},
+  {"trainer_addresses", T_STRING, O(trainer_addresses), "", SZ(trainer_addresses), 0, NULL,
+   "without CURVE: IP addresses, besides loopback, the trainer may connect from (a,b)"},
   {"seed", T_INT, O(seed), "1", 0, 9.2e18, NULL, "random seed (sampling, net 1 weights)"},
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))

@@ -43,6 +43,8 @@ typedef struct {
   char curve_secret_key[512]; /* coordinator's .secret file; empty = CURVE off */
   char curve_allow_dir[512];  /* *.pub files of the clients allowed to connect */
   char curve_admin_dir[512];  /* *.pub files of the keys allowed to send AdminRequest */
+  char curve_trainer_dir[512]; /* *.pub files of the trainer's keys; empty = any allowed key */
+  char trainer_addresses[512]; /* without CURVE: addresses besides loopback of the trainer */
   int64_t max_message_bytes;  /* ZMQ_MAXMSGSIZE on the ROUTER */
   int64_t fault_window_s, cutoff_s;
 } xqc_config_t;

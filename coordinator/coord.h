@@ -16,6 +16,7 @@
 #include "bans.h"
 #include "campaign_db.h"
 #include "config.h"
+#include "copies.h"
 #include "cutoff.h"
 #include "gating.h"
 #include "nets.h"
@@ -28,6 +29,11 @@
 #include "workers.h"
 #include "xqz.pb-c.h"
 
+/* Largest trainer step believed (2^40, about 10^12: years of steps); a larger one is a
+ * lie or a bug and is refused with its report. */
+#define XQC_STEP_MAX (1ull << 40)
+/* Largest loss a trainer may report (policy cross-entropy over 2086 moves is below 100). */
+#define XQC_LOSS_MAX 1e4
 #define XQC_RATE_SAMPLES 62 /* one a second: the ingest rate over the last minute */
 
 typedef struct {
@@ -58,6 +64,7 @@ typedef struct {
   xqc_replay_t replay;
   xqc_gate_t gate;
   xqc_seen_t seen;
+  xqc_copies_t copies;
   xq_rng_t rng;
   xqc_auth_t auth;
   xqc_cutoff_t cutoff;
@@ -82,6 +89,10 @@ typedef struct {
   xqc_workers_t workers;
   uint64_t start_ms, last_workers_save_ms;
   uint64_t banned_games;          /* games refused because their sender is banned */
+  uint64_t role_refusals;         /* requests the sender's roles do not allow (roles.h) */
+  uint64_t claims_refused;        /* requests under a worker id the sender does not own */
+  uint64_t replayed_games;        /* copies of a game already in the window (replays.h) */
+  uint64_t bad_reports;           /* trainer reports refused: step or losses out of range */
   xqc_loss_row_t last_loss;       /* newest report (step 0: none yet) */
   xqc_loss_row_t loss_acc;        /* sums since the last stored row */
   uint32_t loss_acc_steps;
@@ -106,12 +117,25 @@ enum { XQC_ERR_MALFORMED = 1, XQC_ERR_UNEXPECTED = 2, XQC_ERR_NOT_FOUND = 3,
        XQC_ERR_BAD_FIELD = 4, XQC_ERR_INTERNAL = 5, XQC_ERR_BANNED = XQ_ERROR_BANNED };
 
 /* peers.c (see peers.h) */
-/* The peer a message from routing id rid with CURVE key `key` ("" without CURVE) comes
- * from: its index in c->peers, added when new; -1 when the message is to be ignored (out
+/* The peer a message from routing id rid with header head (its CURVE key, "" without
+ * CURVE, and its address) comes from: its index in c->peers, added when new; -1 when the message is to be ignored (out
  * of memory, or its identity is cut off). env is the decoded message (NULL when it did not
  * decode): without CURVE, the worker id it names is checked for a cut too. */
-int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const char *key,
+int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,
                     const Xqz__Envelope *env);
+/* May p speak for worker id wid (peers.h)? 0 yes (with CURVE a first claim is recorded);
+ * XQ_EINVAL when wid is not a valid worker id, XQ_EMISMATCH when another key or live
+ * connection owns it, XQ_ENOMEM; why (n bytes) says which, for the peer. */
+int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n);
+/* Answers a request under a worker id p does not own: Error XQ_ERROR_WORKER_ID (not a
+ * fault: a restarted worker resending under its old id meets this until the old
+ * connection is presumed gone); counted, logged once per connection. */
+void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
+/* The roles of p (roles.h). */
+unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p);
+/* true when p's roles allow a message of this body case (roles.h); else false with the
+ * refusal for the peer in why (n bytes), counted and logged once per connection. */
+bool xqc_peer_allowed(xqc_t *c, xqc_peer_t *p, int body, char *why, size_t n);
 /* Forgets peers silent for ten worker timeouts and lifts cut-offs that ran out. */
 void xqc_peers_expire(xqc_t *c, uint64_t now);
 /* The worker id a message speaks for (Hello, GameRecord), or NULL. */
@@ -140,8 +164,9 @@ void xqc_nets_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__NetReques
 /* Reopens the match of a candidate left undecided by a restart (from zero games). */
 void xqc_promote_resume(xqc_t *c);
 /* Fills aj with the next pair of the open match to hand out (fen, >= XQ_FEN_MAX bytes,
- * backs its opening) and marks it issued; false when no arena job is due. */
-bool xqc_promote_arena_job(xqc_t *c, Xqz__ArenaJob *aj, char *fen);
+ * backs its opening) and marks it issued to p; false when no arena job is due. Only p's
+ * result for that pair, before the pair's deadline, is scored. */
+bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
 void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
 
@@ -157,9 +182,11 @@ void xqc_ingest_flush(xqc_t *c);
  * Returns the number of positions removed; *acks_dropped gets the acks dropped. */
 uint64_t xqc_ingest_purge_banned(xqc_t *c, int *acks_dropped);
 
-/* admin.c: AdminRequest (ban, unban). */
+/* admin.c: AdminRequest (ban, unban); dispatch has checked the admin role. */
 void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t request_id,
                        const Xqz__AdminRequest *r);
+/* Answers an AdminRequest the sender may not make (AdminResult ok=false, why). */
+void xqc_admin_refuse(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
 /* Sets every worker statistics entry's banned flag from the bans (after a change). */
 void xqc_admin_mark_workers(xqc_t *c);
 

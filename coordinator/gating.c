@@ -3,7 +3,9 @@
  */
 #include "gating.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +23,8 @@ int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uin
   g->npairs = (int)((games + 1) / 2);
   g->state = calloc((size_t)g->npairs, 1);
   g->issued_ms = calloc((size_t)g->npairs, sizeof *g->issued_ms);
-  if (!g->state || !g->issued_ms) {
+  g->holders = calloc((size_t)g->npairs, sizeof *g->holders);
+  if (!g->state || !g->issued_ms || !g->holders) {
     xqc_gate_close(g);
     return XQ_ENOMEM;
   }
@@ -37,6 +40,7 @@ int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uin
 void xqc_gate_close(xqc_gate_t *g) {
   free(g->state);
   free(g->issued_ms);
+  free(g->holders);
   xq_openings_close(&g->openings);
   memset(g, 0, sizeof *g);
 }
@@ -48,6 +52,28 @@ int xqc_gate_next_pair(xqc_gate_t *g, uint64_t now_ms, uint64_t timeout_ms) {
   for (int i = 0; i < g->npairs; i++)
     if (g->state[i] == 1 && now_ms - g->issued_ms[i] > timeout_ms) return i;
   return -1;
+}
+
+void xqc_gate_issue(xqc_gate_t *g, int pair, const char *who, uint64_t now_ms) {
+  assert(g->open && pair >= 0 && pair < g->npairs);
+  xqc_gate_holders_t *h = &g->holders[pair];
+  snprintf(h->who[h->nwho % XQC_GATE_HOLDERS], XQC_GATE_WHO_MAX, "%s", who);
+  h->nwho++;
+  g->state[pair] = 1;
+  g->issued_ms[pair] = now_ms;
+}
+
+xqc_gate_check_t xqc_gate_check(const xqc_gate_t *g, int pair, const char *who,
+                                uint64_t now_ms, uint64_t deadline_ms) {
+  if (!g->open || pair < 0 || pair >= g->npairs) return XQC_GATE_FORGED;
+  const xqc_gate_holders_t *h = &g->holders[pair];
+  int kept = h->nwho < XQC_GATE_HOLDERS ? h->nwho : XQC_GATE_HOLDERS;
+  int found = -1; /* 0: the holder now, k: the k-th holder before it */
+  for (int k = 0; k < kept && found < 0; k++)
+    if (!strcmp(h->who[(h->nwho - 1 - k) % XQC_GATE_HOLDERS], who)) found = k;
+  if (found < 0) return XQC_GATE_FORGED;
+  if (found > 0 || g->state[pair] != 1) return XQC_GATE_STALE;
+  return now_ms - g->issued_ms[pair] <= deadline_ms ? XQC_GATE_TAKE : XQC_GATE_STALE;
 }
 
 int xqc_gate_opening_fen(const xqc_gate_t *g, int pair, char *buf, xq_errbuf_t *eb) {

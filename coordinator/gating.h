@@ -4,6 +4,10 @@
  * as W/D/L (games, from A's view) and as a pentanomial of pair scores for the GSPRT.
  * The decision depends on the mode: sprt (GSPRT accept/reject, a game cap rejects),
  * threshold (score >= T after N games), none (promote after N games, score recorded).
+ * Each pair remembers whom it was issued to (the last XQC_GATE_HOLDERS holders, by peer
+ * identity), so a result counts only from the peer holding the pair, before its deadline,
+ * and an honest result that comes after the pair went to someone else is told apart from
+ * a forged one.
  */
 #ifndef XQC_GATING_H
 #define XQC_GATING_H
@@ -16,6 +20,22 @@
 
 typedef enum { XQC_GATE_OPEN = 0, XQC_GATE_PROMOTE, XQC_GATE_REJECT } xqc_gate_decision_t;
 
+#define XQC_GATE_HOLDERS 4
+#define XQC_GATE_WHO_MAX 160
+
+/* Whose pair this is, newest last: who[(nwho - 1) % XQC_GATE_HOLDERS] holds it now. */
+typedef struct {
+  char who[XQC_GATE_HOLDERS][XQC_GATE_WHO_MAX];
+  int nwho;
+} xqc_gate_holders_t;
+
+/* What a result of `who` for a pair is worth (xqc_gate_check). */
+typedef enum {
+  XQC_GATE_TAKE = 0, /* the holder, in time: score it */
+  XQC_GATE_STALE,    /* an earlier holder, a late holder, or a repeat: drop, no fault */
+  XQC_GATE_FORGED,   /* never issued to who, or no such pair: drop, a fault */
+} xqc_gate_check_t;
+
 typedef struct {
   bool open;
   uint64_t match_id, cand, best, cand_parent;
@@ -23,6 +43,7 @@ typedef struct {
   int npairs;            /* pairs of the game cap */
   uint8_t *state;        /* (npairs) 0 free, 1 issued, 2 done */
   uint64_t *issued_ms;   /* (npairs) */
+  xqc_gate_holders_t *holders; /* (npairs) */
   int64_t w, d, l;
   int64_t penta[5];
   xq_openings_t openings;
@@ -36,6 +57,12 @@ void xqc_gate_close(xqc_gate_t *g);
 int xqc_gate_next_pair(xqc_gate_t *g, uint64_t now_ms, uint64_t timeout_ms);
 /* FEN of the opening of pair i into buf (>= 128 bytes). */
 int xqc_gate_opening_fen(const xqc_gate_t *g, int pair, char *buf, xq_errbuf_t *eb);
+/* Hands pair i to `who` (a peer identity) at now_ms. */
+void xqc_gate_issue(xqc_gate_t *g, int pair, const char *who, uint64_t now_ms);
+/* Whether a result from `who` for pair i at now_ms counts: a pair is due back within
+ * deadline_ms of its issue. */
+xqc_gate_check_t xqc_gate_check(const xqc_gate_t *g, int pair, const char *who,
+                                uint64_t now_ms, uint64_t deadline_ms);
 /* Records a pair result (values in -1..1); XQ_EINVAL for a bad or repeated pair. */
 int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black);
 /* Decision after the results so far. */

@@ -6,6 +6,8 @@
  * samples enter the replay window, and its Ack waits in a queue until the timer's fsync
  * has made it durable. Duplicates by (worker id, seq) are acknowledged (also after the
  * next fsync, since the first copy may still be in flight) without being stored twice.
+ * A game under a worker id the sender does not own (peers.h) is refused unstored; a copy
+ * of a game already in the window (same key, moves and result: copies.h) is refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,15 +73,17 @@ void xqc_seen_free(xqc_seen_t *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* What a worker's statistics need of an accepted record. */
+/* What a worker's statistics need of an accepted record, and its content hash. */
 typedef struct {
   int result, reason, plies;
+  uint64_t copy_hash; /* copies.h, of the record sent under the key given */
 } game_facts_t;
 
 /* Replays one stored or received record into samples; returns the count or an error.
- * facts (may be NULL) gets the result, end reason and length. */
+ * facts gets the result, end reason, length and content hash (under `key`). */
 static int record_samples(const unsigned char *buf, size_t len, double material_pawns,
-                          xq_sample_t **out, game_facts_t *facts, xq_errbuf_t *eb) {
+                          const char *key, xq_sample_t **out, game_facts_t *facts,
+                          xq_errbuf_t *eb) {
   xq_game_record_t rec;
   xq_record_init(&rec);
   *out = NULL;
@@ -93,7 +97,8 @@ static int record_samples(const unsigned char *buf, size_t len, double material_
       free(*out);
       *out = NULL;
     }
-    if (facts) *facts = (game_facts_t){(int)rec.result, (int)rec.reason, rec.nplies};
+    *facts = (game_facts_t){(int)rec.result, (int)rec.reason, rec.nplies,
+                            xqc_copies_hash(key, &rec)};
   }
   xq_record_free(&rec);
   return rc;
@@ -112,7 +117,16 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   }
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
-  int n = record_samples(rec, len, c->cfg.adjudicate_material, &s, NULL, &eb);
+  game_facts_t facts;
+  int n = record_samples(rec, len, c->cfg.adjudicate_material, src ? src->key : "", &s,
+                         &facts, &eb);
+  if (n >= 0 && xqc_copies_has(&c->copies, facts.copy_hash)) {
+    /* A copy stored before copies were refused: kept on disk, not trained on twice. */
+    free(s);
+    xqc_seen_add(&c->seen, worker_id, seq);
+    c->replayed_games++;
+    return 0;
+  }
   if (n < 0) {
     /* Accepted once, so this means a rules change or damage: say so, keep going. */
     XQ_LOGW(COMP, "stored game no longer replays; skipped worker=%s seq=%llu reason=\"%s\"",
@@ -121,6 +135,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   }
   for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
   free(s);
+  xqc_copies_add(&c->copies, facts.copy_hash, (uint32_t)n);
   xqc_seen_add(&c->seen, worker_id, seq);
   c->games++;
   c->positions += (uint64_t)n;
@@ -130,6 +145,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
 int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb) {
   char games[600];
   snprintf(games, sizeof games, "%s/games", c->dir);
+  xqc_copies_init(&c->copies, (uint64_t)c->cfg.window);
   int rc = xqc_seg_open(&c->seg, games, (uint64_t)c->cfg.segment_bytes, rebuild_visit, c, eb);
   if (rc < 0) return rc;
   XQ_LOGI(COMP, "replay window rebuilt games=%llu positions=%llu window=%llu"
@@ -175,12 +191,16 @@ static int queue_ack(xqc_t *c, const xqc_peer_t *p, uint64_t request_id, const c
 
 void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g) {
   const char *wid = g->worker_id ? g->worker_id : "";
-  size_t wlen = strlen(wid);
-  if (wlen == 0 || wlen >= sizeof p->worker_id || g->record.len == 0 ||
-      g->record.len > XQ_RECORD_MAX_PAYLOAD) {
+  if (!xqc_worker_id_ok(wid) || g->record.len == 0 || g->record.len > XQ_RECORD_MAX_PAYLOAD) {
     xqc_peer_fault(c, p, "game with a bad worker id or record size");
     send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false,
              "bad worker id or record size");
+    return;
+  }
+  char why[400];
+  if (xqc_peer_claim(c, p, wid, why, sizeof why) < 0) {
+    /* Another key or live connection owns the worker id: not stored, not acked. */
+    xqc_peer_refuse_claim(c, p, request_id, why);
     return;
   }
   if (xqc_bans_match(&c->bans, wid, p->key) || xqc_peer_banned(c, p)) {
@@ -200,8 +220,8 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   xq_errbuf_t eb;
   xq_sample_t *s = NULL;
   game_facts_t facts = {0};
-  int n = record_samples(g->record.data, g->record.len, c->cfg.adjudicate_material, &s,
-                         &facts, &eb);
+  int n = record_samples(g->record.data, g->record.len, c->cfg.adjudicate_material, p->key,
+                         &s, &facts, &eb);
   if (n < 0) {
     c->rejected_games++;
     p->rejected++;
@@ -216,6 +236,19 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
             (unsigned long long)g->seq, eb.msg);
     xqc_peer_error(c, p, "inconsistent game record");
     send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false, eb.msg);
+    return;
+  }
+  if (xqc_copies_has(&c->copies, facts.copy_hash)) {
+    /* The same moves and result from the same key under a new seq: one game, once. */
+    c->replayed_games++;
+    if (!p->copy_refused)
+      XQ_LOGW(COMP, "game refused: a copy of a game already in the window (logged once per"
+              " connection; the status line counts them as copies) worker=%s seq=%llu", wid,
+              (unsigned long long)g->seq);
+    p->copy_refused = true;
+    free(s);
+    send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false,
+             "a copy of a game already in the window");
     return;
   }
   int rc = xqc_seg_append(&c->seg, wid, g->seq, g->record.data, g->record.len, &eb);
@@ -233,6 +266,7 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
             " after a restart worker=%s", wid);
   for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
   free(s);
+  xqc_copies_add(&c->copies, facts.copy_hash, (uint32_t)n);
   seen_insert(&c->seen, key);
   c->games++;
   c->positions += (uint64_t)n;

@@ -8,6 +8,7 @@
  * nets.c serves net files, promote.c runs candidates and gating, ingest.c takes games,
  * admin.c bans.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "coord.h"
 #include "identity.h"
+#include "roles.h"
 #include "rules/fen.h"
 #include "status.h"
 #include "support/log.h"
@@ -66,12 +68,28 @@ static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
   s->mate_probe = (uint32_t)cfg->mate_probe;
 }
 
+/* Copies a peer's free text (host name, version) into out (n bytes) with every byte that
+ * is not printable ASCII, and every quote or backslash, replaced by '?': it is stored,
+ * shown by the views and logged inside quotes. */
+static void clean_text(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  for (const unsigned char *q = (const unsigned char *)(s ? s : ""); *q && k + 1 < n; q++)
+    out[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : (char)*q;
+  out[k] = '\0';
+}
+
 static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) {
   if (!xqc_identity_hello_ok(c, p, rq, h)) return;
   const char *wid = h->worker_id ? h->worker_id : "";
-  if (strlen(wid) >= sizeof p->worker_id) {
-    xqc_peer_fault(c, p, "worker id too long");
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_BAD_FIELD, "worker id too long");
+  char why[400];
+  int rc = xqc_peer_claim(c, p, wid, why, sizeof why);
+  if (rc == XQ_EINVAL) {
+    xqc_peer_fault(c, p, why);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_WORKER_ID, why);
+    return;
+  }
+  if (rc < 0) {
+    xqc_peer_refuse_claim(c, p, rq, why);
     return;
   }
   snprintf(p->worker_id, sizeof p->worker_id, "%s", wid);
@@ -79,17 +97,19 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
   p->hello = true;
   xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
                                      (uint64_t)c->cfg.worker_timeout_ms);
+  char host[sizeof ws->host], version[sizeof ws->version];
+  clean_text(host, sizeof host, h->host);
+  clean_text(version, sizeof version, h->software_version);
   if (ws) {
-    snprintf(ws->host, sizeof ws->host, "%s", h->host ? h->host : "");
-    snprintf(ws->version, sizeof ws->version, "%s",
-             h->software_version ? h->software_version : "");
+    memcpy(ws->host, host, sizeof host);
+    memcpy(ws->version, version, sizeof version);
     ws->threads = h->threads;
     ws->role = h->role;
     xqc_worker_touch(ws, xqc_now_ms());
     xqc_peer_worker_sync(c, p, ws);
   }
-  XQ_LOGI(COMP, "hello worker=%s role=%d host=%s threads=%u version=%s", wid, h->role,
-          h->host ? h->host : "", h->threads, h->software_version ? h->software_version : "");
+  XQ_LOGI(COMP, "hello worker=%s role=%d host=\"%s\" threads=%u version=\"%s\" address=%s",
+          wid, h->role, host, h->threads, version, p->address);
   Xqz__Envelope env;
   Xqz__Welcome w;
   Xqz__SelfplaySettings s;
@@ -139,7 +159,7 @@ static void on_job_request(xqc_t *c, xqc_peer_t *p, uint64_t rq) {
   xq_wire_init(&env);
   xqz__job__init(&job);
   c->jobs_served++;
-  if (xqc_promote_arena_job(c, &aj, fen)) {
+  if (xqc_promote_arena_job(c, p, &aj, fen)) {
     job.kind_case = XQZ__JOB__KIND_ARENA;
     job.arena = &aj;
   } else {
@@ -170,13 +190,43 @@ static void send_wait(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint32_t ms, const c
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 
+/* A loss the trainer may report: finite, not negative, below XQC_LOSS_MAX. */
+static bool loss_ok(float x) { return isfinite(x) && x >= 0.0f && x <= XQC_LOSS_MAX; }
+
+/* Checks the trainer's report riding on a BatchRequest; false with the reason in why. */
+static bool report_ok(const Xqz__BatchRequest *r, char *why, size_t n) {
+  if (r->trainer_step > XQC_STEP_MAX) {
+    snprintf(why, n, "trainer_step %llu is out of range (at most %llu)",
+             (unsigned long long)r->trainer_step, (unsigned long long)XQC_STEP_MAX);
+    return false;
+  }
+  if (r->loss_steps && (!loss_ok(r->loss) || !loss_ok(r->loss_policy) ||
+                        !loss_ok(r->loss_value))) {
+    snprintf(why, n, "losses must be finite and in 0..%g: loss=%g policy=%g value=%g",
+             XQC_LOSS_MAX, (double)r->loss, (double)r->loss_policy, (double)r->loss_value);
+    return false;
+  }
+  return true;
+}
+
 static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__BatchRequest *r) {
   if (!xqc_identity_batch_ok(c, p, rq, r)) return;
-  if ((int64_t)r->trainer_step > c->trainer_step) c->trainer_step = (int64_t)r->trainer_step;
-  xqc_status_loss_report(c, r);
+  char why[200];
+  if (!report_ok(r, why, sizeof why)) {
+    /* Refused whole: a trainer whose losses went NaN should stop, not train on. */
+    c->bad_reports++;
+    xqc_peer_fault(c, p, why);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_BAD_FIELD, why);
+    return;
+  }
+  /* The step never goes back: a trainer resumed from an older checkpoint reports a lower
+   * step until it catches up, and its reports are not stored until then. */
+  if ((int64_t)r->trainer_step >= c->trainer_step) {
+    c->trainer_step = (int64_t)r->trainer_step;
+    xqc_status_loss_report(c, r);
+  }
   uint32_t n = r->size ? r->size : (uint32_t)c->cfg.batch_size;
   if (n > 8192) n = 8192;
-  char why[160];
   if (c->replay.count < (uint64_t)c->cfg.min_positions) {
     snprintf(why, sizeof why, "window holds %llu of %lld positions needed to start",
              (unsigned long long)c->replay.count, (long long)c->cfg.min_positions);
@@ -271,6 +321,12 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
     xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_BANNED, "banned");
     return;
   }
+  char why[400];
+  if (!xqc_peer_allowed(c, p, (int)env->body_case, why, sizeof why)) {
+    if (env->body_case == XQZ__ENVELOPE__BODY_ADMIN_REQUEST) xqc_admin_refuse(c, p, rq, why);
+    else xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_NOT_ALLOWED, why);
+    return;
+  }
   switch (env->body_case) {
   case XQZ__ENVELOPE__BODY_HELLO: on_hello(c, p, rq, env->hello); break;
   case XQZ__ENVELOPE__BODY_HEARTBEAT: on_heartbeat(c, p, rq, env->heartbeat); break;
@@ -306,9 +362,8 @@ static void drain(xqc_t *c) {
     eb.msg[0] = '\0';
     xq_wire_head_t head;
     int rc = xq_wire_recv_head(c->router, rid, &rid_len, &env, ZMQ_DONTWAIT, &head, &eb);
-    const char *key = head.user_id;
     if (rc == XQ_EIO) continue; /* EAGAIN or a vanished frame: look at ZMQ_EVENTS again */
-    int pi = xqc_peers_admit(c, rid, rid_len, key, rc == 0 ? env : NULL);
+    int pi = xqc_peers_admit(c, rid, rid_len, &head, rc == 0 ? env : NULL);
     if (pi < 0) {
       xq_wire_free(&env); /* out of memory, or a cut-off identity: ignored */
       continue;
@@ -338,11 +393,14 @@ static void on_router(uv_poll_t *h, int status, int events) {
 
 static void status_line(xqc_t *c) {
   XQ_LOGI(COMP, "status games=%llu positions=%llu window=%llu workers=%u best=%016llx "
-          "trainer_step=%lld served=%llu rejected=%llu duplicates=%llu gating=\"%s\"",
+          "trainer_step=%lld served=%llu rejected=%llu duplicates=%llu copies=%llu"
+          " refused_roles=%llu refused_ids=%llu bad_reports=%llu gating=\"%s\"",
           (unsigned long long)c->games, (unsigned long long)c->positions,
           (unsigned long long)c->replay.count, count_workers(c), (unsigned long long)c->best,
           (long long)c->trainer_step, (unsigned long long)c->samples_served,
           (unsigned long long)c->rejected_games, (unsigned long long)c->duplicates,
+          (unsigned long long)c->replayed_games, (unsigned long long)c->role_refusals,
+          (unsigned long long)c->claims_refused, (unsigned long long)c->bad_reports,
           c->gate.open ? "match open" : c->last_gating);
 }
 
@@ -391,6 +449,13 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   if (rc == 0) rc = xqc_auth_apply(&c->auth, c->router, eb);
   if (rc == 0) rc = xqc_auth_apply(&c->auth, c->pub, eb);
   if (rc < 0) return rc;
+  if (!c->auth.on && (!xqc_endpoint_is_loopback(c->cfg.router) ||
+                      !xqc_endpoint_is_loopback(c->cfg.pub)))
+    XQ_LOGW(COMP, "listening beyond this machine without CURVE: anyone who reaches the ports"
+            " may send games and claim worker ids (admin and trainer requests are taken"
+            " from loopback and trainer_addresses only); set curve_secret_key and"
+            " curve_allow_dir on a shared network router=%s pub=%s", c->cfg.router,
+            c->cfg.pub);
   if (zmq_bind(c->router, c->cfg.router) != 0)
     return xq_err_set(eb, XQ_EIO, "cannot bind router %s: %s (another coordinator?)",
                       c->cfg.router, zmq_strerror(zmq_errno()));

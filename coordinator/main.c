@@ -139,6 +139,7 @@ int main(int argc, char **argv) {
   xqc_gate_close(&c->gate);
   xqc_replay_close(&c->replay);
   xqc_seen_free(&c->seen);
+  xqc_copies_close(&c->copies);
   xqc_workers_close(&c->workers);
   xqc_bans_close(&c->bans);
   xqc_sources_close(&c->sources);

@@ -1,7 +1,8 @@
 /*
  * peers.c: the peer table (see peers.h): finding a routing id's peer, the identity faults
- * are counted against, counting faults and cutting identities off (cutoff.h), refusing a
- * peer of another protocol version, and forgetting peers that went silent.
+ * are counted against, who owns a worker id, a peer's roles (roles.h) and the refusal of a
+ * request they do not allow, counting faults and cutting identities off (cutoff.h),
+ * refusing a peer of another protocol version, and forgetting peers that went silent.
  */
 #include "peers.h"
 
@@ -10,23 +11,134 @@
 #include <string.h>
 
 #include "coord.h"
+#include "roles.h"
 #include "support/log.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
 
+/* The identity of (key, worker id) as cutoff.h and the logs name it; without a worker id,
+ * the connection (rid) stands in. */
+static void identity_of(const char *key, const char *wid, const uint8_t *rid, size_t rid_len,
+                        char *buf, size_t n) {
+  size_t k = key[0] ? (size_t)snprintf(buf, n, "key:%s/", key) : 0;
+  if (k >= n) return;
+  if (wid && wid[0]) {
+    snprintf(buf + k, n - k, "worker:%s", wid);
+    return;
+  }
+  k += (size_t)snprintf(buf + k, n - k, "conn:");
+  for (size_t i = 0; i < rid_len && k + 3 < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%02x", rid[i]);
+}
+
 void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n) {
-  if (p->key[0]) {
-    snprintf(buf, n, "key:%s", p->key);
-    return;
+  identity_of(p->key, p->worker_id, p->rid, p->rid_len, buf, n);
+}
+
+bool xqc_worker_id_ok(const char *wid) {
+  size_t n = strlen(wid);
+  if (n == 0 || n >= sizeof ((xqc_peer_t *)0)->worker_id) return false;
+  for (const unsigned char *q = (const unsigned char *)wid; *q; q++)
+    if (*q <= ' ' || *q > '~' || *q == '"' || *q == '\\') return false;
+  return true;
+}
+
+/* The live connection other than p, from another address, whose Hello named wid without
+ * CURVE, or NULL. A connection from the owner's own address takes the id over: that is the
+ * worker reconnecting (after a network cut its old connection still looks alive). */
+static const xqc_peer_t *connection_owner(const xqc_t *c, const xqc_peer_t *p, const char *wid) {
+  uint64_t now = xqc_now_ms();
+  for (int i = 0; i < c->npeers; i++) {
+    const xqc_peer_t *q = &c->peers[i];
+    if (q == p || !q->hello || q->key[0] || strcmp(q->worker_id, wid)) continue;
+    if (p->address[0] && !strcmp(q->address, p->address)) continue;
+    if (now - q->last_seen_ms <= (uint64_t)c->cfg.worker_timeout_ms) return q;
   }
-  if (p->worker_id[0]) {
-    snprintf(buf, n, "worker:%s", p->worker_id);
-    return;
+  return NULL;
+}
+
+int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n) {
+  char shown[64];
+  xq_log_escape(shown, sizeof shown, wid);
+  if (!xqc_worker_id_ok(wid)) {
+    snprintf(why, n, "worker id \"%s\" refused: a worker id is 1 to 127 printable ASCII"
+             " characters without spaces, quotes or backslashes", shown);
+    return XQ_EINVAL;
   }
-  size_t k = (size_t)snprintf(buf, n, "conn:");
-  for (size_t i = 0; i < p->rid_len && k + 3 < n; i++)
-    k += (size_t)snprintf(buf + k, n - k, "%02x", p->rid[i]);
+  if (!p->key[0]) {
+    if (!connection_owner(c, p, wid)) return 0;
+    snprintf(why, n, "worker id %s is in use by a connection from another address: retry"
+             " when it has been silent for worker_timeout_ms (%lld ms), or give this worker an"
+             " --id of its own", wid, (long long)c->cfg.worker_timeout_ms);
+    return XQ_EMISMATCH;
+  }
+  const char *owner = xqc_sources_key_of(&c->sources, wid);
+  if (owner[0] && strcmp(owner, p->key)) {
+    snprintf(why, n, "worker id %s belongs to another key (%.8s...): give this worker an"
+             " --id of its own", wid, owner);
+    return XQ_EMISMATCH;
+  }
+  if (owner[0]) return 0;
+  int changed = 0;
+  if (xqc_sources_get(&c->sources, wid, p->key, &changed) == XQC_SOURCE_NONE) {
+    snprintf(why, n, "the coordinator is out of memory");
+    return XQ_ENOMEM;
+  }
+  if (changed && xqc_db_worker_key_set(c->db, wid, p->key) < 0)
+    XQ_LOGW(COMP, "cannot record the owner of a worker id; it is held until a restart only"
+            " worker=%s key=%s", wid, p->key);
+  return 0;
+}
+
+void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why) {
+  c->claims_refused++;
+  if (!p->claim_refused) {
+    char id[XQC_IDENTITY_MAX];
+    xqc_peer_identity(p, id, sizeof id);
+    p->claim_refused = true;
+    XQ_LOGW(COMP, "worker id refused (logged once per connection) peer=%s address=%s"
+            " reason=\"%s\"", id, p->address, why);
+  }
+  xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_WORKER_ID, why);
+}
+
+unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p) {
+  xqc_role_facts_t f = {c->auth.on, xqc_auth_is_trainer(&c->auth, p->key),
+                        xqc_auth_is_admin(&c->auth, p->key), p->address,
+                        c->cfg.trainer_addresses};
+  return xqc_roles_of(&f);
+}
+
+bool xqc_peer_allowed(xqc_t *c, xqc_peer_t *p, int body, char *why, size_t n) {
+  unsigned need = xqc_roles_allowed(body);
+  if (!need) return true; /* not a request: dispatch refuses it as unexpected */
+  unsigned have = XQC_ROLE_WORKER | XQC_ROLE_OBSERVER; /* every peer: no lookup needed */
+  if (!(need & have)) have = xqc_peer_roles(c, p);
+  if (need & have) return true;
+  char roles[64];
+  xqc_roles_text(need, roles, sizeof roles);
+  const char *how;
+  if (c->auth.on)
+    how = need & XQC_ROLE_ADMIN ? "this key is not in the coordinator's curve_admin_dir"
+                                : "this key is not in the coordinator's curve_trainer_dir";
+  else
+    how = need & XQC_ROLE_ADMIN ? "without CURVE only loopback peers may; turn CURVE on to"
+                                  " administer from another host"
+                                : "without CURVE only loopback peers and trainer_addresses"
+                                  " may";
+  snprintf(why, n, "not allowed: %s needs the %s role; %s (peer address %s)",
+           xqc_roles_message_name(body), roles, how, p->address[0] ? p->address : "unknown");
+  c->role_refusals++;
+  if (!p->role_refused) {
+    char id[XQC_IDENTITY_MAX];
+    xqc_peer_identity(p, id, sizeof id);
+    p->role_refused = true;
+    XQ_LOGW(COMP, "request refused: the peer's roles do not allow it (logged once per"
+            " connection) peer=%s message=%s reason=\"%s\"", id,
+            xqc_roles_message_name(body), why);
+  }
+  return false;
 }
 
 bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p) {
@@ -123,8 +235,9 @@ const char *xqc_named_worker(const Xqz__Envelope *env) {
   }
 }
 
-int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const char *key,
+int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,
                     const Xqz__Envelope *env) {
+  const char *key = head->user_id;
   int pi = rid_len ? peer_get(c, rid, rid_len) : -1;
   if (pi < 0) return -1;
   xqc_peer_t *p = &c->peers[pi];
@@ -139,17 +252,18 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const char *ke
     }
     memcpy(p->key, key, sizeof p->key);
   }
+  if (head->peer_address[0]) memcpy(p->address, head->peer_address, sizeof p->address);
   uint64_t now = xqc_now_ms();
   p->last_seen_ms = now;
   char id[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, id, sizeof id);
   p->cut = xqc_cutoff_active(&c->cutoff, id, now);
   if (p->cut) return -1;
-  const char *named = env && !p->key[0] ? xqc_named_worker(env) : NULL;
+  const char *named = env ? xqc_named_worker(env) : NULL;
   if (named && named[0] && strcmp(named, p->worker_id)) {
-    /* Without CURVE, a cut-off worker on a new connection is known by the worker id its
-     * Hello or its games carry. */
-    snprintf(id, sizeof id, "worker:%s", named);
+    /* A cut-off worker on a new connection is known by the (key,) worker id its Hello or
+     * its games carry. */
+    identity_of(p->key, named, p->rid, p->rid_len, id, sizeof id);
     if (xqc_cutoff_active(&c->cutoff, id, now)) return -1;
   }
   return pi;

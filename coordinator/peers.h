@@ -1,9 +1,18 @@
 /*
  * peers.h: the coordinator's peers. A peer is one ROUTER routing id (one connection); it
  * carries the identity its messages speak for (its CURVE key, the worker id of its
- * Hello), its role, and the faults counted against it. Faults and cut-offs are kept per
- * identity in cutoff.h, so forgetting a silent peer never lifts a cut. The table itself
- * lives in xqc_t (coord.h); peers.c holds every function on it.
+ * Hello), where it connects from (its roles follow from that, roles.h), and the faults
+ * counted against it. Faults and cut-offs are kept per identity in cutoff.h, so forgetting
+ * a silent peer never lifts a cut. The table itself lives in xqc_t (coord.h); peers.c
+ * holds every function on it.
+ *
+ * A worker id belongs to whoever claimed it first: with CURVE the first key to say Hello
+ * or send a game under it (recorded in the campaign's worker_keys, so it survives
+ * restarts), without CURVE the connection whose Hello named it, for as long as that
+ * connection is alive (heard from within worker_timeout_ms), or until a connection from the
+ * same IP address (the worker reconnecting) takes it over. Games under a worker id from
+ * anyone else are refused, so (worker id, seq) is in effect (key, worker id, seq), and a
+ * Hello under someone else's id gives nothing to charge faults to but the connection.
  */
 #ifndef XQC_PEERS_H
 #define XQC_PEERS_H
@@ -23,13 +32,21 @@ typedef struct {
   /* The peer's identity: its CURVE public key (Z85, the "User-Id" of its messages as set
    * by the ZAP handler); empty when CURVE is off. */
   char key[XQ_Z85_KEY_LEN + 1];
-  int role;
+  char address[64];       /* IP address it connects from ("" when not TCP) */
+  int role;               /* the role its Hello claims (statistics only: roles.h decides) */
   uint64_t last_seen_ms;
   uint64_t net_id, games_done;
   int64_t errors, rejected;
   bool hello, alive;
   bool cut;               /* its identity is cut off now (cutoff.h) */
   bool version_refused;   /* its protocol version was refused (logged once) */
+  bool role_refused;      /* a request its roles do not allow was refused (logged once) */
+  bool claim_refused;     /* a worker id it does not own was refused (logged once) */
+  bool copy_refused;      /* a copy of a game in the window was refused (logged once) */
 } xqc_peer_t;
+
+/* true when wid may be a worker id: 1 to 127 bytes of printable ASCII without spaces,
+ * quotes or backslashes (so it cannot forge a log field or a line). */
+bool xqc_worker_id_ok(const char *wid);
 
 #endif

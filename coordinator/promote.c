@@ -63,14 +63,21 @@ void xqc_promote_resume(xqc_t *c) {
   }
 }
 
-bool xqc_promote_arena_job(xqc_t *c, Xqz__ArenaJob *aj, char *fen) {
+/* A pair's holders are peer identities (gating.h keeps them). */
+_Static_assert(XQC_IDENTITY_MAX <= XQC_GATE_WHO_MAX, "a peer identity fits a pair's holder");
+
+/* How long a pair is out before it is handed to another worker, and its result too late. */
+static uint64_t pair_deadline_ms(const xqc_t *c) { return (uint64_t)c->cfg.worker_timeout_ms * 2; }
+
+bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen) {
   int pair = -1;
   if (c->gate.open && (c->jobs_served & 1))
-    pair = xqc_gate_next_pair(&c->gate, xqc_now_ms(), (uint64_t)c->cfg.worker_timeout_ms * 2);
+    pair = xqc_gate_next_pair(&c->gate, xqc_now_ms(), pair_deadline_ms(c));
   xq_errbuf_t eb;
   if (pair < 0 || xqc_gate_opening_fen(&c->gate, pair, fen, &eb) < 0) return false;
-  c->gate.state[pair] = 1;
-  c->gate.issued_ms[pair] = xqc_now_ms();
+  char who[XQC_IDENTITY_MAX];
+  xqc_peer_identity(p, who, sizeof who);
+  xqc_gate_issue(&c->gate, pair, who, xqc_now_ms());
   xqz__arena_job__init(aj);
   aj->match_id = c->gate.match_id;
   aj->net_a = c->gate.cand;
@@ -156,7 +163,21 @@ void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__A
     send_ack(c, p, rq, r->pair_index, false, "match closed");
     return;
   }
-  if (xqc_gate_result(&c->gate, (int)r->pair_index, r->result_a_red, r->result_a_black) < 0) {
+  char who[XQC_IDENTITY_MAX];
+  xqc_peer_identity(p, who, sizeof who);
+  int pair = r->pair_index >= (uint32_t)c->gate.npairs ? -1 : (int)r->pair_index;
+  switch (xqc_gate_check(&c->gate, pair, who, xqc_now_ms(), pair_deadline_ms(c))) {
+  case XQC_GATE_TAKE: break;
+  case XQC_GATE_STALE:
+    /* Honest but late: the pair went to another worker, or was scored already. */
+    send_ack(c, p, rq, r->pair_index, false, "pair re-issued or already scored");
+    return;
+  case XQC_GATE_FORGED:
+    xqc_peer_fault(c, p, "arena result for a pair not issued to this peer");
+    send_ack(c, p, rq, r->pair_index, false, "pair not issued to this peer");
+    return;
+  }
+  if (xqc_gate_result(&c->gate, pair, r->result_a_red, r->result_a_black) < 0) {
     xqc_peer_fault(c, p, "bad arena result");
     send_ack(c, p, rq, r->pair_index, false, "bad pair index or result");
     return;
@@ -175,6 +196,11 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
   if (rc < 0) {
     xqc_peer_fault(c, p, "candidate net does not decode");
     send_ack(c, p, rq, cn->step, false, eb.msg);
+    return;
+  }
+  if (cn->step > XQC_STEP_MAX) {
+    xqc_peer_fault(c, p, "candidate step out of range");
+    send_ack(c, p, rq, cn->step, false, "step out of range");
     return;
   }
   char why[400];

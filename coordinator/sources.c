@@ -52,7 +52,7 @@ uint32_t xqc_sources_get(xqc_sources_t *s, const char *worker_id, const char *ke
     strcpy(s->v[tag].worker_id, worker_id);
     s->slots[find_slot(s, worker_id)] = tag;
   }
-  if (key && key[0] && strlen(key) == XQ_Z85_KEY_LEN && strcmp(s->v[tag].key, key)) {
+  if (key && key[0] && strlen(key) == XQ_Z85_KEY_LEN && !s->v[tag].key[0]) {
     memcpy(s->v[tag].key, key, XQ_Z85_KEY_LEN + 1);
     if (key_changed) *key_changed = 1;
   }

@@ -1,8 +1,8 @@
 /*
  * sources.h: who sent the samples in the replay window. Each game's samples carry a
  * compact uint32 tag, an index into this table of worker ids; each entry also holds the
- * CURVE key last seen sending games for that worker id (empty when CURVE is off), so a ban
- * on a worker id or on a key can find its samples (bans.h). Entries are never removed: a
+ * CURVE key that owns that worker id (the first to claim it, peers.h; empty when CURVE is
+ * off), so a ban on a worker id or on a key can find its samples (bans.h). Entries are never removed: a
  * tag stays valid for the life of the process. A hash index keeps lookups O(1) even when
  * a hostile peer invents many worker ids.
  *
@@ -29,8 +29,9 @@ typedef struct {
   uint32_t nslots;
 } xqc_sources_t;
 
-/* The tag of worker_id, added when new. A non-empty key replaces the recorded one and sets
- * *key_changed (may be NULL) so the caller can persist it. XQC_SOURCE_NONE when out of
+/* The tag of worker_id, added when new. A non-empty key is recorded when the entry has
+ * none yet (the first key owns the id) and sets *key_changed (may be NULL) so the caller
+ * can persist it; a later, different key is not recorded. XQC_SOURCE_NONE when out of
  * memory or worker_id is too long. */
 uint32_t xqc_sources_get(xqc_sources_t *s, const char *worker_id, const char *key,
                          int *key_changed);

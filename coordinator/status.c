@@ -377,7 +377,9 @@ double xqc_status_rate(const xqc_t *c) {
 }
 
 void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
-  if (r->loss_steps == 0) return;
+  /* The loss curve never goes back in steps: a report below the last stored row (a
+   * trainer resumed from an older checkpoint) is not kept. */
+  if (r->loss_steps == 0 || r->trainer_step < c->loss_saved_step) return;
   double k = r->loss_steps;
   c->last_loss.step = r->trainer_step;
   c->last_loss.time = (int64_t)time(NULL);
@@ -389,9 +391,7 @@ void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
   c->loss_acc.policy += k * r->loss_policy;
   c->loss_acc.value += k * r->loss_value;
   c->loss_acc_steps += r->loss_steps;
-  /* A step below the last stored one: a trainer started afresh; store from there on. */
-  bool stepped = r->trainer_step >= c->loss_saved_step + XQC_LOSS_EVERY_STEPS ||
-                 r->trainer_step < c->loss_saved_step;
+  bool stepped = r->trainer_step >= c->loss_saved_step + XQC_LOSS_EVERY_STEPS;
   if (!stepped || c->last_loss.time < c->loss_saved_time + XQC_LOSS_EVERY_S) return;
   xqc_loss_row_t row = c->last_loss;
   row.loss = c->loss_acc.loss / c->loss_acc_steps;

@@ -3,7 +3,8 @@
  * xqz-coordinator. It pre-generates a pool of valid, distinct game records (random legal
  * games of 40-120 plies, every ply a full search with a few visit counts on legal moves,
  * ended by the rules or by the length cap exactly as xq_adjudicate says), then N DEALER
- * sockets each say Hello as a worker and stream GameRecords with increasing seq, keeping
+ * sockets each say Hello as a worker and stream GameRecords with increasing seq (the pool
+ * over again when it runs out: those are copies the coordinator refuses), keeping
  * up to --inflight unacknowledged records per socket. Acks (accepted/rejected) and the
  * positions of acked records are counted; an optional trainer socket loops BatchRequest
  * (at most --trainer-rate a second: a slow trainer) and counts Batches and Waits. Progress goes to stderr every second, the summary to
@@ -277,6 +278,7 @@ int xqz_bench_coordinator(int argc, char **argv) {
   bench_counts_t c = {0}, last = {0};
   double t0 = now_s(), tend = t0 + seconds, tlast = t0, tnow = t0;
   int pool_next = 0;
+  bool pool_wrapped = false;
   while ((tnow = now_s()) < tend) {
     /* Fill every worker's window. */
     for (int i = 0; i < workers; i++) {
@@ -287,6 +289,12 @@ int xqz_bench_coordinator(int argc, char **argv) {
         w[i].next_seq++;
         w[i].inflight++;
         pool_next = (pool_next + 1) % pool_n;
+        if (pool_next == 0 && !pool_wrapped) {
+          pool_wrapped = true;
+          fprintf(stderr, "bench coordinator: every record of the pool was sent; the"
+                  " coordinator refuses the copies that follow (raise --pool to cover the"
+                  " run)\n");
+        }
       }
     }
     if (tr && !tr_waiting_reply && tnow >= tr_next) {

@@ -26,6 +26,7 @@
 #define FETCH_RETRY_MS 30000     /* wait after a failed fetch */
 #define RESEND_MS 30000          /* resend an unacknowledged game after this long */
 #define STOP_GRACE_MS 30000      /* wait this long for the running games after SIGTERM */
+#define HELLO_RETRY_MS 5000      /* say Hello again this long after it was refused */
 
 typedef struct {
   const xq_worker_opts_t *o;
@@ -35,6 +36,7 @@ typedef struct {
   xq_play_loop_t play;
   xq_rng_t rng;
   int welcomed;
+  int64_t hello_retry_ms; /* when to say Hello again after a refusal (0 = not due) */
   int64_t first_unanswered_ms; /* oldest request without any answer since (0 = none) */
   uint32_t heartbeat_ms;
   int64_t last_hb_ms;
@@ -272,6 +274,9 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
         break;
       }
       XQ_LOGW(C, "coordinator error code=%u message=\"%s\"", env->error->code, env->error->message);
+      /* A refused Hello (its worker id still held by this worker's previous connection,
+       * say) is said again later; nothing else would send it. */
+      if (!a->welcomed) a->hello_retry_ms = xq_clock_ms() + HELLO_RETRY_MS;
       if (a->fetch.id) { /* most likely about the net we asked for */
         a->failed_net = a->fetch.id;
         a->failed_ms = xq_clock_ms();
@@ -473,6 +478,10 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     if (a->welcomed) {
       xq_spool_due(a->spool, now, RESEND_MS, 64, send_game, a);
       if (now - a->last_hb_ms >= a->heartbeat_ms) send_heartbeat(a);
+    }
+    if (!a->welcomed && a->hello_retry_ms && now >= a->hello_retry_ms) {
+      a->hello_retry_ms = 0;
+      send_hello(a);
     }
     /* The DEALER connected again: the coordinator restarted and forgot this worker. */
     if (a->link.reconnected) {

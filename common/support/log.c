@@ -1,10 +1,14 @@
 /*
  * log.c: the shared log line (see log.h). The whole line is formatted into one buffer and
  * written with a single fputs + fflush so lines from several threads never interleave.
+ * Control characters in the message (a peer's worker id with a newline, say) are written
+ * as \xNN, so no field can end the line early and forge another one.
  */
 #include "support/log.h"
 
+#include <assert.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,6 +28,20 @@ static const char *level_name(xq_log_level_t l) {
   }
 }
 
+size_t xq_log_escape(char *out, size_t n, const char *s) {
+  assert(n > 0);
+  size_t k = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    bool ctl = *p < 0x20 || *p == 0x7f;
+    size_t need = ctl ? 4 : 1;
+    if (k + need >= n) break;
+    if (ctl) k += (size_t)snprintf(out + k, n - k, "\\x%02x", *p);
+    else out[k++] = (char)*p;
+  }
+  out[k] = '\0';
+  return k;
+}
+
 void xq_log(xq_log_level_t level, const char *component, const char *fmt, ...) {
   if (level < g_level) return;
   char line[2048];
@@ -36,10 +54,12 @@ void xq_log(xq_log_level_t level, const char *component, const char *fmt, ...) {
                    tm.tm_sec, ts.tv_nsec / 1000000L, level_name(level),
                    component ? component : "-");
   if (n < 0) return;
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  if ((size_t)n < sizeof line) vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if ((size_t)n < sizeof line) xq_log_escape(line + n, sizeof line - (size_t)n, msg);
   size_t len = strlen(line);
   if (len >= sizeof line - 1) len = sizeof line - 2;
   line[len] = '\n';

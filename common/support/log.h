@@ -10,6 +10,7 @@
 #ifndef XQ_LOG_H
 #define XQ_LOG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef enum { XQ_LOG_DEBUG = 0, XQ_LOG_INFO, XQ_LOG_WARN, XQ_LOG_ERROR } xq_log_level_t;
@@ -18,7 +19,12 @@ typedef enum { XQ_LOG_DEBUG = 0, XQ_LOG_INFO, XQ_LOG_WARN, XQ_LOG_ERROR } xq_log
 void xq_log_set_level(xq_log_level_t level);
 /* Destination stream (default stderr). */
 void xq_log_set_stream(FILE *f);
-/* Writes one line; fmt is printf-style (no trailing newline). */
+/* Copies s into out (n > 0 bytes, always terminated, cut short when full) with each
+ * control character (below 0x20, and 0x7f) written as \xNN; returns the length. xq_log
+ * applies it to every message. */
+size_t xq_log_escape(char *out, size_t n, const char *s);
+/* Writes one line; fmt is printf-style (no trailing newline; control characters are
+ * escaped as by xq_log_escape). */
 void xq_log(xq_log_level_t level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -110,9 +110,10 @@ static int has_more(void *sock) {
   return more;
 }
 
-/* Copies a frame's "User-Id" property (set by a ZAP handler) into user (cap bytes). */
-static void user_id_of(zmq_msg_t *m, char *user, size_t cap) {
-  const char *u = zmq_msg_gets(m, "User-Id");
+/* Copies a frame's metadata property `name` ("User-Id", set by a ZAP handler, or
+ * "Peer-Address") into user (cap bytes); leaves it alone when there is none. */
+static void property_of(zmq_msg_t *m, const char *name, char *user, size_t cap) {
+  const char *u = zmq_msg_gets(m, name);
   if (!u) return;
   size_t n = strlen(u);
   if (n >= cap) n = cap - 1;
@@ -140,7 +141,7 @@ int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope *
     if (n > 255) n = 255;
     memcpy(rid, zmq_msg_data(&m), n);
     *rid_len = n;
-    if (head) user_id_of(&m, head->user_id, sizeof head->user_id);
+    if (head) property_of(&m, "User-Id", head->user_id, sizeof head->user_id);
     zmq_msg_close(&m);
     if (!has_more(sock)) return xq_err_set(eb, XQ_EFORMAT, "message without a body frame");
     flags = 0; /* the rest of a message is already here */
@@ -155,11 +156,15 @@ int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope *
     drain(sock);
     return xq_err_set(eb, XQ_EFORMAT, "message with more than one body frame");
   }
-  char user[sizeof head->user_id] = "";
-  if (head) user_id_of(&m, user, sizeof user);
+  char user[sizeof head->user_id] = "", address[sizeof head->peer_address] = "";
+  if (head) {
+    property_of(&m, "User-Id", user, sizeof user);
+    property_of(&m, "Peer-Address", address, sizeof address);
+  }
   int rc = xq_wire_unpack_head(zmq_msg_data(&m), zmq_msg_size(&m), out, head, eb);
   zmq_msg_close(&m);
   if (head && user[0]) memcpy(head->user_id, user, sizeof user);
+  if (head) memcpy(head->peer_address, address, sizeof address);
   return rc;
 }
 

@@ -32,6 +32,12 @@
 /* Error.code of the refusal of a peer (Hello, BatchRequest) that names another campaign;
  * the message names both campaign ids and what to do. Retrying cannot help. */
 #define XQ_ERROR_CAMPAIGN 8
+/* Error.code of a request the sender's role may not make (a worker's BatchRequest, say);
+ * the message names the role needed and how to get it. */
+#define XQ_ERROR_NOT_ALLOWED 9
+/* Error.code of a worker id that another key or connection owns, or that holds bytes a
+ * worker id may not (control characters, spaces, quotes). */
+#define XQ_ERROR_WORKER_ID 10
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's
@@ -57,6 +63,10 @@ typedef struct {
    * server whose ZAP handler answers with the client's Z85 public key is that key; empty
    * when the connection has none. */
   char user_id[41];
+  /* Also from xq_wire_recv_head: the message's "Peer-Address" metadata, the numeric IP
+   * address of the sending end of a TCP connection (as getnameinfo writes it); empty for
+   * other transports. */
+  char peer_address[64];
 } xq_wire_head_t;
 /* Like xq_wire_unpack; head (may be NULL) gets the header. */
 int xq_wire_unpack_head(const uint8_t *buf, size_t len, Xqz__Envelope **out,

@@ -39,9 +39,10 @@ cleared() { grep -c "INFO  balance no longer trainer-bound" "$dir/coord.log"; }
 check "an empty campaign is filling" wait_for 10 state_is filling
 check "the filling state says when training starts" field "'min_positions' in b['advice']"
 
+# A pool that covers the run: the coordinator refuses a game already in the window.
 bench() { # bench NAME ARGS...: a simulated worker and trainer in the background
   local name=$1; shift
-  "$XQZ" bench coordinator --endpoint "$router" --workers 1 --inflight 1 --pool 32 --trainer \
+  "$XQZ" bench coordinator --endpoint "$router" --workers 1 --inflight 1 --pool 1500 --trainer \
     --seconds 60 "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
   bench_pid=$!
   pids+=("$bench_pid")

@@ -40,14 +40,16 @@ ip -n "$nsA" link set "$vA" up; ip -n "$nsA" link set lo up
 ip -n "$nsB" link set "$vB" up; ip -n "$nsB" link set lo up
 
 camp=$dir/camp addr=tcp://10.77.0.1:5555 keys=$dir/keys
-curve_coord=() curve_trainer=() curve_worker=() curve_admin=()
+# Without CURVE the trainer, not on loopback, is let in by its address (trainer_addresses).
+curve_coord=(--trainer_addresses 10.77.0.2) curve_trainer=() curve_worker=() curve_admin=()
 if [ "$MODE" = curve ]; then
-  mkdir -p "$keys/allow" "$keys/admins"
+  mkdir -p "$keys/allow" "$keys/admins" "$keys/trainers"
   for k in coordinator trainer lab admin rogue; do "$BIN/tools/xqz" keygen --dir "$keys" "$k" >/dev/null; done
   cp "$keys/trainer.pub" "$keys/lab.pub" "$keys/admin.pub" "$keys/allow/"
   cp "$keys/admin.pub" "$keys/admins/"
+  cp "$keys/trainer.pub" "$keys/trainers/"
   curve_coord=(--curve_secret_key "$keys/coordinator.secret" --curve_allow_dir "$keys/allow"
-               --curve_admin_dir "$keys/admins")
+               --curve_admin_dir "$keys/admins" --curve_trainer_dir "$keys/trainers")
   curve_trainer=(--server-key "$keys/coordinator.pub" --key "$keys/trainer.secret")
   curve_worker=(--server-key "$keys/coordinator.pub" --key "$keys/lab.secret")
   curve_admin=(--server-key "$keys/coordinator.pub" --key "$keys/admin.secret")

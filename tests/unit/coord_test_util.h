@@ -1,10 +1,11 @@
 /*
  * coord_test_util.h: helpers of the tests that drive a real xqz-coordinator over loopback
- * (test_coordinator_ingest, test_coordinator_hostile): a temp campaign with free loopback
- * ports, starting the binary (g_extra, g_extra2, g_extra3: settings that differ per test), DEALER
+ * (test_coordinator_ingest, test_coordinator_hostile...): a temp campaign with free loopback
+ * ports, starting the binary (g_extra...g_extra5: settings that differ per test), DEALER
  * clients, Hello, random game records (consistent or with one flaw), GameRecord and Status
- * round trips, the version refusal, raw sends, waits for a reply or for silence, counting
- * lines of the log. Include it once per test program, after cmocka.h.
+ * round trips, arena jobs and results, CURVE keys (g_dir/keys) and CURVE clients, the
+ * version refusal, raw sends, waits for a reply or for silence, counting lines of the log.
+ * Include it once per test program, after cmocka.h.
  */
 #ifndef XQZ_COORD_TEST_UTIL_H
 #define XQZ_COORD_TEST_UTIL_H
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -30,6 +32,7 @@
 #include "search/game_record.h"
 #include "support/crc32.h"
 #include "support/rng.h"
+#include "wire/curve.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 
@@ -53,6 +56,8 @@ static inline int free_port(void) {
 static const char *g_extra = "--gating=sprt"; /* settings that differ per test */
 static const char *g_extra2 = "--seed=1";
 static const char *g_extra3 = "--seed=1";
+static const char *g_extra4 = "--seed=1";
+static const char *g_extra5 = "--seed=1";
 
 static inline pid_t start_coordinator(void) {
   char router[64], pub[64], camp[300], logp[300];
@@ -67,7 +72,8 @@ static inline pid_t start_coordinator(void) {
     if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
     execl(XQZ_BINARY_DIR "/coordinator/xqz-coordinator", "xqz-coordinator", "--campaign", camp,
           router, pub, "--http=", "--fsync_ms=50", "--min_positions=10", "--window=1000",
-          "--reuse=2", "--status_ms=60000", g_extra, g_extra2, g_extra3, (char *)NULL);
+          "--reuse=2", "--status_ms=60000", g_extra, g_extra2, g_extra3, g_extra4, g_extra5,
+          (char *)NULL);
     _exit(127);
   }
   g_pid = pid;
@@ -199,6 +205,43 @@ static inline uint64_t hello_as(void *s, const char *worker_id) {
   assert_non_null(r->welcome->settings);
   xq_wire_free(&r);
   return id;
+}
+
+/* Asks for jobs (at most 4) until one is an arena pair of an open match; returns that Job
+ * envelope (the caller frees it), or NULL when none came. */
+static inline Xqz__Envelope *arena_job(void *s) {
+  for (int i = 0; i < 4; i++) {
+    Xqz__Envelope env;
+    Xqz__JobRequest jr = XQZ__JOB_REQUEST__INIT;
+    xq_wire_init(&env);
+    env.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
+    env.job_request = &jr;
+    env.request_id = 50 + (uint64_t)i;
+    Xqz__Envelope *r = rpc(s, &env);
+    assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_JOB);
+    if (r->job->kind_case == XQZ__JOB__KIND_ARENA) return r;
+    xq_wire_free(&r);
+  }
+  return NULL;
+}
+
+/* Sends an ArenaResult of match/pair (A's results as Red and as Black), returns the Ack. */
+static inline Xqz__Envelope *arena_result(void *s, const char *worker_id, uint64_t match,
+                                          uint32_t pair, int a_red, int a_black) {
+  Xqz__Envelope env;
+  Xqz__ArenaResult ar = XQZ__ARENA_RESULT__INIT;
+  ar.worker_id = (char *)worker_id;
+  ar.match_id = match;
+  ar.pair_index = pair;
+  ar.result_a_red = a_red;
+  ar.result_a_black = a_black;
+  xq_wire_init(&env);
+  env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
+  env.arena_result = &ar;
+  env.request_id = 60;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
+  return r;
 }
 
 /* Flaws random_game can put into a game (0: none, a consistent game). */
@@ -353,6 +396,48 @@ static inline void tiny_net(unsigned char **net, size_t *len, nn_file_meta_t *me
   meta->step = step;
   assert_int_equal(nn_file_encode(net, len, m, meta, NULL), 0);
   nn_model_free(&m);
+}
+
+static inline void path_of(char *out, size_t n, const char *sub) { snprintf(out, n, "%s/%s", g_dir, sub); }
+
+static inline void make_dir(const char *sub) {
+  char p[400];
+  path_of(p, sizeof p, sub);
+  assert_int_equal(mkdir(p, 0755), 0);
+}
+
+/* Makes keys/NAME.{pub,secret}; copies NAME.pub into each of the given dirs (NULL ends). */
+static inline void make_key(const char *name, const char *copy_to, const char *copy_to2) {
+  char keys[400], pub[41];
+  xq_errbuf_t eb;
+  path_of(keys, sizeof keys, "keys");
+  if (xq_curve_keygen(keys, name, false, pub, &eb) < 0) fail_msg("keygen: %s", eb.msg);
+  const char *dst[2] = {copy_to, copy_to2};
+  for (int i = 0; i < 2; i++) {
+    if (!dst[i]) continue;
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp %s/%s.pub %s/%s/%s.pub", keys, name, g_dir, dst[i], name);
+    assert_int_equal(system(cmd), 0);
+  }
+}
+
+/* A DEALER using keys/NAME.secret against the coordinator's keys/coord.pub. */
+static inline void *curve_dealer(void *ctx, const char *name) {
+  char spub[400], sec[400];
+  snprintf(spub, sizeof spub, "%s/keys/coord.pub", g_dir);
+  snprintf(sec, sizeof sec, "%s/keys/%s.secret", g_dir, name);
+  xq_curve_t c;
+  xq_errbuf_t eb;
+  if (xq_curve_client_load(&c, spub, sec, &eb) < 0) fail_msg("client keys: %s", eb.msg);
+  void *s = zmq_socket(ctx, ZMQ_DEALER);
+  int t = 8000, linger = 0;
+  zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
+  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+  assert_int_equal(xq_curve_apply_client(s, &c, &eb), 0);
+  char addr[64];
+  snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
+  assert_int_equal(zmq_connect(s, addr), 0);
+  return s;
 }
 
 static inline void fresh_dir(void) {

@@ -37,48 +37,6 @@ enum { E_BANNED = XQ_ERROR_BANNED };
 
 static uint64_t g_seed = 7000;
 
-static void path_of(char *out, size_t n, const char *sub) { snprintf(out, n, "%s/%s", g_dir, sub); }
-
-static void make_dir(const char *sub) {
-  char p[400];
-  path_of(p, sizeof p, sub);
-  assert_int_equal(mkdir(p, 0755), 0);
-}
-
-/* Makes keys/NAME.{pub,secret}; copies NAME.pub into each of the given dirs (NULL ends). */
-static void make_key(const char *name, const char *copy_to, const char *copy_to2) {
-  char keys[400], pub[41];
-  xq_errbuf_t eb;
-  path_of(keys, sizeof keys, "keys");
-  if (xq_curve_keygen(keys, name, false, pub, &eb) < 0) fail_msg("keygen: %s", eb.msg);
-  const char *dst[2] = {copy_to, copy_to2};
-  for (int i = 0; i < 2; i++) {
-    if (!dst[i]) continue;
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "cp %s/%s.pub %s/%s/%s.pub", keys, name, g_dir, dst[i], name);
-    assert_int_equal(system(cmd), 0);
-  }
-}
-
-/* A DEALER using keys/NAME.secret against the coordinator's keys/coord.pub. */
-static void *curve_dealer(void *ctx, const char *name) {
-  char spub[400], sec[400];
-  snprintf(spub, sizeof spub, "%s/keys/coord.pub", g_dir);
-  snprintf(sec, sizeof sec, "%s/keys/%s.secret", g_dir, name);
-  xq_curve_t c;
-  xq_errbuf_t eb;
-  if (xq_curve_client_load(&c, spub, sec, &eb) < 0) fail_msg("client keys: %s", eb.msg);
-  void *s = zmq_socket(ctx, ZMQ_DEALER);
-  int t = 8000, linger = 0;
-  zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
-  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-  assert_int_equal(xq_curve_apply_client(s, &c, &eb), 0);
-  char addr[64];
-  snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
-  assert_int_equal(zmq_connect(s, addr), 0);
-  return s;
-}
-
 /* Sends without waiting: a client whose handshake is refused has no connection to queue
  * on between libzmq's retries, where a blocking send would wait for ever. */
 static void send_nowait(void *s, const Xqz__Envelope *env) {

@@ -191,15 +191,13 @@ static void test_status_fields(void **state) {
   uint64_t match = r->status->open_match->match_id;
   xq_wire_free(&r);
 
-  Xqz__ArenaResult ar = XQZ__ARENA_RESULT__INIT;
-  ar.worker_id = "stat-worker";
-  ar.match_id = match;
-  ar.result_a_red = 1;
-  ar.result_a_black = 0;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
-  env.arena_result = &ar;
-  r = rpc(s, &env);
+  /* The pair is reported by the worker it was issued to. */
+  r = arena_job(s);
+  assert_non_null(r);
+  assert_int_equal(r->job->arena->match_id, match);
+  uint32_t pair = r->job->arena->pair_index;
+  xq_wire_free(&r);
+  r = arena_result(s, "stat-worker", match, pair, 1, 0);
   assert_true(r->ack->accepted);
   xq_wire_free(&r);
 
