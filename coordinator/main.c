@@ -12,6 +12,7 @@
 #include "campaign.h"
 #include "coord.h"
 #include "status.h"
+#include "support/dirlock.h"
 #include "support/log.h"
 #include "wire/wire.h"
 
@@ -102,6 +103,9 @@ int main(int argc, char **argv) {
   xqc_config_defaults(&probe);
   int rc = apply_overrides(&probe, ov, nov, &eb);
   if (rc == 0) rc = xqc_campaign_init_dir(dir, &eb);
+  /* One coordinator per campaign, for the process's life: two would both append. */
+  xq_dirlock_t dirlock = {-1};
+  if (rc == 0) rc = xq_dirlock_acquire(&dirlock, dir, "xqz-coordinator", &eb);
   xqc_config_defaults(&c->cfg);
   if (rc == 0) rc = xqc_config_load(&c->cfg, ini, &eb);
   if (rc == 0) rc = apply_overrides(&c->cfg, ov, nov, &eb);

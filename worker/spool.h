@@ -20,7 +20,8 @@
 
 typedef struct xq_spool xq_spool_t;
 
-/* Opens (creating) dir and loads every valid spooled game; invalid files are renamed to
+/* Opens (creating) dir, locks it (support/dirlock.h: XQ_EBUSY naming the worker that holds
+ * it) and loads every valid spooled game; invalid files are renamed to
  * "*.bad" and logged. next_seq continues after the highest loaded seq and the clock. */
 int xq_spool_open(xq_spool_t **out, const char *dir, size_t max_games, xq_errbuf_t *eb);
 void xq_spool_free(xq_spool_t **sp);
