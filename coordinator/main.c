@@ -131,6 +131,8 @@ int main(int argc, char **argv) {
   if (rc == 0) xqc_admin_mark_workers(c); /* bans may have changed while stopped */
   if (rc == 0) rc = xqc_ingest_open(c, &eb);
   if (rc == 0) rc = xqc_run(c, &eb);
+  if (rc == 0 && xqc_seg_failed(&c->seg))
+    rc = xq_err_set(&eb, XQ_EIO, "game segments cannot be made durable: %s", c->seg.error);
   if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
   xqc_seg_close(&c->seg);
   xqc_gate_close(&c->gate);

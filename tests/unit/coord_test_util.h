@@ -4,7 +4,8 @@
  * ports, starting the binary (g_extra, g_extra2, g_extra3: settings that differ per test), DEALER
  * clients, Hello, random game records (consistent or with one flaw), GameRecord and Status
  * round trips, the version refusal, raw sends, waits for a reply or for silence, counting
- * lines of the log. Include it once per test program, after cmocka.h.
+ * lines of the log. g_coordinator picks the binary. Include it once per test program, after
+ * cmocka.h.
  */
 #ifndef XQZ_COORD_TEST_UTIL_H
 #define XQZ_COORD_TEST_UTIL_H
@@ -53,6 +54,8 @@ static inline int free_port(void) {
 static const char *g_extra = "--gating=sprt"; /* settings that differ per test */
 static const char *g_extra2 = "--seed=1";
 static const char *g_extra3 = "--seed=1";
+/* The binary start_coordinator runs (a test may pick the fault-injection build). */
+static const char *g_coordinator = XQZ_BINARY_DIR "/coordinator/xqz-coordinator";
 
 static inline pid_t start_coordinator(void) {
   char router[64], pub[64], camp[300], logp[300];
@@ -65,7 +68,7 @@ static inline pid_t start_coordinator(void) {
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
-    execl(XQZ_BINARY_DIR "/coordinator/xqz-coordinator", "xqz-coordinator", "--campaign", camp,
+    execl(g_coordinator, "xqz-coordinator", "--campaign", camp,
           router, pub, "--http=", "--fsync_ms=50", "--min_positions=10", "--window=1000",
           "--reuse=2", "--status_ms=60000", g_extra, g_extra2, g_extra3, (char *)NULL);
     _exit(127);
