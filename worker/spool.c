@@ -239,10 +239,14 @@ size_t xq_spool_count(xq_spool_t *sp) {
 
 int xq_spool_full(xq_spool_t *sp) { return xq_spool_count(sp) >= sp->max; }
 
-int xq_spool_due(xq_spool_t *sp, int64_t now_ms, int64_t resend_ms, int max,
+int xq_spool_due(xq_spool_t *sp, int64_t now_ms, int64_t resend_ms, int max, int max_in_flight,
                  xq_spool_send_fn fn, void *ctx) {
   int done = 0;
   pthread_mutex_lock(&sp->lock);
+  int in_flight = 0;
+  for (size_t i = 0; i < sp->n; i++)
+    in_flight += sp->e[i].sent_ms && now_ms - sp->e[i].sent_ms < resend_ms;
+  if (max > max_in_flight - in_flight) max = max_in_flight - in_flight;
   for (size_t i = 0; i < sp->n && done < max; i++) {
     entry_t *e = &sp->e[i];
     if (e->sent_ms && now_ms - e->sent_ms < resend_ms) continue;
