@@ -190,6 +190,9 @@ static int recover_file(xqc_segments_t *s, int index, bool newest, xq_seg_visit_
   if (rc == 0 && st.tail && !newest && st.end >= XQ_SEG_HEADER_SIZE)
     add_region(&sc, st.end, st.tail);
   if (rc == 0 && sc.nomem) rc = XQ_ENOMEM;
+  if (rc == 0 && newest && st.tail && st.end >= XQ_SEG_HEADER_SIZE)
+    XQ_LOGW(COMP, "torn last record dropped file=%s offset=%llu bytes=%llu", path,
+            (unsigned long long)st.end, (unsigned long long)st.tail);
   if (rc == 0 && sc.n) {
     uint64_t keep = newest ? st.end : st.size;
     rc = cut_runs(s, index, path, keep, &sc, eb);
@@ -200,8 +203,6 @@ static int recover_file(xqc_segments_t *s, int index, bool newest, xq_seg_visit_
     }
     *end = keep;
   } else if (rc == 0 && st.tail && st.end >= XQ_SEG_HEADER_SIZE) {
-    XQ_LOGW(COMP, "torn last record dropped file=%s offset=%llu bytes=%llu", path,
-            (unsigned long long)st.end, (unsigned long long)st.tail);
     if (truncate(path, (off_t)st.end) != 0)
       rc = xq_err_set(eb, XQ_EIO, "%s: cannot truncate the torn tail: %s", path, strerror(errno));
   }
@@ -409,7 +410,7 @@ int xqc_seg_append(xqc_segments_t *s, const char *worker_id, uint64_t seq,
   }
   size_t plen = 2 + idlen + 8 + len;
   unsigned char *p = malloc(8 + plen);
-  if (!p) return XQ_ENOMEM;
+  if (!p) return xq_err_set(eb, XQ_ENOMEM, "out of memory for a record");
   unsigned char *q = p + 8;
   q[0] = (unsigned char)idlen;
   q[1] = (unsigned char)(idlen >> 8);
@@ -421,6 +422,7 @@ int xqc_seg_append(xqc_segments_t *s, const char *worker_id, uint64_t seq,
   /* The copy first: a record that could not be rewritten after a failed fsync must not be
    * written at all. */
   rc = keep_pending(s, p, 8 + plen);
+  if (rc < 0) rc = xq_err_set(eb, rc, "out of memory for the copy of a pending record");
   if (rc == 0 && write_all(s->fd, p, 8 + plen) < 0) {
     int err = errno;
     s->pend_len -= 8 + plen;
