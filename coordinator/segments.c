@@ -6,12 +6,10 @@
 #include "segments.h"
 
 #include <assert.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "search/game_record.h"
@@ -107,8 +105,7 @@ static int quarantine_runs(xqc_segments_t *s, int index, int fd, const scan_ctx_
   int rc = xq_mkdir_p(s->quarantine, eb);
   for (int i = 0; rc == 0 && i < sc->n; i++) {
     char path[700];
-    snprintf(path, sizeof path, "%s/seg-%06d-at-%012llu.bad", s->quarantine, index,
-             (unsigned long long)sc->v[i].off);
+    xq_seg_quarantine_path(path, sizeof path, s->quarantine, index, sc->v[i].off);
     unsigned char *b = NULL;
     rc = read_range(fd, sc->v[i].off, sc->v[i].len, &b);
     if (rc < 0) return xq_err_set(eb, rc, "cannot read the damaged bytes for %s", path);
@@ -155,25 +152,6 @@ static int cut_runs(xqc_segments_t *s, int index, const char *path, uint64_t kee
   if (rc == 0 && fsync_dir(s->dir) < 0) rc = xq_err_set(eb, XQ_EIO, "%s: fsync failed", s->dir);
   if (rc < 0) unlink(tmp);
   return rc;
-}
-
-/* Counts the files and bytes in the quarantine directory (none when it does not exist). */
-static void count_quarantine(xqc_segments_t *s) {
-  s->quarantine_files = s->quarantine_bytes = 0;
-  DIR *d = opendir(s->quarantine);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t n = strlen(e->d_name);
-    if (n < 5 || strcmp(e->d_name + n - 4, ".bad") != 0) continue;
-    char path[800];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s", s->quarantine, e->d_name);
-    if (stat(path, &st) != 0) continue;
-    s->quarantine_files++;
-    s->quarantine_bytes += (uint64_t)st.st_size;
-  }
-  closedir(d);
 }
 
 /* Scans and repairs one file; *end gets the size it has afterwards. */
@@ -226,7 +204,7 @@ int xqc_seg_open(xqc_segments_t *s, const char *dir, const char *quarantine,
     s->index = idx[i];
   }
   free(idx);
-  count_quarantine(s);
+  xq_seg_quarantine_count(s->quarantine, &s->quarantine_files, &s->quarantine_bytes);
   if (rc < 0) return rc;
   if (n == 0) {
     s->index = 1;

@@ -6,7 +6,6 @@
  * games/ directory, segment files or `xqz selfplay` record files, and never writes:
  * it is safe on a running campaign (a record being appended is left out).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -261,21 +260,9 @@ static void print_quarantine(const char *p) {
   char dir[1300], games[1300];
   snprintf(games, sizeof games, "%s/games", p);
   snprintf(dir, sizeof dir, "%s/quarantine", p);
-  if (!is_dir(games) || !is_dir(dir)) return;
-  DIR *d = opendir(dir);
-  if (!d) return;
-  uint64_t files = 0, bytes = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t n = strlen(e->d_name);
-    char path[1600];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (n < 5 || strcmp(e->d_name + n - 4, ".bad") != 0 || stat(path, &st) != 0) continue;
-    files++;
-    bytes += (uint64_t)st.st_size;
-  }
-  closedir(d);
+  if (!is_dir(games)) return;
+  uint64_t files, bytes;
+  xq_seg_quarantine_count(dir, &files, &bytes);
   if (files)
     printf("quarantine %s: %llu runs of damaged bytes (%llu bytes) cut out of the segments"
            " (their games are lost; the games around them are counted above)\n", dir,

@@ -189,3 +189,25 @@ int xq_seg_scan(const char *path, xq_seg_visit_fn visit, xq_seg_damage_fn damage
   close(r.fd);
   return rc;
 }
+
+void xq_seg_quarantine_path(char *out, size_t n, const char *qdir, int index, uint64_t offset) {
+  snprintf(out, n, "%s/seg-%06d-at-%012llu.bad", qdir, index, (unsigned long long)offset);
+}
+
+void xq_seg_quarantine_count(const char *qdir, uint64_t *files, uint64_t *bytes) {
+  *files = *bytes = 0;
+  DIR *d = opendir(qdir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n < 5 || strcmp(e->d_name + n - 4, ".bad") != 0) continue;
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", qdir, e->d_name);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    (*files)++;
+    *bytes += (uint64_t)st.st_size;
+  }
+  closedir(d);
+}

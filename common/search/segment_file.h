@@ -66,4 +66,11 @@ typedef void (*xq_seg_damage_fn)(void *user, uint64_t offset, uint64_t len);
 int xq_seg_scan(const char *path, xq_seg_visit_fn visit, xq_seg_damage_fn damage, void *user,
                 xq_seg_scan_t *st, xq_errbuf_t *eb);
 
+/* Damaged bytes cut out of segments are kept in a campaign's quarantine directory, one file
+ * per run: QDIR/seg-NNNNNN-at-OFFSET.bad (OFFSET: where the run was in that segment, 12
+ * digits), holding the bytes as they were. */
+void xq_seg_quarantine_path(char *out, size_t n, const char *qdir, int index, uint64_t offset);
+/* The number of such files in qdir and their bytes (0 and 0 when qdir does not exist). */
+void xq_seg_quarantine_count(const char *qdir, uint64_t *files, uint64_t *bytes);
+
 #endif

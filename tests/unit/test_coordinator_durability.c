@@ -18,7 +18,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,14 +114,9 @@ static long seg_size(int index) {
 static int quarantined(void) {
   char dir[400];
   snprintf(dir, sizeof dir, "%s/camp/quarantine", g_dir);
-  DIR *d = opendir(dir);
-  if (!d) return 0;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (strstr(e->d_name, ".bad")) n++;
-  closedir(d);
-  return n;
+  uint64_t files, bytes;
+  xq_seg_quarantine_count(dir, &files, &bytes);
+  return (int)files;
 }
 
 static void game(uint64_t seq, unsigned char **buf, size_t *len) { random_game(buf, len, 1000 + seq, 0); }
