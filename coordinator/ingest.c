@@ -182,8 +182,9 @@ static void storage_blocked(xqc_t *c, const char *why) {
 static void storage_ok(xqc_t *c) {
   xqc_segments_t *g = &c->seg;
   if (!g->blocked_since_ms || g->error[0]) return;
+  uint64_t blocked_s = (xqc_now_ms() - g->blocked_since_ms) / 1000u;
   XQ_LOGI(COMP, "storing games again; acknowledgements resumed blocked_s=%llu"
-          " games_not_stored=%llu", (unsigned long long)((xqc_now_ms() - g->blocked_since_ms) / 1000u),
+          " games_not_stored=%llu", (unsigned long long)blocked_s,
           (unsigned long long)g->blocked_games);
   g->blocked_since_ms = g->blocked_logged_ms = g->blocked_games = 0;
 }

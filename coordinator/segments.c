@@ -132,7 +132,8 @@ static int cut_runs(xqc_segments_t *s, int index, const char *path, uint64_t kee
   char tmp[700];
   snprintf(tmp, sizeof tmp, "%s.repair", path);
   int out = rc == 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-  if (rc == 0 && out < 0) rc = xq_err_set(eb, XQ_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+  if (rc == 0 && out < 0)
+    rc = xq_err_set(eb, XQ_EIO, "%s: cannot create: %s", tmp, strerror(errno));
   uint64_t pos = 0;
   for (int i = 0; rc == 0 && i <= sc->n; i++) {
     uint64_t upto = i < sc->n ? sc->v[i].off : keep_end;
@@ -424,7 +425,9 @@ int xqc_seg_append(xqc_segments_t *s, const char *worker_id, uint64_t seq,
 
 bool xqc_seg_failed(const xqc_segments_t *s) { return s->failed; }
 
-bool xqc_seg_dirty(const xqc_segments_t *s) { return s->rewrite || (s->fd >= 0 && s->synced != s->size); }
+bool xqc_seg_dirty(const xqc_segments_t *s) {
+  return s->rewrite || (s->fd >= 0 && s->synced != s->size);
+}
 
 void xqc_seg_close(xqc_segments_t *s) {
   if (s->fd >= 0 || s->rewrite) xqc_seg_sync(s, NULL);

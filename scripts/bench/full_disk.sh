@@ -21,7 +21,8 @@ mount --make-rprivate /
 d=$(mktemp -d)
 mkdir -p "$d/camp"
 mount -t tmpfs -o size=20m tmpfs "$d/camp" || { echo "cannot mount a tmpfs" >&2; exit 1; }
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
 router=tcp://127.0.0.1:$port pub=tcp://127.0.0.1:$((port + 1))
 "$bin/coordinator/xqz-coordinator" --campaign "$d/camp" --router "$router" --pub "$pub" --http= \
   --net_size tiny --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 8 --fsync_ms 50 \
