@@ -252,7 +252,7 @@ static inline void random_game(unsigned char **buf, size_t *len, uint64_t seed, 
                        {(uint16_t)xq_policy_index_for(mv[0], pos->side), 3}};
     int nv = mv[0] == m ? 1 : 2;
     if (i == 4 && flaw == GAME_ILLEGAL_MOVE) {
-      int idx;
+      int idx = 0; /* set by illegal_move, which fails the test when it finds none */
       m = illegal_move(pos, mv, n, &idx);
       v[0].index = (uint16_t)idx;
       assert_int_equal(xq_record_add(&r, m, true, 0.0f, v, 1), 0);
@@ -260,7 +260,7 @@ static inline void random_game(unsigned char **buf, size_t *len, uint64_t seed, 
       break;
     }
     if (i == 4 && flaw == GAME_PI_ILLEGAL) {
-      int idx;
+      int idx = 0;
       (void)illegal_move(pos, mv, n, &idx);
       v[1].index = (uint16_t)idx;
       nv = 2;
