@@ -2,10 +2,14 @@
  * ingest.c: games in. A GameRecord is decoded (xq_record_decode) and replayed into
  * training samples (xq_samples_from_record_adjudicated: the adjudicate_material setting
  * scores a length-cap game by material); an inconsistent record is rejected at once
- * and counted against its sender. An accepted record is appended to the segments, its
- * samples enter the replay window, and its Ack waits in a queue until the timer's fsync
- * has made it durable. Duplicates by (worker id, seq) are acknowledged (also after the
- * next fsync, since the first copy may still be in flight) without being stored twice.
+ * and counted against its sender. An accepted record is appended to the segments; only
+ * once its bytes are written in full do its samples enter the replay window and its
+ * (worker id, seq) the seen set, and its Ack waits in a queue until the timer's fsync (or
+ * the rewrite after a failed one, segments.h) has made it durable. Duplicates by (worker
+ * id, seq) are acknowledged (also after the next fsync, since the first copy may still be
+ * in flight) without being stored twice. When games cannot be stored (a full disk), none
+ * is acknowledged: the state shows in the status, one error line a minute says what to do,
+ * and storing resumes with the first write that succeeds (workers resend every 30 s).
  * A game under a worker id the sender does not own (peers.h) is refused unstored; a copy
  * of a game already in the window (same key, moves and result: copies.h) is refused.
  */
@@ -107,6 +111,11 @@ static int record_samples(const unsigned char *buf, size_t len, double material_
 static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
                          const unsigned char *rec, size_t len) {
   xqc_t *c = user;
+  if (seen_find(&c->seen, seen_key(worker_id, seq))) {
+    /* A copy: records rewritten after a failed fsync may also be in the sealed file. */
+    c->seg.repeated_records++;
+    return 0;
+  }
   uint32_t tag = xqc_sources_get(&c->sources, worker_id, NULL, NULL);
   const xqc_source_t *src = xqc_sources_at(&c->sources, tag);
   if (src && xqc_bans_match(&c->bans, src->worker_id, src->key)) {
@@ -143,16 +152,57 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
 }
 
 int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb) {
-  char games[600];
+  char games[600], quarantine[600];
   snprintf(games, sizeof games, "%s/games", c->dir);
   xqc_copies_init(&c->copies, (uint64_t)c->cfg.window);
-  int rc = xqc_seg_open(&c->seg, games, (uint64_t)c->cfg.segment_bytes, rebuild_visit, c, eb);
+  snprintf(quarantine, sizeof quarantine, "%s/quarantine", c->dir);
+  int rc = xqc_seg_open(&c->seg, games, quarantine, (uint64_t)c->cfg.segment_bytes,
+                        rebuild_visit, c, eb);
   if (rc < 0) return rc;
+  const xqc_segments_t *g = &c->seg;
   XQ_LOGI(COMP, "replay window rebuilt games=%llu positions=%llu window=%llu"
-          " banned_games_skipped=%llu", (unsigned long long)c->games,
+          " banned_games_skipped=%llu copies_skipped=%llu torn_bytes=%llu"
+          " damaged_runs_quarantined=%llu damaged_bytes=%llu", (unsigned long long)c->games,
           (unsigned long long)c->positions, (unsigned long long)c->replay.count,
-          (unsigned long long)c->banned_games);
+          (unsigned long long)c->banned_games, (unsigned long long)g->repeated_records,
+          (unsigned long long)g->torn_bytes, (unsigned long long)g->repaired_regions,
+          (unsigned long long)g->repaired_bytes);
+  if (g->quarantine_files)
+    XQ_LOGW(COMP, "the quarantine holds damaged bytes cut out of game segments; the records"
+            " around them were kept (see docs/operations.md, \"Damaged segments\")"
+            " dir=%s files=%llu bytes=%llu", g->quarantine,
+            (unsigned long long)g->quarantine_files, (unsigned long long)g->quarantine_bytes);
   return 0;
+}
+
+/* Storage trouble: games cannot be stored (a write failed) or made durable (a rewrite
+ * after a failed fsync is waiting). Acks stop, workers keep their games and resend them;
+ * one error line a minute says so. */
+static void storage_blocked(xqc_t *c, const char *why) {
+  xqc_segments_t *g = &c->seg;
+  uint64_t now = xqc_now_ms();
+  if (!g->blocked_since_ms) {
+    g->blocked_since_ms = now;
+    g->blocked_logged_ms = 0;
+  }
+  if (g->blocked_logged_ms && now - g->blocked_logged_ms < 60000) return;
+  g->blocked_logged_ms = now;
+  XQ_LOGE(COMP, "cannot store games; acknowledgements paused (workers keep their games and"
+          " resend them): free space in %s, storing resumes by itself blocked_s=%llu"
+          " games_not_stored=%llu reason=\"%s\"", g->dir,
+          (unsigned long long)((now - g->blocked_since_ms) / 1000u),
+          (unsigned long long)g->blocked_games, why);
+}
+
+/* After a successful write: ends a blocked spell. */
+static void storage_ok(xqc_t *c) {
+  xqc_segments_t *g = &c->seg;
+  if (!g->blocked_since_ms || g->error[0]) return;
+  uint64_t blocked_s = (xqc_now_ms() - g->blocked_since_ms) / 1000u;
+  XQ_LOGI(COMP, "storing games again; acknowledgements resumed blocked_s=%llu"
+          " games_not_stored=%llu", (unsigned long long)blocked_s,
+          (unsigned long long)g->blocked_games);
+  g->blocked_since_ms = g->blocked_logged_ms = g->blocked_games = 0;
 }
 
 static void send_ack(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
@@ -253,12 +303,14 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   }
   int rc = xqc_seg_append(&c->seg, wid, g->seq, g->record.data, g->record.len, &eb);
   if (rc < 0) {
-    /* Not stored: no ack, so the worker keeps the game and resends it later. */
-    XQ_LOGE(COMP, "cannot store game; check the disk of the campaign directory reason=\"%s\"",
-            eb.msg);
+    /* Not stored, not seen, not in the window: no ack, so the worker keeps the game and
+     * resends it later. */
+    c->seg.blocked_games++;
+    storage_blocked(c, eb.msg);
     free(s);
     return;
   }
+  storage_ok(c);
   int key_changed = 0;
   uint32_t tag = xqc_sources_get(&c->sources, wid, p->key, &key_changed);
   if (key_changed && xqc_db_worker_key_set(c->db, wid, p->key) < 0)
@@ -279,12 +331,20 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
 }
 
 void xqc_ingest_flush(xqc_t *c) {
-  if (c->nacks == 0 && !c->seg.dirty) return;
+  if (c->seg.blocked_since_ms) storage_blocked(c, c->seg.error); /* the minute's line */
+  if (c->nacks == 0 && !xqc_seg_dirty(&c->seg)) return;
   xq_errbuf_t eb;
   if (xqc_seg_sync(&c->seg, &eb) < 0) {
-    XQ_LOGE(COMP, "fsync failed; acks held back reason=\"%s\"", eb.msg);
+    if (xqc_seg_failed(&c->seg)) {
+      /* Logged by the segments; the queued acks are never sent. */
+      c->stopping = true;
+      if (c->loop) uv_stop(c->loop);
+      return;
+    }
+    storage_blocked(c, eb.msg);
     return;
   }
+  storage_ok(c);
   for (int i = 0; i < c->nacks; i++) {
     xqc_pending_ack_t *a = &c->acks[i];
     send_ack(c, a->rid, a->rid_len, a->request_id, a->worker_id, a->seq, true, "");

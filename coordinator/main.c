@@ -12,6 +12,7 @@
 #include "campaign.h"
 #include "coord.h"
 #include "status.h"
+#include "support/dirlock.h"
 #include "support/log.h"
 #include "wire/wire.h"
 
@@ -106,6 +107,9 @@ int main(int argc, char **argv) {
   if (rc == 0) rc = apply_overrides(&probe, ov, nov, &eb);
   if (rc == 0) rc = xqc_config_check(&probe, &eb);
   if (rc == 0) rc = xqc_campaign_init_dir(dir, &eb);
+  /* One coordinator per campaign, for the process's life: two would both append. */
+  xq_dirlock_t dirlock = {-1};
+  if (rc == 0) rc = xq_dirlock_acquire(&dirlock, dir, "xqz-coordinator", &eb);
   xqc_config_defaults(&c->cfg);
   if (rc == 0) rc = xqc_config_load(&c->cfg, ini, &eb);
   if (rc == 0) rc = apply_overrides(&c->cfg, ov, nov, &eb);
@@ -134,6 +138,8 @@ int main(int argc, char **argv) {
   if (rc == 0) xqc_admin_mark_workers(c); /* bans may have changed while stopped */
   if (rc == 0) rc = xqc_ingest_open(c, &eb);
   if (rc == 0) rc = xqc_run(c, &eb);
+  if (rc == 0 && xqc_seg_failed(&c->seg))
+    rc = xq_err_set(&eb, XQ_EIO, "game segments cannot be made durable: %s", c->seg.error);
   if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
   xqc_seg_close(&c->seg);
   xqc_gate_close(&c->gate);

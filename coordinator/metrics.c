@@ -119,6 +119,16 @@ static void campaign_metrics(FILE *f, const Xqz__Status *s) {
           s->duplicates);
   counter(f, "xqz_banned_games_total", "Games refused because their sender is banned.",
           s->banned_games);
+  gauge(f, "xqz_storage_blocked", "1 while games cannot be stored (e.g. a full disk): no acks.",
+        s->storage_error && s->storage_error[0] ? 1 : 0);
+  gauge(f, "xqz_storage_blocked_seconds", "Seconds since games could not be stored (0: they can).",
+        (double)s->storage_blocked_s);
+  gauge(f, "xqz_storage_unstored_games", "Games received but not stored while blocked.",
+        (double)s->storage_unstored_games);
+  gauge(f, "xqz_quarantine_files", "Runs of damaged bytes cut out of segments (quarantine/).",
+        (double)s->quarantine_files);
+  gauge(f, "xqz_quarantine_bytes", "Bytes in the campaign's quarantine/ directory.",
+        (double)s->quarantine_bytes);
   gauge(f, "xqz_trainer_step", "Latest training step reported by the trainer.",
         (double)s->trainer_step);
   family(f, "xqz_loss", "gauge", "Latest training loss reported by the trainer, by part.");

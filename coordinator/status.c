@@ -295,6 +295,13 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.uptime_s = (int64_t)((now - c->start_ms) / 1000u);
   s.gating_mode = c->cfg.gating;
   s.banned_games = c->banned_games;
+  if (c->seg.blocked_since_ms) {
+    s.storage_error = c->seg.error[0] ? c->seg.error : "games cannot be stored";
+    s.storage_blocked_s = (int64_t)((now - c->seg.blocked_since_ms) / 1000u);
+    s.storage_unstored_games = c->seg.blocked_games;
+  }
+  s.quarantine_files = c->seg.quarantine_files;
+  s.quarantine_bytes = c->seg.quarantine_bytes;
   if (c->last_loss.step || c->last_loss.time) s.last_loss = loss_point(&t, &c->last_loss);
   s.open_match = open_match(&t, c);
   s.balance = balance(&t, c, now);

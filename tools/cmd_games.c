@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,16 +97,25 @@ static int scan_records(file_scan_t *fs, xq_errbuf_t *eb) {
   return rc;
 }
 
-/* A segment file; damage (or a record being appended) is reported, not fatal. */
+/* A segment file; damage (or a record being appended) is counted and reported, not fatal:
+ * the records after a damaged run are read (the scanner resyncs on the next valid one). */
 static int scan_segment(file_scan_t *fs, xq_errbuf_t *eb) {
-  uint64_t end;
-  int torn;
-  int rc = xq_seg_scan_file(fs->path, visit_segment, fs, &end, &torn, eb);
-  if (rc == 0 && torn)
-    fprintf(stderr, "xqz games: %s: read up to byte %llu only (a record being written, or "
-                    "damage: the rest of the file is not counted)\n",
-            fs->path, (unsigned long long)end);
-  return rc;
+  xq_seg_scan_t st;
+  int rc = xq_seg_scan(fs->path, visit_segment, NULL, fs, &st, eb);
+  if (rc < 0) return rc;
+  fs->sum.damaged_runs = st.regions;
+  fs->sum.damaged_bytes = st.damaged;
+  fs->sum.torn_bytes = st.tail;
+  if (st.regions)
+    fprintf(stderr, "xqz games: %s: %llu damaged bytes in %llu places skipped; the records"
+                    " after them are counted (the coordinator moves such bytes to the"
+                    " campaign's quarantine/ at its next start)\n", fs->path,
+            (unsigned long long)st.damaged, (unsigned long long)st.regions);
+  if (st.tail)
+    fprintf(stderr, "xqz games: %s: read up to byte %llu only (a record being written, or a"
+                    " torn or damaged end: the last %llu bytes are not counted)\n",
+            fs->path, (unsigned long long)st.end, (unsigned long long)st.tail);
+  return 0;
 }
 
 static int scan_file(file_scan_t *fs, xq_errbuf_t *eb) {
@@ -164,8 +174,11 @@ static void print_json(const char *name, const xq_game_summary_t *s) {
            (unsigned long long)s->by_reason[k]);
     first = 0;
   }
-  printf("},\"samples\":%llu,\"decisive_samples\":%llu,\"material_z\":",
-         (unsigned long long)s->samples, (unsigned long long)s->decisive);
+  printf("},\"samples\":%llu,\"decisive_samples\":%llu,\"damaged_runs\":%llu,"
+         "\"damaged_bytes\":%llu,\"torn_bytes\":%llu,\"material_z\":",
+         (unsigned long long)s->samples, (unsigned long long)s->decisive,
+         (unsigned long long)s->damaged_runs, (unsigned long long)s->damaged_bytes,
+         (unsigned long long)s->torn_bytes);
   if (isnan(c)) printf("null}\n");
   else printf("%.4f}\n", c);
 }
@@ -239,6 +252,21 @@ static int expand(const char *p, games_file_t **files, int *n, double given, xq_
   }
   free(idx);
   return rc;
+}
+
+/* The quarantine of the campaign directory p (runs of damaged bytes the coordinator cut out
+ * of its segments), as one line when it holds any. */
+static void print_quarantine(const char *p) {
+  char dir[1300], games[1300];
+  snprintf(games, sizeof games, "%s/games", p);
+  snprintf(dir, sizeof dir, "%s/quarantine", p);
+  if (!is_dir(games)) return;
+  uint64_t files, bytes;
+  xq_seg_quarantine_count(dir, &files, &bytes);
+  if (files)
+    printf("quarantine %s: %llu runs of damaged bytes (%llu bytes) cut out of the segments"
+           " (their games are lost; the games around them are counted above)\n", dir,
+           (unsigned long long)files, (unsigned long long)bytes);
 }
 
 static int bad_usage(const char *msg, const char *arg) {
@@ -322,6 +350,7 @@ int xqz_cmd_games(int argc, char **argv) {
     if (json) print_json("all", &total);
     else print_row("all", &total);
   }
+  for (int i = 0; i < npaths && rc == 0 && !json; i++) print_quarantine(paths[i]);
   if (rc < 0) fprintf(stderr, "xqz games: %s\n", eb.msg[0] ? eb.msg : "out of memory");
   for (int i = 0; i < nfiles; i++) free(files[i].path);
   free(files);

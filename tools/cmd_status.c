@@ -98,6 +98,17 @@ static void print_screen(const Xqz__Status *s) {
          (unsigned long long)s->games, (unsigned long long)s->positions,
          (unsigned long long)s->rejected_games, (unsigned long long)s->duplicates,
          (unsigned long long)s->banned_games, (unsigned long long)s->samples_served);
+  if (s->storage_error && s->storage_error[0])
+    printf("storage    BLOCKED for %llds: games are not stored or acknowledged (%llu not stored;"
+           " workers keep them): %s; free space in the campaign's games/ directory\n",
+           (long long)s->storage_blocked_s, (unsigned long long)s->storage_unstored_games,
+           s->storage_error);
+  else
+    printf("storage    ok\n");
+  if (s->quarantine_files)
+    printf("quarantine %llu damaged runs (%llu bytes) cut out of the segments, kept in the"
+           " campaign's quarantine/ directory\n", (unsigned long long)s->quarantine_files,
+           (unsigned long long)s->quarantine_bytes);
   printf("gating     %s", s->gating_mode);
   const Xqz__MatchStatus *m = s->open_match;
   if (m)

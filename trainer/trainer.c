@@ -23,6 +23,7 @@
 #include "options.h"
 #include "start_net.h"
 #include "support/log.h"
+#include "support/dirlock.h"
 #include "support/mkdir_p.h"
 #include "wire/batch_shard.h"
 #include "wire/wire.h"
@@ -494,6 +495,12 @@ int main(int argc, char **argv) {
   xq_errbuf_t deb = {{0}};
   if (xq_mkdir_p(t->o.dir, &deb) < 0) {
     XQ_LOGE(COMP, "cannot create the state directory dir=%s error=\"%s\"", t->o.dir, deb.msg);
+    free(t);
+    return 1;
+  }
+  xq_dirlock_t dirlock; /* held for the process's life: one trainer per state directory */
+  if (xq_dirlock_acquire(&dirlock, t->o.dir, "xqz-trainer", &deb) < 0) {
+    XQ_LOGE(COMP, "cannot start: %s", deb.msg);
     free(t);
     return 1;
   }

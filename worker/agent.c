@@ -25,6 +25,7 @@
 #define ANNOUNCE_SPREAD_MS 5000  /* random delay before fetching an announced net */
 #define FETCH_RETRY_MS 30000     /* wait after a failed fetch */
 #define RESEND_MS 30000          /* resend an unacknowledged game after this long */
+#define MAX_IN_FLIGHT 256        /* games sent and not acknowledged within RESEND_MS, at most */
 #define STOP_GRACE_MS 30000      /* wait this long for the running games after SIGTERM */
 #define HELLO_RETRY_MS 5000      /* say Hello again this long after it was refused */
 
@@ -476,7 +477,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     }
     schedule(a, stop_ms != 0);
     if (a->welcomed) {
-      xq_spool_due(a->spool, now, RESEND_MS, 64, send_game, a);
+      xq_spool_due(a->spool, now, RESEND_MS, 64, MAX_IN_FLIGHT, send_game, a);
       if (now - a->last_hb_ms >= a->heartbeat_ms) send_heartbeat(a);
     }
     if (!a->welcomed && a->hello_retry_ms && now >= a->hello_retry_ms) {

@@ -14,6 +14,7 @@
 
 #include "support/atomic_file.h"
 #include "support/crc32.h"
+#include "support/dirlock.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
 
@@ -36,6 +37,7 @@ struct xq_spool {
   entry_t *e; /* (n) in seq order of arrival */
   size_t n, cap;
   uint64_t next_seq;
+  xq_dirlock_t dirlock; /* held while open: one worker per spool */
 };
 
 static void put32(unsigned char *p, uint32_t v) {
@@ -116,6 +118,13 @@ int xq_spool_open(xq_spool_t **out, const char *dir, size_t max_games, xq_errbuf
     return xq_err_set(eb, XQ_ENOMEM, "spool");
   }
   pthread_mutex_init(&sp->lock, NULL);
+  sp->dirlock.fd = -1;
+  /* Two workers on one spool would resend (and drop) each other's games. */
+  int lrc = xq_dirlock_acquire(&sp->dirlock, dir, "xqz-worker", eb);
+  if (lrc < 0) {
+    xq_spool_free(&sp);
+    return lrc;
+  }
   sp->max = max_games;
   /* Sequence numbers start at the clock in microseconds so a restarted worker with the same
    * --id never reuses one the coordinator has already seen (and would drop as a duplicate). */
@@ -160,6 +169,7 @@ void xq_spool_free(xq_spool_t **p) {
   }
   free(sp->e);
   free(sp->dir);
+  xq_dirlock_release(&sp->dirlock);
   pthread_mutex_destroy(&sp->lock);
   free(sp);
   *p = NULL;
@@ -229,10 +239,14 @@ size_t xq_spool_count(xq_spool_t *sp) {
 
 int xq_spool_full(xq_spool_t *sp) { return xq_spool_count(sp) >= sp->max; }
 
-int xq_spool_due(xq_spool_t *sp, int64_t now_ms, int64_t resend_ms, int max,
+int xq_spool_due(xq_spool_t *sp, int64_t now_ms, int64_t resend_ms, int max, int max_in_flight,
                  xq_spool_send_fn fn, void *ctx) {
   int done = 0;
   pthread_mutex_lock(&sp->lock);
+  int in_flight = 0;
+  for (size_t i = 0; i < sp->n; i++)
+    in_flight += sp->e[i].sent_ms && now_ms - sp->e[i].sent_ms < resend_ms;
+  if (max > max_in_flight - in_flight) max = max_in_flight - in_flight;
   for (size_t i = 0; i < sp->n && done < max; i++) {
     entry_t *e = &sp->e[i];
     if (e->sent_ms && now_ms - e->sent_ms < resend_ms) continue;

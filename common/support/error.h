@@ -20,7 +20,9 @@
   X(ECHECKSUM, "checksum mismatch")                             \
   X(ETRUNC, "truncated input")                                  \
   X(EMISMATCH, "mismatched architecture or version")            \
-  X(ERANGE, "value out of range")
+  X(ERANGE, "value out of range")                              \
+  X(ENOSPC, "no space left on device")                          \
+  X(EBUSY, "in use by another process")
 
 typedef enum {
   XQ_OK = 0,

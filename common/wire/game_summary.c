@@ -59,6 +59,9 @@ void xq_game_summary_merge(xq_game_summary_t *a, const xq_game_summary_t *b) {
   for (int i = 0; i < XQ_SUMMARY_REASONS; i++) a->by_reason[i] += b->by_reason[i];
   a->samples += b->samples;
   a->decisive += b->decisive;
+  a->damaged_runs += b->damaged_runs;
+  a->damaged_bytes += b->damaged_bytes;
+  a->torn_bytes += b->torn_bytes;
   a->sm += b->sm;
   a->sz += b->sz;
   a->smm += b->smm;

@@ -24,6 +24,9 @@ typedef struct {
   uint64_t red_wins, black_wins, draws; /* by the rules, as stored */
   uint64_t by_reason[XQ_SUMMARY_REASONS];
   uint64_t samples, decisive; /* training samples, and those with z != 0 */
+  /* Damage in segment files: runs of bad bytes between valid records (skipped; the
+   * coordinator quarantines them at its next start), and bytes after the last one. */
+  uint64_t damaged_runs, damaged_bytes, torn_bytes;
   /* Sums for the correlation of material (side to move's view, pawns) with z. */
   double sm, sz, smm, szz, smz;
 } xq_game_summary_t;

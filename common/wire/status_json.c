@@ -295,6 +295,11 @@ char *xq_status_json(const Xqz__Status *s) {
   kv_u64(&b, &f, "rejected_games", s->rejected_games);
   kv_u64(&b, &f, "duplicates", s->duplicates);
   kv_u64(&b, &f, "banned_games", s->banned_games);
+  kv_str(&b, &f, "storage_error", s->storage_error);
+  kv_i64(&b, &f, "storage_blocked_s", s->storage_blocked_s);
+  kv_u64(&b, &f, "storage_unstored_games", s->storage_unstored_games);
+  kv_u64(&b, &f, "quarantine_files", s->quarantine_files);
+  kv_u64(&b, &f, "quarantine_bytes", s->quarantine_bytes);
   kv_u64(&b, &f, "workers", s->workers);
   kv_u64(&b, &f, "trainer_step", s->trainer_step);
   kv_u64(&b, &f, "promotions", s->promotions);

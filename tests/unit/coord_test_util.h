@@ -5,7 +5,7 @@
  * clients, Hello, random game records (consistent or with one flaw), GameRecord and Status
  * round trips, arena jobs and results, CURVE keys (g_dir/keys) and CURVE clients, the
  * version refusal, raw sends, waits for a reply or for silence, counting lines of the log.
- * Include it once per test program, after cmocka.h.
+ * g_coordinator picks the binary. Include it once per test program, after cmocka.h.
  */
 #ifndef XQZ_COORD_TEST_UTIL_H
 #define XQZ_COORD_TEST_UTIL_H
@@ -58,6 +58,8 @@ static const char *g_extra2 = "--seed=1";
 static const char *g_extra3 = "--seed=1";
 static const char *g_extra4 = "--seed=1";
 static const char *g_extra5 = "--seed=1";
+/* The binary start_coordinator runs (a test may pick the fault-injection build). */
+static const char *g_coordinator = XQZ_BINARY_DIR "/coordinator/xqz-coordinator";
 
 static inline pid_t start_coordinator(void) {
   char router[64], pub[64], camp[300], logp[300];
@@ -70,7 +72,7 @@ static inline pid_t start_coordinator(void) {
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
-    execl(XQZ_BINARY_DIR "/coordinator/xqz-coordinator", "xqz-coordinator", "--campaign", camp,
+    execl(g_coordinator, "xqz-coordinator", "--campaign", camp,
           router, pub, "--http=", "--fsync_ms=50", "--min_positions=10", "--window=1000",
           "--reuse=2", "--status_ms=60000", g_extra, g_extra2, g_extra3, g_extra4, g_extra5,
           (char *)NULL);
@@ -293,7 +295,7 @@ static inline void random_game(unsigned char **buf, size_t *len, uint64_t seed, 
                        {(uint16_t)xq_policy_index_for(mv[0], pos->side), 3}};
     int nv = mv[0] == m ? 1 : 2;
     if (i == 4 && flaw == GAME_ILLEGAL_MOVE) {
-      int idx = 0;
+      int idx = 0; /* set by illegal_move, which fails the test when it finds none */
       m = illegal_move(pos, mv, n, &idx);
       v[0].index = (uint16_t)idx;
       assert_int_equal(xq_record_add(&r, m, true, 0.0f, v, 1), 0);

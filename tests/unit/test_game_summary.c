@@ -151,7 +151,7 @@ static void test_segment_reader(void **state) {
   char dir[] = "/tmp/xqz-games-XXXXXX";
   assert_non_null(mkdtemp(dir));
   xqc_segments_t w;
-  assert_int_equal(xqc_seg_open(&w, dir, 1u << 20, NULL, NULL, NULL), 0);
+  assert_int_equal(xqc_seg_open(&w, dir, "/nonexistent/q", 1u << 20, NULL, NULL, NULL), 0);
   xq_game_record_t r;
   xq_record_init(&r);
   play_game(&r, XQ_START_FEN, 2, XQ_RESULT_BLACK_WIN, XQ_REASON_RESIGN);
@@ -174,14 +174,15 @@ static void test_segment_reader(void **state) {
   fwrite("\x40\x00\x00\x00\x01\x02", 1, 6, f);
   fclose(f);
   visits_t v = {0};
-  uint64_t end;
-  int torn;
-  assert_int_equal(xq_seg_scan_file(path, count_visit, &v, &end, &torn, NULL), 0);
+  xq_seg_scan_t st;
+  assert_int_equal(xq_seg_scan(path, count_visit, NULL, &v, &st, NULL), 0);
   assert_int_equal(v.n, 3);
   assert_string_equal(v.ids[1], "lab-b");
   assert_int_equal(v.seqs[2], 102);
-  assert_int_equal(torn, 1);
-  assert_int_equal(end, (uint64_t)whole);
+  assert_int_equal(st.tail, 6);
+  assert_int_equal(st.records, 3);
+  assert_int_equal(st.regions, 0);
+  assert_int_equal(st.end, (uint64_t)whole);
   assert_int_equal(file_size(path), whole + 6); /* the reader never truncates */
 
   /* Not a segment file; the list is numeric and ignores other names. */
@@ -191,7 +192,7 @@ static void test_segment_reader(void **state) {
   fputs("not a segment file", f);
   fclose(f);
   xq_errbuf_t eb = {{0}};
-  assert_int_equal(xq_seg_scan_file(other, NULL, NULL, &end, &torn, &eb), XQ_EFORMAT);
+  assert_int_equal(xq_seg_scan(other, NULL, NULL, NULL, &st, &eb), XQ_EFORMAT);
   assert_non_null(strstr(eb.msg, "not a segment file"));
   snprintf(other, sizeof other, "%s/seg-2.bin", dir);
   fclose(fopen(other, "wb"));
@@ -252,7 +253,7 @@ static void make_campaign(const char *dir, const char *camp, const char *ini_lin
   snprintf(path, sizeof path, "%s/%s/games", dir, camp);
   assert_int_equal(mkdir(path, 0700), 0);
   xqc_segments_t w;
-  assert_int_equal(xqc_seg_open(&w, path, 1u << 20, NULL, NULL, NULL), 0);
+  assert_int_equal(xqc_seg_open(&w, path, "/nonexistent/q", 1u << 20, NULL, NULL, NULL), 0);
   xq_game_record_t r;
   xq_record_init(&r);
   unsigned char *buf;
