@@ -3,6 +3,7 @@
  */
 #include "replay.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +105,7 @@ void xqc_batch_free(xqc_batch_t *b) {
   free(b->ptrs);
   free(b->idx);
   free(b->prob);
-  free(b->boards);
+  free(b->samples);
   memset(b, 0, sizeof *b);
 }
 
@@ -117,40 +118,23 @@ int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, const xqc_sample_op
   b->ptrs = calloc(un, sizeof *b->ptrs);
   b->idx = calloc(un * XQ_MAX_MOVES, sizeof *b->idx);
   b->prob = calloc(un * XQ_MAX_MOVES, sizeof *b->prob);
-  b->boards = calloc(un * XQ_SQUARES, 1);
-  if (!b->msgs || !b->ptrs || !b->idx || !b->prob || !b->boards) {
+  b->samples = calloc(un, sizeof *b->samples);
+  if (!b->msgs || !b->ptrs || !b->idx || !b->prob || !b->samples) {
     xqc_batch_free(b);
     return XQ_ENOMEM;
   }
-  xq_sample_t s;
   for (int i = 0; i < n; i++) {
     uint64_t k = xq_rng_below(rng, r->count);
     /* Slot k of the window counted from the oldest sample. */
-    s = r->ring[xqc_replay_slot(r, k)];
-    if (xq_rng_next(rng) & 1) xq_sample_mirror(&s);
-    if (o->colour_swap > 0.0f && xq_rng_uniform(rng) < o->colour_swap) xq_sample_colour_swap(&s);
-    Xqz__Sample *m = &b->msgs[i];
-    xqz__sample__init(m);
-    uint8_t *bd = b->boards + (size_t)i * XQ_SQUARES;
-    memcpy(bd, s.board, XQ_SQUARES);
-    m->board.data = bd;
-    m->board.len = XQ_SQUARES;
-    m->side = s.side;
-    m->rule60 = s.rule60;
-    m->repeated = s.repeated;
-    uint32_t *ix = b->idx + (size_t)i * XQ_MAX_MOVES;
-    float *pr = b->prob + (size_t)i * XQ_MAX_MOVES;
-    int np = s.npi < 0 ? 0 : s.npi > XQ_MAX_MOVES ? XQ_MAX_MOVES : s.npi;
-    for (int j = 0; j < np; j++) {
-      ix[j] = s.pi_index[j];
-      pr[j] = s.pi_prob[j];
-    }
-    m->n_pi_index = (size_t)np;
-    m->pi_index = ix;
-    m->n_pi_prob = (size_t)np;
-    m->pi_prob = pr;
-    m->z = (1.0f - o->q_weight) * s.z + o->q_weight * s.q;
-    b->ptrs[i] = m;
+    xq_sample_t *s = &b->samples[i];
+    *s = r->ring[xqc_replay_slot(r, k)];
+    assert(s->npi >= 0 && s->npi <= XQ_MAX_MOVES); /* validated at ingest */
+    if (xq_rng_next(rng) & 1) xq_sample_mirror(s);
+    if (o->colour_swap > 0.0f && xq_rng_uniform(rng) < o->colour_swap) xq_sample_colour_swap(s);
+    s->z = (1.0f - o->q_weight) * s->z + o->q_weight * s->q;
+    xq_sample_to_proto(&b->msgs[i], s, b->idx + (size_t)i * XQ_MAX_MOVES,
+                       b->prob + (size_t)i * XQ_MAX_MOVES);
+    b->ptrs[i] = &b->msgs[i];
   }
   b->n = n;
   return 0;

@@ -54,7 +54,7 @@ typedef struct {
   Xqz__Sample **ptrs;  /* (n) */
   uint32_t *idx;       /* (n * XQ_MAX_MOVES) */
   float *prob;         /* (n * XQ_MAX_MOVES) */
-  uint8_t *boards;     /* (n * XQ_SQUARES) */
+  xq_sample_t *samples; /* (n) the samples as served: msgs point into them */
   int n;
 } xqc_batch_t;
 
