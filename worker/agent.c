@@ -18,6 +18,7 @@
 #include "support/log.h"
 #include "support/mkdir_p.h"
 #include "support/rng.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 #include "support/clock.h"
 
@@ -76,16 +77,9 @@ static void send_env(agent_t *a, Xqz__Envelope *env, int request) {
 
 static void send_hello(agent_t *a) {
   Xqz__Envelope env;
-  xq_wire_init(&env);
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  h.role = XQZ__ROLE__ROLE_WORKER;
-  h.worker_id = a->worker_id;
-  h.host = a->host;
-  h.threads = (uint32_t)a->o->threads;
-  h.software_version = XQ_SOFTWARE_NAME;
-  h.campaign_id = a->campaign_id;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, a->worker_id, a->host,
+               (uint32_t)a->o->threads, a->campaign_id);
   send_env(a, &env, 1);
 }
 
@@ -117,14 +111,8 @@ static void send_net_request(agent_t *a) {
 static void send_game(void *ctx, const char *wid, uint64_t seq, const void *rec, size_t len) {
   agent_t *a = ctx;
   Xqz__Envelope env;
-  xq_wire_init(&env);
-  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
-  g.worker_id = (char *)wid;
-  g.seq = seq;
-  g.record.data = (uint8_t *)rec;
-  g.record.len = len;
-  env.body_case = XQZ__ENVELOPE__BODY_GAME;
-  env.game = &g;
+  Xqz__GameRecord g;
+  xq_msg_game(&env, &g, wid, seq, rec, len);
   send_env(a, &env, 1);
 }
 

@@ -34,6 +34,7 @@
 #include "support/rng.h"
 #include "wire/curve.h"
 #include "wire/sample.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 static char g_dir[256];
@@ -141,14 +142,8 @@ static inline void send_status_request(void *s) {
 
 static inline void send_game_msg(void *s, const char *wid, uint64_t seq, const void *rec, size_t len) {
   Xqz__Envelope env;
-  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
-  xq_wire_init(&env);
-  g.worker_id = (char *)wid;
-  g.seq = seq;
-  g.record.data = (uint8_t *)rec;
-  g.record.len = len;
-  env.body_case = XQZ__ENVELOPE__BODY_GAME;
-  env.game = &g;
+  Xqz__GameRecord g;
+  xq_msg_game(&env, &g, wid, seq, rec, len);
   env.request_id = seq;
   send_env(s, &env);
 }
@@ -190,14 +185,8 @@ static inline void *connect_dealer(void *ctx) {
 
 static inline uint64_t hello_as(void *s, const char *worker_id) {
   Xqz__Envelope env;
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  xq_wire_init(&env);
-  h.role = XQZ__ROLE__ROLE_WORKER;
-  h.worker_id = (char *)worker_id;
-  h.host = "localhost";
-  h.threads = 1;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
   env.request_id = 1;
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
@@ -331,14 +320,8 @@ static inline void random_game(unsigned char **buf, size_t *len, uint64_t seed, 
 static inline Xqz__Envelope *send_game_as(void *s, const char *worker_id, uint64_t seq,
                                           unsigned char *buf, size_t len) {
   Xqz__Envelope env;
-  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
-  xq_wire_init(&env);
-  g.worker_id = (char *)worker_id;
-  g.seq = seq;
-  g.record.data = buf;
-  g.record.len = len;
-  env.body_case = XQZ__ENVELOPE__BODY_GAME;
-  env.game = &g;
+  Xqz__GameRecord g;
+  xq_msg_game(&env, &g, worker_id, seq, buf, len);
   env.request_id = 100 + seq;
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);

@@ -39,6 +39,7 @@
 #include "nn/nn_optim.h"
 #include "spool.h"
 #include "spool_campaign.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 static uint64_t campaign_of(void *s) {
@@ -64,15 +65,8 @@ static void *connect_ready(void *ctx) {
 
 static Xqz__Envelope *hello_campaign(void *s, int role, uint64_t campaign) {
   Xqz__Envelope env;
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  xq_wire_init(&env);
-  h.role = (Xqz__Role)role;
-  h.worker_id = "identity-worker";
-  h.host = "localhost";
-  h.threads = 1;
-  h.campaign_id = campaign;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, (Xqz__Role)role, "identity-worker", "localhost", 1, campaign);
   env.request_id = 7;
   return rpc(s, &env);
 }
@@ -523,7 +517,7 @@ static void test_schema_version(void **state) {
   assert_string_equal(out, "1");
   sql_get(db, "SELECT version FROM worker_stats WHERE worker_id='identity-worker'", out,
           sizeof out);
-  assert_string_equal(out, "");   /* the column exists (Hello without a version) */
+  assert_string_equal(out, XQ_SOFTWARE_NAME); /* the column exists and holds the Hello's */
   sql_get(db, "SELECT step FROM nets WHERE id=42", out, sizeof out);
   assert_string_equal(out, "17");
   sql_get(db, "SELECT COUNT(*) FROM bans", out, sizeof out);

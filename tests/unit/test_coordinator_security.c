@@ -31,6 +31,7 @@
 
 #include "coord_test_util.h"
 #include "wire/curve.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 enum { E_BANNED = XQ_ERROR_BANNED };
@@ -45,12 +46,7 @@ static void send_nowait(void *s, const Xqz__Envelope *env) {
 
 /* Fills env with a worker's Hello (request 1); h must outlive env's use. */
 static void hello_envelope(Xqz__Envelope *env, Xqz__Hello *h, const char *worker_id) {
-  xqz__hello__init(h);
-  xq_wire_init(env);
-  h->role = XQZ__ROLE__ROLE_WORKER;
-  h->worker_id = (char *)worker_id;
-  env->body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env->hello = h;
+  xq_msg_hello(env, h, XQZ__ROLE__ROLE_WORKER, worker_id, "", 0, 0);
   env->request_id = 1;
 }
 
@@ -63,14 +59,8 @@ static void refused_requests(void *s, const char *worker_id, uint64_t net) {
   unsigned char *buf;
   size_t len;
   random_game(&buf, &len, g_seed++, GAME_OK);
-  Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
-  g.worker_id = (char *)worker_id;
-  g.seq = 1;
-  g.record.data = buf;
-  g.record.len = len;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_GAME;
-  env.game = &g;
+  Xqz__GameRecord g;
+  xq_msg_game(&env, &g, worker_id, 1, buf, len);
   env.request_id = 2;
   send_nowait(s, &env);
   free(buf);
