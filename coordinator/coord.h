@@ -110,11 +110,7 @@ uint64_t xqc_now_ms(void);
 /* Sends env to a peer on the ROUTER; errors are logged, never fatal. */
 void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env);
 void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
-                     unsigned code, const char *msg);
-
-/* Error codes of the Error replies (docs/protocol.md). */
-enum { XQC_ERR_MALFORMED = 1, XQC_ERR_UNEXPECTED = 2, XQC_ERR_NOT_FOUND = 3,
-       XQC_ERR_BAD_FIELD = 4, XQC_ERR_INTERNAL = 5, XQC_ERR_BANNED = XQ_ERROR_BANNED };
+                     unsigned code, const char *msg); /* code: XQ_ERROR_* (wire.h) */
 
 /* peers.c (see peers.h) */
 /* The peer a message from routing id rid with header head (its CURVE key, "" without

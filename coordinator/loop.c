@@ -216,7 +216,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
     /* Refused whole: a trainer whose losses went NaN should stop, not train on. */
     c->bad_reports++;
     xqc_peer_fault(c, p, why);
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_BAD_FIELD, why);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD, why);
     return;
   }
   /* The step never goes back: a trainer resumed from an older checkpoint reports a lower
@@ -245,7 +245,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
   xqc_batch_t b;
   const xqc_sample_opts_t so = {(float)c->cfg.value_target_q, (float)c->cfg.colour_swap};
   if (xqc_replay_sample(&c->replay, &c->rng, (int)n, &so, &b) < 0) {
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_INTERNAL, "out of memory");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "out of memory");
     return;
   }
   Xqz__Envelope env;
@@ -277,7 +277,7 @@ static void on_status(xqc_t *c, xqc_peer_t *p, uint64_t rq) {
   int rc = xqc_status_build(c, &s);
   if (rc < 0) {
     XQ_LOGE(COMP, "status not built err=\"%s\"", xq_strerror(rc));
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_INTERNAL, "status not available");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "status not available");
     return;
   }
   Xqz__Envelope env;
@@ -295,7 +295,7 @@ static void on_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq,
   int rc = xqc_promotions_build(c, r->after_match_id, &pr);
   if (rc < 0) {
     XQ_LOGE(COMP, "promotions not built err=\"%s\"", xq_strerror(rc));
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_INTERNAL, "promotions not available");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "promotions not available");
     return;
   }
   Xqz__Envelope env;
@@ -318,7 +318,7 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
    * anything else it asks gets an Error. */
   if (env->body_case != XQZ__ENVELOPE__BODY_GAME &&
       (xqc_peer_banned(c, p) || xqc_bans_match(&c->bans, xqc_named_worker(env), NULL))) {
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_BANNED, "banned");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BANNED, "banned");
     return;
   }
   char why[400];
@@ -345,7 +345,7 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
   case XQZ__ENVELOPE__BODY_ADMIN_REQUEST: xqc_admin_request(c, p, rq, env->admin_request); break;
   default:
     xqc_peer_fault(c, p, "unexpected message type");
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_UNEXPECTED, "unexpected message type");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_UNEXPECTED, "unexpected message type");
     break;
   }
 }
@@ -376,7 +376,7 @@ static void drain(xqc_t *c) {
     if (rc < 0) {
       xqc_peer_fault(c, p, eb.msg[0] ? eb.msg : xq_strerror(rc));
       if (!p->cut)
-        xqc_reply_error(c, rid, rid_len, 0, XQC_ERR_MALFORMED,
+        xqc_reply_error(c, rid, rid_len, 0, XQ_ERROR_MALFORMED,
                         eb.msg[0] ? eb.msg : xq_strerror(rc));
       continue;
     }

@@ -38,12 +38,12 @@ void xqc_nets_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__NetReques
   if (xqc_nets_load(g, c->dir, r->net_id, &eb) < 0) {
     char msg[300];
     snprintf(msg, sizeof msg, "net %016llx not found", (unsigned long long)r->net_id);
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_NOT_FOUND, msg);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_NOT_FOUND, msg);
     return;
   }
   if (r->offset > g->size) {
     xqc_peer_fault(c, p, "net request offset past the end");
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_BAD_FIELD,
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD,
                     "offset past the end of the net");
     return;
   }

@@ -221,7 +221,7 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
   size_t sizes[1] = {cn->net.len};
   if (xq_atomic_write(path, parts, sizes, 1, &eb) < 0) {
     XQ_LOGE(COMP, "cannot store candidate reason=\"%s\"", eb.msg);
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQC_ERR_INTERNAL, "cannot store the net");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "cannot store the net");
     return;
   }
   xqc_db_add_net(c->db, meta.net_id, c->best, (int64_t)cn->step, "candidate");

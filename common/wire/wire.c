@@ -11,6 +11,25 @@
 #include <string.h>
 #include <zmq.h>
 
+/* The C table and the proto's ErrorCode are one table: a new row in one needs the other. */
+#define XQ_WIRE_ERROR_CHECK(name, code, text)                                          \
+  _Static_assert((int)XQZ__ERROR_CODE__ERROR_##name == code, "proto ErrorCode " #name \
+                 " differs from XQ_WIRE_ERROR_MAP");
+XQ_WIRE_ERROR_MAP(XQ_WIRE_ERROR_CHECK)
+#undef XQ_WIRE_ERROR_CHECK
+
+const char *xq_wire_error_text(uint32_t code) {
+  switch (code) {
+#define XQ_WIRE_ERROR_CASE(name, c, text) \
+  case c:                                 \
+    return text;
+    XQ_WIRE_ERROR_MAP(XQ_WIRE_ERROR_CASE)
+#undef XQ_WIRE_ERROR_CASE
+    default:
+      return "unknown error code";
+  }
+}
+
 void xq_wire_init(Xqz__Envelope *env) {
   xqz__envelope__init(env);
   env->version = XQ_PROTOCOL_VERSION;

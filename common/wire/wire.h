@@ -23,21 +23,41 @@
 #define XQ_STR(x) XQ_STR_(x)
 /* What `xqz version` and every program's --version print: "xqzero 0.2.0 (protocol 1)". */
 #define XQ_VERSION_LINE XQ_SOFTWARE_NAME " (protocol " XQ_STR(XQ_PROTOCOL_VERSION) ")"
-/* Error.code of the coordinator's refusal of a peer that speaks another protocol version.
- * That Error's envelope carries the peer's own version, so the peer can decode it. */
-#define XQ_ERROR_PROTOCOL_VERSION 6
-/* Error.code of any request but a GameRecord from a banned worker id or key (a banned
- * sender's games get Ack accepted=false, reason "banned by the operator"). */
-#define XQ_ERROR_BANNED 7
-/* Error.code of the refusal of a peer (Hello, BatchRequest) that names another campaign;
- * the message names both campaign ids and what to do. Retrying cannot help. */
-#define XQ_ERROR_CAMPAIGN 8
-/* Error.code of a request the sender's role may not make (a worker's BatchRequest, say);
- * the message names the role needed and how to get it. */
-#define XQ_ERROR_NOT_ALLOWED 9
-/* Error.code of a worker id that another key or connection owns, or that holds bytes a
- * worker id may not (control characters, spaces, quotes). */
-#define XQ_ERROR_WORKER_ID 10
+/*
+ * Error.code: one table for every program (proto/xqz.proto's ErrorCode has the same
+ * numbers; wire.c checks that they agree at compile time). X(name, code, meaning):
+ *   PROTOCOL_VERSION: that Error's envelope carries the peer's own version, so the peer
+ *     can decode it;
+ *   BANNED: any request but a GameRecord from a banned worker id or key (a banned
+ *     sender's games get Ack accepted=false, reason "banned by the operator");
+ *   CAMPAIGN: a peer (Hello, BatchRequest) that names another campaign; the message names
+ *     both campaign ids and what to do; retrying cannot help;
+ *   NOT_ALLOWED: a request the sender's role may not make (a worker's BatchRequest, say);
+ *     the message names the role needed and how to get it;
+ *   WORKER_ID: a worker id that another key or connection owns, or that holds bytes a
+ *     worker id may not (control characters, spaces, quotes).
+ */
+#define XQ_WIRE_ERROR_MAP(X)                                                  \
+  X(MALFORMED, 1, "malformed message")                                        \
+  X(UNEXPECTED, 2, "unexpected message type")                                 \
+  X(NOT_FOUND, 3, "not found")                                                \
+  X(BAD_FIELD, 4, "a field is out of range")                                  \
+  X(INTERNAL, 5, "the coordinator could not do it")                          \
+  X(PROTOCOL_VERSION, 6, "another protocol version")                          \
+  X(BANNED, 7, "banned by the operator")                                      \
+  X(CAMPAIGN, 8, "another campaign")                                          \
+  X(NOT_ALLOWED, 9, "not allowed for the sender's role")                      \
+  X(WORKER_ID, 10, "the worker id is refused")
+
+typedef enum {
+#define XQ_WIRE_ERROR_ENUM(name, code, text) XQ_ERROR_##name = code,
+  XQ_WIRE_ERROR_MAP(XQ_WIRE_ERROR_ENUM)
+#undef XQ_WIRE_ERROR_ENUM
+} xq_wire_error_t;
+
+/* The meaning of an Error.code ("unknown error code" for one not in the table). */
+const char *xq_wire_error_text(uint32_t code);
+
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's

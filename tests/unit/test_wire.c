@@ -58,6 +58,23 @@ static void test_pack_unpack(void **state) {
   assert_int_equal(xq_wire_unpack(garbage, (size_t)XQ_WIRE_MAX_MESSAGE + 1, &got, &eb), XQ_ERANGE);
 }
 
+/* Every code of the one error table has its meaning; a code not in it says so. */
+static void test_error_table(void **state) {
+  (void)state;
+  const uint32_t codes[] = {XQ_ERROR_MALFORMED, XQ_ERROR_UNEXPECTED, XQ_ERROR_NOT_FOUND,
+                            XQ_ERROR_BAD_FIELD, XQ_ERROR_INTERNAL, XQ_ERROR_PROTOCOL_VERSION,
+                            XQ_ERROR_BANNED, XQ_ERROR_CAMPAIGN, XQ_ERROR_NOT_ALLOWED,
+                            XQ_ERROR_WORKER_ID};
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+    assert_int_equal(codes[i], i + 1); /* dense from 1: a gap would be a lost row */
+    assert_string_not_equal(xq_wire_error_text(codes[i]), "unknown error code");
+  }
+  assert_string_equal(xq_wire_error_text(XQ_ERROR_CAMPAIGN), "another campaign");
+  assert_string_equal(xq_wire_error_text(0), "unknown error code");
+  assert_string_equal(xq_wire_error_text(99), "unknown error code");
+  assert_int_equal(XQZ__ERROR_CODE__ERROR_WORKER_ID, XQ_ERROR_WORKER_ID);
+}
+
 static void test_router_dealer(void **state) {
   (void)state;
   void *ctx = zmq_ctx_new();
@@ -110,6 +127,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pack_unpack),
       cmocka_unit_test(test_router_dealer),
+      cmocka_unit_test(test_error_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
