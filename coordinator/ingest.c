@@ -19,6 +19,7 @@
 #include "coord.h"
 #include "search/game_record.h"
 #include "support/log.h"
+#include "train/targets.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 

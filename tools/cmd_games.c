@@ -19,7 +19,7 @@
 #include "rules/material.h"
 #include "search/game_record.h"
 #include "search/segment_file.h"
-#include "wire/game_summary.h"
+#include "train/game_summary.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz games PATH... [--adjudicate PAWNS] [--json]\n\n"

@@ -33,6 +33,7 @@
 #include "support/crc32.h"
 #include "support/rng.h"
 #include "wire/curve.h"
+#include "train/targets.h"
 #include "wire/sample.h"
 #include "wire/messages.h"
 #include "wire/wire.h"

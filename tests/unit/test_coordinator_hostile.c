@@ -28,6 +28,7 @@
 
 #include "coord_test_util.h"
 #include "search/game_record.h"
+#include "train/targets.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 

@@ -31,7 +31,7 @@
 #include "search/game_record.h"
 #include "search/segment_file.h"
 #include "segments.h"
-#include "wire/game_summary.h"
+#include "train/game_summary.h"
 
 /* Red a rook up, nothing else but the kings (on different files). */
 #define XQZ XQZ_BINARY_DIR "/tools/xqz"

@@ -35,6 +35,7 @@
 #include "rules/movegen.h"
 #include "rules/rules.h"
 #include "support/crc32.h"
+#include "train/targets.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 

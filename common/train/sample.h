@@ -1,0 +1,51 @@
+/*
+ * sample.h: one training position in compact form, as the coordinator's replay window
+ * keeps it and the Batch message carries it (wire/sample.h converts it): the board (90
+ * piece codes, absolute squares), side to move, no-capture counter, whether the position
+ * occurred before in its game, the sparse search policy (policy indices from the side to
+ * move's view) and the result z from the side to move's view. The trainer turns it into
+ * exactly the input planes nn_encode would give for the position in its game.
+ */
+#ifndef XQ_TRAIN_SAMPLE_H
+#define XQ_TRAIN_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rules/board.h"
+#include "support/error.h"
+
+typedef struct {
+  uint8_t board[XQ_SQUARES];
+  uint8_t side;
+  uint16_t rule60;
+  bool repeated;
+  int npi;                            /* entries in pi */
+  uint16_t pi_index[XQ_MAX_MOVES];    /* policy indices, side to move's view */
+  float pi_prob[XQ_MAX_MOVES];        /* sums to 1 */
+  float z;                            /* +1 win, 0 draw, -1 loss for the side to move */
+  float q;                            /* root value of the search, side to move's view,
+                                         clamped to [-1, 1] (a value-target option) */
+} xq_sample_t;
+
+/* Mirrors a sample left-right (files a<->i), policy included. */
+void xq_sample_mirror(xq_sample_t *s);
+/* Swaps the colours: the board turned 180 degrees with Red and Black exchanged and the
+ * other side to move. The rules are symmetric under this, so it is the same position for
+ * the mover: policy indices (side to move's view), z and q stay; only the input's colour
+ * plane differs. */
+void xq_sample_colour_swap(xq_sample_t *s);
+/* Input planes (NN_INPUT_PLANES x 90) of the sample: the same as nn_encode of the
+ * position in its game. */
+void xq_sample_encode(float *planes, const xq_sample_t *s);
+/* Sets pos to the sample's position (board, side, no-capture counter; no history), for
+ * the legal-move mask (nn_encode_legal). The sample must be valid (from_proto checked
+ * it). */
+void xq_sample_position(xq_pos_t *pos, const xq_sample_t *s);
+/* Sets pos from a board through FEN, so the rules' own validation (kings, piece counts,
+ * reachable squares, the side not to move not in check) applies and the key, side and
+ * check flag are set the one way the rules set them. 0, or XQ_EFORMAT with the reason. */
+int xq_sample_board_position(xq_pos_t *pos, const uint8_t *board, int side, int rule60,
+                             xq_errbuf_t *eb);
+
+#endif
