@@ -8,6 +8,7 @@
  * nets.c serves net files, promote.c runs candidates and gating, ingest.c takes games,
  * admin.c bans.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,6 +264,8 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
   env.batch = &bm;
   xqc_reply(c, p->rid, p->rid_len, &env);
   c->samples_served += (uint64_t)b.n;
+  /* The pacing's promise: at most R samples per position ingested, give or take a batch. */
+  assert((double)c->samples_served <= c->cfg.reuse * (double)c->positions + n);
   xqc_status_batch_answered(c, p, XQC_BATCH_SERVED);
   xqc_batch_free(&b);
 }

@@ -65,6 +65,15 @@ static void follow_rule(xqc_replay_t *r) {
   r->count = r->stored < r->cap ? r->stored : r->cap;
 }
 
+/* The window's invariants (Debug and sanitizer builds): the window is the newest count
+ * samples held, count = min(stored, cap), and the ring holds at least the window. */
+static void replay_check(const xqc_replay_t *r) {
+  assert(r->cap <= r->slots && r->head < r->slots && r->stored <= r->slots);
+  assert(r->count == (r->stored < r->cap ? r->stored : r->cap));
+  assert(r->stored <= r->total);
+  (void)r;
+}
+
 void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s, uint32_t src) {
   /* The window grows first, so a full ring makes room before its oldest sample goes. */
   r->total++;
@@ -74,6 +83,7 @@ void xqc_replay_push(xqc_replay_t *r, const xq_sample_t *s, uint32_t src) {
   r->head = (r->head + 1) % r->slots;
   if (r->stored < r->slots) r->stored++;
   if (r->count < r->cap) r->count++;
+  replay_check(r);
 }
 
 uint64_t xqc_replay_slot(const xqc_replay_t *r, uint64_t k) {
@@ -97,6 +107,7 @@ uint64_t xqc_replay_remove(xqc_replay_t *r, int (*drop)(uint32_t src, void *user
   uint64_t removed = r->stored - kept;
   r->stored = kept;
   r->count = r->stored < r->cap ? r->stored : r->cap;
+  replay_check(r);
   return removed;
 }
 
@@ -112,6 +123,7 @@ void xqc_batch_free(xqc_batch_t *b) {
 int xqc_replay_sample(xqc_replay_t *r, xq_rng_t *rng, int n, const xqc_sample_opts_t *o,
                       xqc_batch_t *b) {
   memset(b, 0, sizeof *b);
+  replay_check(r);
   if (n <= 0 || r->count == 0) return 0;
   size_t un = (size_t)n;
   b->msgs = calloc(un, sizeof *b->msgs);

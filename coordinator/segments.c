@@ -256,6 +256,22 @@ static int write_all(int fd, const unsigned char *buf, size_t n) {
   return 0;
 }
 
+/* The writer's invariants, checked after every append and sync (Debug and sanitizer
+ * builds): no more is synced than written; with a file open and no rewrite due, the
+ * pending copies are exactly the bytes written since the last good fsync (or since the
+ * header); a failed writer has no file open. */
+static void seg_check(const xqc_segments_t *s) {
+  assert(s->synced <= s->size);
+  assert(s->pend_len <= s->pend_cap || s->pend_len == 0);
+  assert((s->pend_len == 0) == (s->pend_records == 0));
+  if (s->fd >= 0 && !s->rewrite) {
+    uint64_t base = s->synced > XQ_SEG_HEADER_SIZE ? s->synced : XQ_SEG_HEADER_SIZE;
+    assert(s->size >= base && s->size - base == s->pend_len);
+  }
+  if (s->fd < 0) assert(s->rewrite == (s->pend_len > 0) || s->size == 0 || s->failed);
+  (void)s;
+}
+
 /* Closes the current file for good: nothing more is written to it, and it is not fsynced
  * (its pending records, if any, are rewritten into the next file). */
 static void seal(xqc_segments_t *s) {
@@ -365,6 +381,7 @@ int xqc_seg_sync(xqc_segments_t *s, xq_errbuf_t *eb) {
   s->synced = s->size;
   s->pend_len = 0;
   s->pend_records = 0;
+  seg_check(s);
   return 0;
 }
 
@@ -417,9 +434,13 @@ int xqc_seg_append(xqc_segments_t *s, const char *worker_id, uint64_t seq,
     }
   }
   free(p);
-  if (rc < 0) return rc;
+  if (rc < 0) {
+    seg_check(s);
+    return rc;
+  }
   s->size += 8 + plen;
   s->error[0] = '\0';
+  seg_check(s);
   return 0;
 }
 
