@@ -208,8 +208,10 @@ int64_t xq_proto_time_budget(const xq_go_t *go, int side) {
   if (inc < 0) inc = 0;
   int64_t moves = go->movestogo > 0 ? go->movestogo : 30;
   int64_t budget = left / moves + inc * 3 / 4;
-  /* Keep a margin for process and pipe latency: 50 ms or a tenth of the clock. */
-  int64_t margin = left / 10 < 50 ? left / 10 : 50;
+  /* Keep a margin for process, pipe and GUI latency: 50 ms plus 5% of the clock, at most
+   * a tenth of it (so a nearly flagged clock still gets a move). */
+  int64_t margin = 50 + left / 20;
+  if (margin > left / 10) margin = left / 10;
   if (budget > left - margin) budget = left - margin;
   return budget < 1 ? 1 : budget;
 }
@@ -331,7 +333,7 @@ int xq_proto_option_number(const xq_proto_option_t *o, const char *value, double
   double v = strtod(value, &end);
   bool integral = o->type != XQ_OPT_SPIN || v == floor(v);
   if (!*value || errno || *end || !(v >= o->min && v <= o->max) || !integral) {
-    return xq_err_set(eb, XQ_ERANGE, "option %s: '%s' is not %s from %g to %g%s%s", o->name,
+    return xq_err_set(eb, XQ_ERANGE, "option %s: '%s' is not %s from %.15g to %.15g%s%s", o->name,
                       value, o->type == XQ_OPT_SPIN ? "a whole number" : "a number", o->min,
                       o->max, *o->unit ? " " : "", o->unit);
   }

@@ -64,8 +64,9 @@ typedef struct {
 int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_errbuf_t *eb);
 
 /* Milliseconds to think for a clock: a fraction of the remaining time (1/movestogo, or
- * 1/30 without it) plus most of the increment, never more than the time left minus a
- * safety margin. Returns 0 when go has no clock for `side`. */
+ * 1/30 without it) plus 3/4 of the increment, never more than the time left minus a
+ * safety margin (50 ms + 5% of the time left, at most a tenth of it). Returns 0 when go
+ * has no clock for `side`. */
 int64_t xq_proto_time_budget(const xq_go_t *go, int side);
 
 /* Parses setoption arguments: UCI "name N [value V]" or UCCI "N [V]". Copies the name and
