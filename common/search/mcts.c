@@ -209,18 +209,31 @@ static void *lane_main(void *arg) {
   return NULL;
 }
 
+/* True when pos is the tree's root position with the same game history. */
+static bool same_root(const xqt_tree_t *t, const xq_pos_t *pos) {
+  const xq_pos_t *r = &t->root_pos;
+  if (!t->has_root || pos->ply != r->ply || pos->key != r->key || pos->rule60 != r->rule60)
+    return false;
+  for (int i = 0; i < r->ply; i++)
+    if (pos->hist[i].key != r->hist[i].key || pos->hist[i].move != r->hist[i].move) return false;
+  return true;
+}
+
 int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
                    xq_mcts_result_t *res) {
   int64_t t0 = xq_clock_ms();
   memset(res, 0, sizeof *res);
   xq_move_t moves[XQ_MAX_MOVES];
   if (xq_gen_legal(pos, moves) == 0) return XQ_EINVAL;
-  xqt_set_root(&s->tree, pos);
+  xqt_tree_t *t = &s->tree;
+  /* The root searched again (the engine's slices, a second `go`): the search goes on in
+   * the same tree, whose root already has its noise. */
+  bool again = same_root(t, pos);
+  if (!again) xqt_set_root(t, pos);
   for (int k = 0; k < s->nlanes; k++)
     for (int i = 0; i < s->lanes[k].batch; i++) memcpy(&s->lanes[k].slots[i], pos, sizeof *pos);
-  xqt_tree_t *t = &s->tree;
   if (!(t->nodes[0].flags & XQT_EXPANDED)) run_batch(s, &s->lanes[0], 1, false); /* the root: not counted */
-  xqt_add_noise(t, &s->rng, t->cfg.dirichlet_alpha, t->cfg.noise_frac);
+  if (!again) xqt_add_noise(t, &s->rng, t->cfg.dirichlet_alpha, t->cfg.noise_frac);
   s->lim = lim;
   s->t0 = t0;
   s->max_sims = lim->nodes;

@@ -70,8 +70,9 @@ int xq_mcts_new(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *ev
 int xq_mcts_new_parallel(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *const *evs,
                          int nev, uint64_t seed, xq_errbuf_t *eb);
 void xq_mcts_free(xq_mcts_t **s);
-/* Searches pos (with its history) within lim. Reuses the tree if pos is the last searched
- * position followed by one or two moves. Returns 0, or XQ_EINVAL if pos has no legal
+/* Searches pos (with its history) within lim. Goes on in the same tree if pos is the last
+ * searched position itself (same history), and reuses the subtree if it is that position
+ * followed by one or two moves. Returns 0, or XQ_EINVAL if pos has no legal
  * move. A position the rules call finished that still has moves (a threefold repetition,
  * no attackers left) is searched: a GUI or referee that adjudicates by other rules may
  * let the game go on, and then a move is owed. */

@@ -300,9 +300,12 @@ static void test_options_applied(void **state) {
   legal_bestmove(all, at, "startpos");
   assert_int_equal(last_nodes(all), 30);
 
-  /* Temperature: 0 plays the most visited move every time; a high one varies. */
+  /* Temperature: 0 plays the most visited move every time; a high one varies. (Each
+   * search starts from an empty tree: a `go` on the position searched last goes on in its
+   * tree.) */
   char moves[6][16];
   for (int i = 0; i < 6; i++) {
+    eng_send(e, "ucinewgame");
     at = search(e, "startpos", "go nodes 60", all, sizeof all);
     sscanf(all + at, "bestmove %15s", moves[i]);
     if (i) assert_string_equal(moves[i], moves[0]);
@@ -311,6 +314,7 @@ static void test_options_applied(void **state) {
   expect_clean(e, "Temperature 10");
   int distinct = 1;
   for (int i = 0; i < 6; i++) {
+    eng_send(e, "ucinewgame");
     at = search(e, "startpos", "go nodes 60", all, sizeof all);
     legal_bestmove(all, at, "startpos");
     sscanf(all + at, "bestmove %15s", moves[i]);

@@ -189,6 +189,14 @@ static void test_tree_reuse(void **state) {
   for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
   /* the kept subtree's visits (the child's own evaluation is not a child visit) + 1 */
   assert_int_equal(sum, nbest);
+  /* The same position again: the search goes on in the same tree. */
+  int64_t before = sum;
+  lim.nodes = 50;
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  sum = 0;
+  for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
+  assert_int_equal(sum, before + 50);
+  lim.nodes = 1;
   xq_mcts_clear(s);
   assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
   sum = 0;
