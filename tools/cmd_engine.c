@@ -422,6 +422,9 @@ static void apply_option(engine_t *e, int id, const char *value) {
     else if (!flag)
       say(e, "info string error: option usemillisec: only true is supported (clocks in milliseconds)");
     return;
+  case XQ_OPT_NEWGAME:
+    xq_mcts_clear(e->sr.mcts);
+    return;
   case XQ_OPT_COUNT:
     break;
   }
@@ -441,10 +444,6 @@ static void cmd_setoption(engine_t *e, const char *args) {
     return;
   }
   if (e->proto == XQ_PROTO_UCCI) {
-    if (!strcmp(name, "newgame")) {
-      xq_mcts_clear(e->sr.mcts);
-      return;
-    }
     for (int i = 0; ucci_quiet_options[i]; i++)
       if (!strcmp(name, ucci_quiet_options[i])) return;
   }

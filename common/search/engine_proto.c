@@ -278,6 +278,7 @@ const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT] = {
                         1},
     [XQ_OPT_PROTOCOL] = {"Protocol", NULL, XQ_OPT_COMBO, false, 0, 0, 0, "uci", "uci ucci", "", -1},
     [XQ_OPT_USEMILLISEC] = {"usemillisec", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "true", NULL, "", 2},
+    [XQ_OPT_NEWGAME] = {"newgame", NULL, XQ_OPT_BUTTON, false, 0, 0, 0, NULL, NULL, "", 2},
 };
 
 int xq_proto_option_find(const char *name) {
@@ -288,7 +289,7 @@ int xq_proto_option_find(const char *name) {
   return -1;
 }
 
-static const char *const opt_type_names[] = {"spin", "check", "string", "combo"};
+static const char *const opt_type_names[] = {"spin", "check", "string", "combo", "button"};
 
 bool xq_proto_option_line(const xq_proto_option_t *o, xq_proto_t proto, const char *def,
                           char *buf, size_t size) {
@@ -301,6 +302,7 @@ bool xq_proto_option_line(const xq_proto_option_t *o, xq_proto_t proto, const ch
   int n = proto == XQ_PROTO_UCI ? snprintf(buf, size, "option name %s type %s", name, opt_type_names[o->type])
                                 : snprintf(buf, size, "option %s type %s", name, opt_type_names[o->type]);
   size_t len = n > 0 ? (size_t)n : 0;
+  if (o->type == XQ_OPT_BUTTON) return true; /* a button has no default */
   const char *d = o->def_str;
   if (o->type == XQ_OPT_STRING && d && !*d && def) d = def;
   char num[64];

@@ -87,10 +87,11 @@ typedef enum {
   XQ_OPT_VARIANT,      /* UCI_Variant: only xiangqi */
   XQ_OPT_PROTOCOL,     /* Fairy-Stockfish's ICCS switch: we always speak ICCS */
   XQ_OPT_USEMILLISEC,  /* UCCI: clock values in milliseconds (always) */
+  XQ_OPT_NEWGAME,      /* UCCI: a button that empties the tree (as ucinewgame) */
   XQ_OPT_COUNT
 } xq_opt_id_t;
 
-typedef enum { XQ_OPT_SPIN, XQ_OPT_CHECK, XQ_OPT_STRING, XQ_OPT_COMBO } xq_opt_type_t;
+typedef enum { XQ_OPT_SPIN, XQ_OPT_CHECK, XQ_OPT_STRING, XQ_OPT_COMBO, XQ_OPT_BUTTON } xq_opt_type_t;
 
 typedef struct {
   const char *name;     /* as advertised to UCI */

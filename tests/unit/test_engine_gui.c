@@ -194,6 +194,7 @@ static void test_handshakes(void **state) {
       "option MultiPV type spin min 1 max 128 default 1",
       net_line,
       "option usemillisec type check default true",
+      "option newgame type button",
       "ucciok",
       NULL};
   assert_lines(all, ucci);

@@ -193,6 +193,8 @@ static void test_options(void **state) {
   assert_string_equal(line, "option name UCI_Variant type combo default xiangqi var xiangqi");
   assert_false(xq_proto_option_line(&xq_proto_options[XQ_OPT_VARIANT], XQ_PROTO_UCCI, NULL, line, sizeof line));
   assert_false(xq_proto_option_line(&xq_proto_options[XQ_OPT_PROTOCOL], XQ_PROTO_UCI, NULL, line, sizeof line));
+  assert_true(xq_proto_option_line(&xq_proto_options[XQ_OPT_NEWGAME], XQ_PROTO_UCCI, NULL, line, sizeof line));
+  assert_string_equal(line, "option newgame type button");
   /* A tiny buffer is cut, never overrun. */
   char tiny[12];
   xq_proto_option_line(&xq_proto_options[XQ_OPT_SIMULATIONS], XQ_PROTO_UCI, NULL, tiny, sizeof tiny);
