@@ -482,7 +482,9 @@ static void engine_usage(FILE *f) {
   fprintf(f,
           "usage: xqz engine --net FILE [--threads N] [--seed S]\n\n"
           "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
-          "in ICCS coordinates (h2e2, ranks 0-9). See docs/engine.md.\n");
+          "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
+          "MultiPV, WeightsFile, Simulations, Temperature; `uci` lists them with their\n"
+          "bounds. --threads sets Threads at start. See docs/engine.md.\n");
 }
 
 static int engine_loop(engine_t *e) {
