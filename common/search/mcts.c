@@ -1,7 +1,9 @@
 /*
  * mcts.c: the single-game search of mcts.h on top of the shared tree (mcts_tree.h):
  * gathers up to cfg.batch leaves with virtual loss, evaluates them in one call, expands
- * and backs up, until a limit is reached.
+ * and backs up, until a limit is reached. With several evaluators (xq_mcts_new_parallel)
+ * each runs that loop on its own thread, a "lane" with its own scratch, and the lanes
+ * share the tree under one lock that is released while they evaluate.
  */
 #include "search/mcts.h"
 
