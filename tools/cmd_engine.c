@@ -425,6 +425,10 @@ static void apply_option(engine_t *e, int id, const char *value) {
   case XQ_OPT_NEWGAME:
     xq_mcts_clear(e->sr.mcts);
     return;
+  case XQ_OPT_PONDER:
+    /* UCI's hint that the GUI will ponder: `go ponder` works either way. */
+    if (xq_proto_option_check(o, value, &flag, &eb)) say(e, "info string error: %s", eb.msg);
+    return;
   case XQ_OPT_COUNT:
     break;
   }

@@ -279,6 +279,7 @@ const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT] = {
     [XQ_OPT_PROTOCOL] = {"Protocol", NULL, XQ_OPT_COMBO, false, 0, 0, 0, "uci", "uci ucci", "", -1},
     [XQ_OPT_USEMILLISEC] = {"usemillisec", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "true", NULL, "", 2},
     [XQ_OPT_NEWGAME] = {"newgame", NULL, XQ_OPT_BUTTON, false, 0, 0, 0, NULL, NULL, "", 2},
+    [XQ_OPT_PONDER] = {"Ponder", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "false", NULL, "", 1},
 };
 
 int xq_proto_option_find(const char *name) {

@@ -88,6 +88,7 @@ typedef enum {
   XQ_OPT_PROTOCOL,     /* Fairy-Stockfish's ICCS switch: we always speak ICCS */
   XQ_OPT_USEMILLISEC,  /* UCCI: clock values in milliseconds (always) */
   XQ_OPT_NEWGAME,      /* UCCI: a button that empties the tree (as ucinewgame) */
+  XQ_OPT_PONDER,       /* UCI: the GUI may send `go ponder` (always possible) */
   XQ_OPT_COUNT
 } xq_opt_id_t;
 

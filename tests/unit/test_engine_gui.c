@@ -181,6 +181,7 @@ static void test_handshakes(void **state) {
       "option name Simulations type spin default 800 min 1 max 100000000",
       "option name Temperature type string default 0",
       "option name UCI_Variant type combo default xiangqi var xiangqi",
+      "option name Ponder type check default false",
       "uciok",
       NULL};
   assert_lines(all, uci);
@@ -223,6 +224,7 @@ static void test_bad_option_values(void **state) {
   expect_error(e, "setoption name Temperature value -0.5", "Temperature", "0 to 10", NULL);
   expect_error(e, "setoption name Temperature value hot", "Temperature", "0 to 10", NULL);
   expect_error(e, "setoption name Threads", "Threads", "1 to 64", NULL); /* no value */
+  expect_error(e, "setoption name Ponder value maybe", "Ponder", "true or false", NULL);
   char cmd[1024], missing[600], junk[600];
   snprintf(missing, sizeof missing, "%s/no-such.xqzn", g_dir);
   snprintf(cmd, sizeof cmd, "setoption name WeightsFile value %s", missing);
@@ -426,6 +428,8 @@ static void test_stop_ponderhit_quit(void **state) {
   if (now_ms() - t0 > 2000) fail_msg("bestmove came %lld ms after stop", (long long)(now_ms() - t0));
 
   /* ponder: no bestmove while pondering; ponderhit starts the clock and the move comes. */
+  eng_send(e, "setoption name Ponder value true");
+  expect_clean(e, "Ponder true");
   const char *pos = "startpos moves h2e2 h9g7";
   eng_send(e, "position startpos moves h2e2 h9g7");
   eng_send(e, "go ponder wtime 3000 btime 3000");
