@@ -2,17 +2,25 @@
  * cmd_engine.c: `xqz engine --net FILE`, a UCI / UCCI engine on stdin/stdout so Xiangqi
  * GUIs and match runners can play a trained net.
  *
- * Two threads: the main thread reads commands (so `stop`, `isready` and `quit` are
- * answered while the engine thinks) and owns the current position; a search thread runs
- * one `go` at a time on its own copy of the position, and owns the MCTS tree while it
- * runs. The search runs in slices so it can print `info` lines as it goes; the tree is
- * kept between slices (the same position searched again reuses it). Output from both
+ * Threads: the main thread reads commands (so `stop`, `isready` and `quit` are answered
+ * while the engine thinks) and owns the current position and the options; a search thread
+ * runs one `go` at a time on its own copy of the position, and owns the MCTS tree while it
+ * runs. With the `Threads` option above 1, that search runs its simulations on that many
+ * threads sharing the tree (xq_mcts_new_parallel), each with its own net and evaluation
+ * cache. The search runs in slices so it can print `info` lines as it goes; the tree is
+ * kept between slices (the same position searched again reuses it). Output from all
  * threads goes through say(), one locked, flushed line at a time.
+ *
+ * The options (Threads, Hash, MultiPV, WeightsFile, Simulations, Temperature) come from
+ * the table in engine_proto.c; changing Threads, Hash or WeightsFile builds a new set of
+ * nets and tree, and only replaces the old one when every part of it was made.
  *
  * The text of the protocol (commands, `position`, `go`, clocks) is parsed by
  * search/engine_proto.c, which the unit tests exercise without a network.
  */
+#include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,21 +37,38 @@
 #include "rules/notation.h"
 #include "rules/rules.h"
 #include "search/engine_proto.h"
+#include "search/eval_cache.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "support/clock.h"
+#include "support/rng.h"
+#include "support/version.h"
 
-#define ENGINE_NAME "xqzero"
 #define ENGINE_AUTHOR "the xqzero authors"
 #define ENGINE_LINE_MAX 65536 /* longer lines are dropped with an error (a 1000-ply game fits) */
-#define ENGINE_DEFAULT_NODES 800 /* a bare `go` */
 #define ENGINE_SLICE_MS 250      /* an info line at least this often */
+#define ENGINE_PATH_MAX 4096
+
+/* The nets and the tree one search runs on, built together (engine_build). */
+typedef struct {
+  int nev;
+  xq_evaluator_t *evs[XQ_MCTS_MAX_THREADS]; /* (nev) one per search thread, owned */
+  bool cached;                              /* evs are evaluation caches around the nets */
+  xq_mcts_t *mcts;
+} engine_search_t;
 
 typedef struct {
   xq_proto_t proto;
   xq_pos_t *pos;        /* the current position (main thread) */
-  xq_evaluator_t *ev;
-  xq_mcts_t *mcts;      /* used by the search thread while `searching` */
+  engine_search_t sr;   /* used by the search thread while `searching` */
+  uint64_t seed;
+  xq_rng_t rng;         /* draws the move when Temperature > 0 (search thread) */
+  /* Options (main thread; read by the search thread only while it runs). */
+  int threads, hash_mb, multipv;
+  int64_t simulations;
+  double temperature;
+  char net_path[ENGINE_PATH_MAX];     /* the net loaded now */
+  char default_net[ENGINE_PATH_MAX];  /* --net: WeightsFile's advertised default */
   pthread_mutex_t out_lock;
   /* The running search. */
   pthread_t thread;
@@ -69,17 +94,123 @@ static void say(engine_t *e, const char *fmt, ...) {
   va_end(ap);
 }
 
-static void print_info(engine_t *e, const xq_mcts_result_t *r, int64_t nodes, int64_t ms) {
-  char pv[64 * 5 + 1] = "", mv[8];
-  size_t len = 0;
-  for (int i = 0; i < r->pv_len && i < 64; i++) {
-    xq_move_print(r->pv[i], mv);
-    len += (size_t)snprintf(pv + len, sizeof pv - len, "%s%s", i ? " " : "", mv);
+/* Builds nets and a tree for threads search threads with hash_mb MB of evaluation cache
+ * in all, from the net at path, into out. On failure out is left empty (nothing to free)
+ * and eb says why. */
+static int engine_build(engine_search_t *out, const char *path, int threads, int hash_mb,
+                        uint64_t seed, xq_errbuf_t *eb) {
+  *out = (engine_search_t){0};
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  cfg.max_plies = XQ_MAX_HISTORY - 24; /* the tree must not outgrow the history */
+  size_t cache_bytes = ((size_t)hash_mb << 20) / (size_t)threads;
+  int rc = 0;
+  for (int i = 0; i < threads && !rc; i++) {
+    xq_evaluator_t *net = NULL;
+    rc = xq_evaluator_net_new(&net, path, cfg.batch, eb);
+    if (!rc && hash_mb > 0) rc = xq_eval_cache_new(&out->evs[i], net, cache_bytes, eb);
+    else out->evs[i] = net;
+    if (!rc) out->nev++;
   }
+  out->cached = hash_mb > 0;
+  if (!rc) rc = xq_mcts_new_parallel(&out->mcts, &cfg, out->evs, out->nev, seed, eb);
+  if (rc) {
+    for (int i = 0; i < out->nev; i++) xq_evaluator_free(&out->evs[i]);
+    *out = (engine_search_t){0};
+  }
+  return rc;
+}
+
+static void engine_search_free(engine_search_t *sr) {
+  xq_mcts_free(&sr->mcts);
+  for (int i = 0; i < sr->nev; i++) xq_evaluator_free(&sr->evs[i]);
+  sr->nev = 0;
+}
+
+/* Replaces the engine's nets and tree by new ones; keeps the old ones when that fails. */
+static int engine_rebuild(engine_t *e, const char *path, int threads, int hash_mb, xq_errbuf_t *eb) {
+  engine_search_t next;
+  int rc = engine_build(&next, path, threads, hash_mb, e->seed, eb);
+  if (rc) return rc;
+  engine_search_free(&e->sr);
+  e->sr = next;
+  if (path != e->net_path) snprintf(e->net_path, sizeof e->net_path, "%s", path);
+  e->threads = threads;
+  e->hash_mb = hash_mb;
+  return 0;
+}
+
+/* Per mille of the evaluation caches in use (UCI's hashfull), -1 without a cache. */
+static int hashfull(const engine_t *e) {
+  if (!e->sr.cached) return -1;
+  int64_t used = 0, cap = 0;
+  for (int i = 0; i < e->sr.nev; i++) {
+    xq_eval_cache_stats_t st;
+    xq_eval_cache_stats(e->sr.evs[i], &st);
+    used += st.used;
+    cap += st.capacity;
+  }
+  return cap > 0 ? (int)(used * 1000 / cap) : 0;
+}
+
+/* The info line(s) of a slice: one per MultiPV root move, best first by visits. */
+static void print_info(engine_t *e, const xq_mcts_result_t *r, int64_t nodes, int64_t ms) {
   int64_t nps = ms > 0 ? nodes * 1000 / ms : 0;
-  say(e, "info depth %d nodes %" PRId64 " nps %" PRId64 " time %" PRId64 " score cp %d%s%s",
-      r->depth > 0 ? r->depth : 1, nodes, nps, ms, xq_proto_value_to_cp(r->value),
-      len ? " pv " : "", pv);
+  char hf[32] = "";
+  int h = hashfull(e);
+  if (h >= 0) snprintf(hf, sizeof hf, " hashfull %d", h);
+  int order[XQ_MAX_MOVES], n = 0;
+  for (int i = 0; i < r->nmoves; i++) order[n++] = i;
+  for (int i = 1; i < n; i++) /* insertion sort by visits: nmoves is small */
+    for (int j = i; j > 0 && r->visits[order[j]] > r->visits[order[j - 1]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  int lines = e->multipv < n ? e->multipv : n;
+  if (lines < 1) lines = 1;
+  for (int k = 0; k < lines; k++) {
+    char pv[64 * 5 + 1] = "", mv[8];
+    size_t len = 0;
+    float value = r->value;
+    bool main_line = k == 0 && (n == 0 || (r->pv_len > 0 && r->pv[0] == r->moves[order[0]]));
+    if (main_line) {
+      for (int i = 0; i < r->pv_len && i < 64; i++) {
+        xq_move_print(r->pv[i], mv);
+        len += (size_t)snprintf(pv + len, sizeof pv - len, "%s%s", i ? " " : "", mv);
+      }
+    } else {
+      /* Other root moves: the move and its mean value (the tree keeps no line below). */
+      xq_move_print(r->moves[order[k]], mv);
+      len += (size_t)snprintf(pv, sizeof pv, "%s", mv);
+      if (r->visits[order[k]] > 0) value = r->q[order[k]];
+    }
+    char multipv[24] = "";
+    if (e->multipv > 1) snprintf(multipv, sizeof multipv, " multipv %d", k + 1);
+    say(e, "info depth %d%s nodes %" PRId64 " nps %" PRId64 " time %" PRId64 "%s score cp %d%s%s",
+        r->depth > 0 ? r->depth : 1, multipv, nodes, nps, ms, hf, xq_proto_value_to_cp(value),
+        len ? " pv " : "", pv);
+  }
+}
+
+/* With Temperature > 0: a root move drawn with probability visits^(1/T); else 0. */
+static xq_move_t draw_move(engine_t *e, const xq_mcts_result_t *r) {
+  if (!(e->temperature > 0.0) || r->nmoves == 0) return 0;
+  double w[XQ_MAX_MOVES], sum = 0.0;
+  int maxv = 0;
+  for (int i = 0; i < r->nmoves; i++) maxv = r->visits[i] > maxv ? r->visits[i] : maxv;
+  if (maxv == 0) return 0;
+  for (int i = 0; i < r->nmoves; i++) {
+    /* Scaled by the largest count so visits^(1/T) cannot overflow for small T. */
+    w[i] = r->visits[i] > 0 ? pow((double)r->visits[i] / maxv, 1.0 / e->temperature) : 0.0;
+    sum += w[i];
+  }
+  double x = xq_rng_uniform(&e->rng) * sum;
+  for (int i = 0; i < r->nmoves; i++) {
+    if (x < w[i]) return r->moves[i];
+    x -= w[i];
+  }
+  return 0;
 }
 
 /* The search thread: slices of at most ENGINE_SLICE_MS until a limit or `stop`. */
@@ -90,7 +221,7 @@ static void *search_main(void *arg) {
   bool open = go->infinite || go->ponder;
   if (!open && node_limit == 0 && go->movetime <= 0 && go->depth <= 0 &&
       atomic_load(&e->deadline_ms) == 0)
-    node_limit = ENGINE_DEFAULT_NODES; /* a bare `go`: a modest fixed search */
+    node_limit = e->simulations; /* a bare `go`: the Simulations option */
   xq_mcts_result_t *r = calloc(1, sizeof *r);
   if (!r) {
     say(e, "info string error: out of memory");
@@ -109,7 +240,7 @@ static void *search_main(void *arg) {
     lim.movetime_ms = ENGINE_SLICE_MS;
     if (deadline && deadline - t < lim.movetime_ms) lim.movetime_ms = deadline - t > 1 ? deadline - t : 1;
     if (node_limit) lim.nodes = node_limit - nodes;
-    int rc = xq_mcts_search(e->mcts, e->search_pos, &lim, r);
+    int rc = xq_mcts_search(e->sr.mcts, e->search_pos, &lim, r);
     if (rc) {
       say(e, "info string error: search failed: %s", xq_strerror(rc));
       failed = true;
@@ -137,9 +268,16 @@ static void *search_main(void *arg) {
     struct timespec ts = {0, 5 * 1000000};
     nanosleep(&ts, NULL);
   }
+  if (best && !failed) {
+    xq_move_t drawn = draw_move(e, r);
+    if (drawn && drawn != best) {
+      best = drawn;
+      ponder = 0;
+    }
+  }
   if (!best && !failed) {
     /* A search stopped before its first simulation: fall back on any legal move so the
-     * GUI still gets a move (the position is not finished, or we would not be here). */
+     * GUI still gets a move (the position has one, or we would not be here). */
     xq_move_t moves[XQ_MAX_MOVES];
     if (xq_gen_legal(e->search_pos, moves) > 0) best = moves[0];
   }
@@ -188,10 +326,17 @@ static void cmd_go(engine_t *e, const char *args) {
   e->start_ms = xq_clock_ms();
   xq_outcome_t oc = xq_adjudicate(e->pos, 0);
   xq_move_t moves[XQ_MAX_MOVES];
-  if (oc.result != XQ_RESULT_NONE || xq_gen_legal(e->pos, moves) == 0) {
+  if (xq_gen_legal(e->pos, moves) == 0) {
+    /* No legal move: the only case without a move to give (checkmate or stalemate). */
     say(e, "info string game over: %s (%s)", xq_result_name(oc.result), xq_reason_name(oc.reason));
     say(e, e->proto == XQ_PROTO_UCCI ? "nobestmove" : "bestmove (none)");
     return;
+  }
+  if (oc.result != XQ_RESULT_NONE) {
+    /* Our rules end the game here (repetition, no attackers, ...), but the GUI referees by
+     * its own rules and would score a missing move as a loss: say so and play on. */
+    say(e, "info string game over by our rules: %s (%s); searching on, the GUI adjudicates",
+        xq_result_name(oc.result), xq_reason_name(oc.reason));
   }
   e->go = go;
   int64_t budget = go.movetime > 0 ? go.movetime : xq_proto_time_budget(&go, e->pos->side);
@@ -213,37 +358,113 @@ static void cmd_go(engine_t *e, const char *args) {
 
 /* UCCI engines accept these options; they change nothing here. */
 static const char *const ucci_quiet_options[] = {
-    "usemillisec", "batch", "debug", "ponder", "promotion", "idle", "hashsize", "threads",
-    "usebook", "bookfiles", "evalfile", "loadbook", "style", "randomness", "knowledge",
-    "pruning", "selectivity", "drawmoves", "repetition", NULL};
+    "batch", "debug", "ponder", "promotion", "idle", "usebook", "bookfiles", "evalfile",
+    "loadbook", "style", "randomness", "knowledge", "pruning", "selectivity", "drawmoves",
+    "repetition", NULL};
+
+/* Applies one option of the table; every refusal names the option and what it accepts. */
+static void apply_option(engine_t *e, int id, const char *value) {
+  const xq_proto_option_t *o = &xq_proto_options[id];
+  xq_errbuf_t eb = {{0}};
+  double num = 0;
+  bool flag;
+  if ((o->type == XQ_OPT_SPIN || o->number) && xq_proto_option_number(o, value, &num, &eb)) {
+    say(e, "info string error: %s", eb.msg);
+    return;
+  }
+  switch ((xq_opt_id_t)id) {
+  case XQ_OPT_THREADS:
+  case XQ_OPT_HASH: {
+    int threads = id == XQ_OPT_THREADS ? (int)num : e->threads;
+    int hash_mb = id == XQ_OPT_HASH ? (int)num : e->hash_mb;
+    if (threads == e->threads && hash_mb == e->hash_mb) return;
+    if (engine_rebuild(e, e->net_path, threads, hash_mb, &eb))
+      say(e, "info string error: option %s: cannot apply %s: %s; keeping %s %d", o->name, value,
+          eb.msg, o->name, id == XQ_OPT_THREADS ? e->threads : e->hash_mb);
+    return;
+  }
+  case XQ_OPT_MULTIPV:
+    e->multipv = (int)num;
+    return;
+  case XQ_OPT_SIMULATIONS:
+    e->simulations = (int64_t)num;
+    return;
+  case XQ_OPT_TEMPERATURE:
+    e->temperature = num;
+    return;
+  case XQ_OPT_WEIGHTS_FILE: {
+    if (!*value || strlen(value) >= ENGINE_PATH_MAX) {
+      say(e, "info string error: option WeightsFile: give the path of a .xqzn net (under %d bytes); keeping %s",
+          ENGINE_PATH_MAX, e->net_path);
+      return;
+    }
+    char path[ENGINE_PATH_MAX];
+    snprintf(path, sizeof path, "%s", value);
+    if (engine_rebuild(e, path, e->threads, e->hash_mb, &eb)) {
+      say(e, "info string error: option WeightsFile: cannot load %s: %s; keeping %s", path,
+          eb.msg[0] ? eb.msg : "unreadable", e->net_path);
+      return;
+    }
+    say(e, "info string loaded %s", e->net_path);
+    return;
+  }
+  case XQ_OPT_VARIANT:
+    if (strcmp(value, "xiangqi"))
+      say(e, "info string error: UCI_Variant '%s' not supported (only xiangqi)", value);
+    return;
+  case XQ_OPT_PROTOCOL:
+    /* Fairy-Stockfish's switch to ICCS ranks 0-9 (our players send it): we always use ICCS. */
+    if (strcmp(value, "uci") && strcmp(value, "ucci"))
+      say(e, "info string error: Protocol '%s' not supported (uci or ucci)", value);
+    return;
+  case XQ_OPT_USEMILLISEC:
+    if (xq_proto_option_check(o, value, &flag, &eb)) say(e, "info string error: %s", eb.msg);
+    else if (!flag)
+      say(e, "info string error: option usemillisec: only true is supported (clocks in milliseconds)");
+    return;
+  case XQ_OPT_NEWGAME:
+    xq_mcts_clear(e->sr.mcts);
+    return;
+  case XQ_OPT_PONDER:
+    /* UCI's hint that the GUI will ponder: `go ponder` works either way. */
+    if (xq_proto_option_check(o, value, &flag, &eb)) say(e, "info string error: %s", eb.msg);
+    return;
+  case XQ_OPT_COUNT:
+    break;
+  }
+  assert(!"option without a handler");
+}
 
 static void cmd_setoption(engine_t *e, const char *args) {
-  char name[64], value[256];
+  char name[64], value[ENGINE_PATH_MAX];
   xq_errbuf_t eb = {{0}};
   if (xq_proto_setoption(args, name, sizeof name, value, sizeof value, &eb)) {
     say(e, "info string error: %s", eb.msg);
     return;
   }
-  if (!strcmp(name, "UCI_Variant")) {
-    if (strcmp(value, "xiangqi"))
-      say(e, "info string error: UCI_Variant '%s' not supported (only xiangqi)", value);
-    return;
-  }
-  if (!strcmp(name, "Protocol")) {
-    /* Fairy-Stockfish's switch to ICCS ranks 0-9 (our players send it): we always use ICCS. */
-    if (strcmp(value, "uci") && strcmp(value, "ucci"))
-      say(e, "info string error: Protocol '%s' not supported (uci or ucci)", value);
+  int id = xq_proto_option_find(name);
+  if (id >= 0) {
+    apply_option(e, id, value);
     return;
   }
   if (e->proto == XQ_PROTO_UCCI) {
-    if (!strcmp(name, "newgame")) {
-      xq_mcts_clear(e->mcts);
-      return;
-    }
     for (int i = 0; ucci_quiet_options[i]; i++)
       if (!strcmp(name, ucci_quiet_options[i])) return;
   }
-  say(e, "info string error: unknown option '%s'", name);
+  say(e, "info string error: unknown option '%s' (options: Threads, Hash, MultiPV, WeightsFile, "
+         "Simulations, Temperature)", name);
+}
+
+/* The answer to `uci` / `ucci`: id, every option of the table, uciok / ucciok. */
+static void cmd_hello(engine_t *e, xq_proto_t proto) {
+  e->proto = proto;
+  say(e, "id name " XQ_SOFTWARE_NAME);
+  say(e, "id author " ENGINE_AUTHOR);
+  char line[ENGINE_PATH_MAX + 128];
+  for (int i = 0; i < XQ_OPT_COUNT; i++)
+    if (xq_proto_option_line(&xq_proto_options[i], proto, e->default_net, line, sizeof line))
+      say(e, "%s", line);
+  say(e, proto == XQ_PROTO_UCCI ? "ucciok" : "uciok");
 }
 
 /* Reads one line into buf (NUL-terminated, without the newline). Returns the length, -1 at
@@ -263,9 +484,11 @@ static long read_line(char *buf, size_t size) {
 
 static void engine_usage(FILE *f) {
   fprintf(f,
-          "usage: xqz engine --net FILE [--threads 1] [--seed S]\n\n"
+          "usage: xqz engine --net FILE [--threads N] [--seed S]\n\n"
           "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
-          "in ICCS coordinates (h2e2, ranks 0-9). See docs/engine.md.\n");
+          "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
+          "MultiPV, WeightsFile, Simulations, Temperature; `uci` lists them with their\n"
+          "bounds. --threads sets Threads at start. See docs/engine.md.\n");
 }
 
 static int engine_loop(engine_t *e) {
@@ -286,18 +509,10 @@ static int engine_loop(engine_t *e) {
     case XQ_CMD_DEBUG:
       break;
     case XQ_CMD_UCI:
-      e->proto = XQ_PROTO_UCI;
-      say(e, "id name " ENGINE_NAME " %s", "0.1");
-      say(e, "id author " ENGINE_AUTHOR);
-      say(e, "option name UCI_Variant type combo default xiangqi var xiangqi");
-      say(e, "uciok");
+      cmd_hello(e, XQ_PROTO_UCI);
       break;
     case XQ_CMD_UCCI:
-      e->proto = XQ_PROTO_UCCI;
-      say(e, "id name " ENGINE_NAME " %s", "0.1");
-      say(e, "id author " ENGINE_AUTHOR);
-      say(e, "option usemillisec type check default true");
-      say(e, "ucciok");
+      cmd_hello(e, XQ_PROTO_UCCI);
       break;
     case XQ_CMD_ISREADY:
       say(e, "readyok");
@@ -308,7 +523,7 @@ static int engine_loop(engine_t *e) {
       break;
     case XQ_CMD_NEWGAME:
       finish_search(e);
-      xq_mcts_clear(e->mcts);
+      xq_mcts_clear(e->sr.mcts);
       xq_pos_startpos(e->pos);
       break;
     case XQ_CMD_POSITION:
@@ -380,8 +595,8 @@ int xqz_cmd_engine(int argc, char **argv) {
       }
     } else if (!strcmp(a, "--threads")) {
       long t = strtol(v, &end, 10);
-      if (errno || *end || t < 1 || t > 256) {
-        fprintf(stderr, "xqz engine: bad --threads '%s' (1..256)\n", v);
+      if (errno || *end || t < 1 || t > XQ_MCTS_MAX_THREADS) {
+        fprintf(stderr, "xqz engine: bad --threads '%s' (1..%d)\n", v, XQ_MCTS_MAX_THREADS);
         return 2;
       }
       threads = (int)t;
@@ -397,37 +612,35 @@ int xqz_cmd_engine(int argc, char **argv) {
     engine_usage(stderr);
     return 2;
   }
-  if (threads > 1)
-    fprintf(stderr, "xqz engine: note: one search thread for now; --threads %d ignored\n", threads);
-
   engine_t e = {0};
   int status = 1;
   xq_errbuf_t eb = {{0}};
-  xq_mcts_config_t cfg;
-  xq_mcts_config_default(&cfg);
-  cfg.max_plies = XQ_MAX_HISTORY - 24; /* the tree must not outgrow the history */
   pthread_mutex_init(&e.out_lock, NULL);
+  e.seed = seed;
+  xq_rng_seed(&e.rng, seed ^ 0x5DEECE66Dull);
+  e.multipv = (int)xq_proto_options[XQ_OPT_MULTIPV].def;
+  e.simulations = (int64_t)xq_proto_options[XQ_OPT_SIMULATIONS].def;
+  e.temperature = xq_proto_options[XQ_OPT_TEMPERATURE].def;
   e.pos = malloc(sizeof *e.pos);
   e.search_pos = malloc(sizeof *e.search_pos);
   if (!e.pos || !e.search_pos) {
     fprintf(stderr, "xqz engine: out of memory\n");
     goto out;
   }
+  if (strlen(net) >= ENGINE_PATH_MAX) {
+    fprintf(stderr, "xqz engine: --net path longer than %d bytes\n", ENGINE_PATH_MAX - 1);
+    goto out;
+  }
+  snprintf(e.default_net, sizeof e.default_net, "%s", net);
   xq_pos_startpos(e.pos);
-  int rc = xq_evaluator_net_new(&e.ev, net, cfg.batch > 0 ? cfg.batch : 8, &eb);
+  int rc = engine_rebuild(&e, e.default_net, threads, (int)xq_proto_options[XQ_OPT_HASH].def, &eb);
   if (rc) {
     fprintf(stderr, "xqz engine: cannot load %s: %s\n", net, eb.msg[0] ? eb.msg : xq_strerror(rc));
     goto out;
   }
-  rc = xq_mcts_new(&e.mcts, &cfg, e.ev, seed, &eb);
-  if (rc) {
-    fprintf(stderr, "xqz engine: cannot create the search: %s\n", eb.msg[0] ? eb.msg : xq_strerror(rc));
-    goto out;
-  }
   status = engine_loop(&e);
 out:
-  xq_mcts_free(&e.mcts);
-  xq_evaluator_free(&e.ev);
+  engine_search_free(&e.sr);
   free(e.pos);
   free(e.search_pos);
   pthread_mutex_destroy(&e.out_lock);

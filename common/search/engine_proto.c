@@ -5,13 +5,17 @@
  */
 #include "search/engine_proto.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rules/fen.h"
 #include "rules/notation.h"
+#include "search/mcts.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
@@ -204,8 +208,10 @@ int64_t xq_proto_time_budget(const xq_go_t *go, int side) {
   if (inc < 0) inc = 0;
   int64_t moves = go->movestogo > 0 ? go->movestogo : 30;
   int64_t budget = left / moves + inc * 3 / 4;
-  /* Keep a margin for process and pipe latency: 50 ms or a tenth of the clock. */
-  int64_t margin = left / 10 < 50 ? left / 10 : 50;
+  /* Keep a margin for process, pipe and GUI latency: 50 ms plus 5% of the clock, at most
+   * a tenth of it (so a nearly flagged clock still gets a move). */
+  int64_t margin = 50 + left / 20;
+  if (margin > left / 10) margin = left / 10;
   if (budget > left - margin) budget = left - margin;
   return budget < 1 ? 1 : budget;
 }
@@ -254,4 +260,94 @@ int xq_proto_value_to_cp(float v) {
   if (cp > XQ_PROTO_CP_MAX) cp = XQ_PROTO_CP_MAX;
   if (cp < -XQ_PROTO_CP_MAX) cp = -XQ_PROTO_CP_MAX;
   return (int)lround(cp);
+}
+
+/* Threads: root parallelism, one tree and one single-threaded net per thread (cmd_engine.c).
+ * Hash: MB of evaluation cache in all, shared out among the trees. Simulations: the size
+ * of a `go` without limits. Temperature: 0 plays the most visited move; above 0 a move is
+ * drawn with probability proportional to visits^(1/T). */
+const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT] = {
+    [XQ_OPT_THREADS] = {"Threads", "threads", XQ_OPT_SPIN, false, 1, 1, XQ_MCTS_MAX_THREADS, NULL, NULL, "", 0},
+    [XQ_OPT_HASH] = {"Hash", "hashsize", XQ_OPT_SPIN, false, 16, 0, 65536, NULL, NULL, "MB", 0},
+    [XQ_OPT_MULTIPV] = {"MultiPV", NULL, XQ_OPT_SPIN, false, 1, 1, XQ_MAX_MOVES, NULL, NULL, "", 0},
+    [XQ_OPT_WEIGHTS_FILE] = {"WeightsFile", NULL, XQ_OPT_STRING, false, 0, 0, 0, "", NULL, "", 0},
+    [XQ_OPT_SIMULATIONS] = {"Simulations", NULL, XQ_OPT_SPIN, false, 800, 1, 100000000, NULL, NULL,
+                            "", 0},
+    [XQ_OPT_TEMPERATURE] = {"Temperature", NULL, XQ_OPT_STRING, true, 0, 0, 10, "0", NULL, "", 0},
+    [XQ_OPT_VARIANT] = {"UCI_Variant", NULL, XQ_OPT_COMBO, false, 0, 0, 0, "xiangqi", "xiangqi", "",
+                        1},
+    [XQ_OPT_PROTOCOL] = {"Protocol", NULL, XQ_OPT_COMBO, false, 0, 0, 0, "uci", "uci ucci", "", -1},
+    [XQ_OPT_USEMILLISEC] = {"usemillisec", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "true", NULL, "", 2},
+    [XQ_OPT_NEWGAME] = {"newgame", NULL, XQ_OPT_BUTTON, false, 0, 0, 0, NULL, NULL, "", 2},
+    [XQ_OPT_PONDER] = {"Ponder", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "false", NULL, "", 1},
+};
+
+int xq_proto_option_find(const char *name) {
+  for (int i = 0; i < XQ_OPT_COUNT; i++) {
+    const xq_proto_option_t *o = &xq_proto_options[i];
+    if (!strcasecmp(name, o->name) || (o->alias && !strcasecmp(name, o->alias))) return i;
+  }
+  return -1;
+}
+
+static const char *const opt_type_names[] = {"spin", "check", "string", "combo", "button"};
+
+bool xq_proto_option_line(const xq_proto_option_t *o, xq_proto_t proto, const char *def,
+                          char *buf, size_t size) {
+  if (o->hidden < 0 || (o->hidden == 1 && proto != XQ_PROTO_UCI) ||
+      (o->hidden == 2 && proto != XQ_PROTO_UCCI))
+    return false;
+  /* UCI: "option name N type T default D [min m max M] [var V...]"; UCCI puts the name
+   * without the keyword and the bounds before the default, as its spec shows. */
+  const char *name = proto == XQ_PROTO_UCCI && o->alias ? o->alias : o->name;
+  int n = proto == XQ_PROTO_UCI ? snprintf(buf, size, "option name %s type %s", name, opt_type_names[o->type])
+                                : snprintf(buf, size, "option %s type %s", name, opt_type_names[o->type]);
+  size_t len = n > 0 ? (size_t)n : 0;
+  if (o->type == XQ_OPT_BUTTON) return true; /* a button has no default */
+  const char *d = o->def_str;
+  if (o->type == XQ_OPT_STRING && d && !*d && def) d = def;
+  char num[64];
+  if (o->type == XQ_OPT_SPIN) {
+    snprintf(num, sizeof num, "%.0f", o->def);
+    d = num;
+  }
+  if (len < size && o->type == XQ_OPT_SPIN && proto == XQ_PROTO_UCCI)
+    len += (size_t)snprintf(buf + len, size - len, " min %.0f max %.0f", o->min, o->max);
+  if (len < size) len += (size_t)snprintf(buf + len, size - len, " default %s", d && *d ? d : "<empty>");
+  if (len < size && o->type == XQ_OPT_SPIN && proto == XQ_PROTO_UCI)
+    len += (size_t)snprintf(buf + len, size - len, " min %.0f max %.0f", o->min, o->max);
+  if (o->type == XQ_OPT_COMBO && o->vars) {
+    const char *v = o->vars;
+    while (*v && len < size) {
+      size_t w = strcspn(v, " ");
+      len += (size_t)snprintf(buf + len, size - len, " var %.*s", (int)w, v);
+      v += w;
+      v += strspn(v, " ");
+    }
+  }
+  return true;
+}
+
+int xq_proto_option_number(const xq_proto_option_t *o, const char *value, double *out,
+                           xq_errbuf_t *eb) {
+  assert(o->type == XQ_OPT_SPIN || o->number);
+  char *end;
+  errno = 0;
+  double v = strtod(value, &end);
+  bool integral = o->type != XQ_OPT_SPIN || v == floor(v);
+  if (!*value || errno || *end || !(v >= o->min && v <= o->max) || !integral) {
+    return xq_err_set(eb, XQ_ERANGE, "option %s: '%s' is not %s from %.15g to %.15g%s%s", o->name,
+                      value, o->type == XQ_OPT_SPIN ? "a whole number" : "a number", o->min,
+                      o->max, *o->unit ? " " : "", o->unit);
+  }
+  *out = v;
+  return 0;
+}
+
+int xq_proto_option_check(const xq_proto_option_t *o, const char *value, bool *out,
+                          xq_errbuf_t *eb) {
+  if (!strcasecmp(value, "true")) *out = true;
+  else if (!strcasecmp(value, "false")) *out = false;
+  else return xq_err_set(eb, XQ_EINVAL, "option %s: '%s' is not true or false", o->name, value);
+  return 0;
 }

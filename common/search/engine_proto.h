@@ -64,14 +64,68 @@ typedef struct {
 int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_errbuf_t *eb);
 
 /* Milliseconds to think for a clock: a fraction of the remaining time (1/movestogo, or
- * 1/30 without it) plus most of the increment, never more than the time left minus a
- * safety margin. Returns 0 when go has no clock for `side`. */
+ * 1/30 without it) plus 3/4 of the increment, never more than the time left minus a
+ * safety margin (50 ms + 5% of the time left, at most a tenth of it). Returns 0 when go
+ * has no clock for `side`. */
 int64_t xq_proto_time_budget(const xq_go_t *go, int side);
 
 /* Parses setoption arguments: UCI "name N [value V]" or UCCI "N [V]". Copies the name and
  * the value (empty if none) into the buffers, truncating safely. XQ_EINVAL if no name. */
 int xq_proto_setoption(const char *args, char *name, size_t name_size, char *value,
                        size_t value_size, xq_errbuf_t *eb);
+
+/* The options the engine advertises in answer to `uci` / `ucci`: one table gives the
+ * advertised line, the validation and the docs (docs/engine.md). Names are matched without
+ * regard to case, as UCI asks, and UCCI's spellings (hashsize, threads) are aliases. */
+typedef enum {
+  XQ_OPT_THREADS = 0,
+  XQ_OPT_HASH,
+  XQ_OPT_MULTIPV,
+  XQ_OPT_WEIGHTS_FILE,
+  XQ_OPT_SIMULATIONS,
+  XQ_OPT_TEMPERATURE,
+  XQ_OPT_VARIANT,      /* UCI_Variant: only xiangqi */
+  XQ_OPT_PROTOCOL,     /* Fairy-Stockfish's ICCS switch: we always speak ICCS */
+  XQ_OPT_USEMILLISEC,  /* UCCI: clock values in milliseconds (always) */
+  XQ_OPT_NEWGAME,      /* UCCI: a button that empties the tree (as ucinewgame) */
+  XQ_OPT_PONDER,       /* UCI: the GUI may send `go ponder` (always possible) */
+  XQ_OPT_COUNT
+} xq_opt_id_t;
+
+typedef enum { XQ_OPT_SPIN, XQ_OPT_CHECK, XQ_OPT_STRING, XQ_OPT_COMBO, XQ_OPT_BUTTON } xq_opt_type_t;
+
+typedef struct {
+  const char *name;     /* as advertised to UCI */
+  const char *alias;    /* UCCI's spelling, also accepted in UCI (NULL = none) */
+  xq_opt_type_t type;
+  bool number;          /* a string that holds a decimal number within [min, max] */
+  double def, min, max; /* spin and number options */
+  const char *def_str;  /* string / combo / check default ("" = set by the engine) */
+  const char *vars;     /* combo values, space-separated */
+  const char *unit;     /* for messages ("MB"), may be "" */
+  int hidden;           /* 1: advertised only to UCI, 2: only to UCCI, -1: accepted, never
+                         * advertised, 0: both */
+} xq_proto_option_t;
+
+extern const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT];
+
+/* The option called name (or its alias), any case; -1 if there is none. */
+int xq_proto_option_find(const char *name);
+
+/* Writes the `option ...` line that advertises o in proto into buf (no newline). A string
+ * option whose table default is "" shows def instead (e.g. the net loaded). Returns false
+ * when o is not advertised in proto. */
+bool xq_proto_option_line(const xq_proto_option_t *o, xq_proto_t proto, const char *def,
+                          char *buf, size_t size);
+
+/* Parses value for a spin or number option: XQ_ERANGE naming the option and its bounds
+ * when it is not a number or lies outside them. */
+int xq_proto_option_number(const xq_proto_option_t *o, const char *value, double *out,
+                           xq_errbuf_t *eb);
+
+/* Parses a check option's value ("true"/"false", any case). XQ_EINVAL otherwise. */
+int xq_proto_option_check(const xq_proto_option_t *o, const char *value, bool *out,
+                          xq_errbuf_t *eb);
 
 /* A value in [-1, 1] (side to move's view) as centipawns, the mapping lc0 uses:
  * 111.714640912 * tan(1.5620688421 * v), clipped to +-XQ_PROTO_CP_MAX. */

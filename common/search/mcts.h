@@ -52,6 +52,7 @@ typedef struct {
   int nmoves;             /* root children */
   xq_move_t moves[XQ_MAX_MOVES];
   int visits[XQ_MAX_MOVES];
+  float q[XQ_MAX_MOVES];  /* mean value of each root move, side to move's view (0 unvisited) */
   xq_move_t pv[64];
   int pv_len;
 } xq_mcts_result_t;
@@ -61,9 +62,20 @@ typedef struct xq_mcts xq_mcts_t;
 /* ev is borrowed and must outlive the search. */
 int xq_mcts_new(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *ev, uint64_t seed,
                 xq_errbuf_t *eb);
+/* A search whose simulations run on nev threads at once, one per evaluator (each borrowed,
+ * each used by its own thread only): the threads share one tree, hold a lock to descend
+ * and to back up, and evaluate their batches in parallel (virtual loss keeps them on
+ * different leaves). nev == 1 is xq_mcts_new. */
+#define XQ_MCTS_MAX_THREADS 64
+int xq_mcts_new_parallel(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *const *evs,
+                         int nev, uint64_t seed, xq_errbuf_t *eb);
 void xq_mcts_free(xq_mcts_t **s);
-/* Searches pos (with its history) within lim. Reuses the tree if pos is the last searched
- * position followed by one or two moves. Returns 0, or an error if pos is finished. */
+/* Searches pos (with its history) within lim. Goes on in the same tree if pos is the last
+ * searched position itself (same history), and reuses the subtree if it is that position
+ * followed by one or two moves. Returns 0, or XQ_EINVAL if pos has no legal
+ * move. A position the rules call finished that still has moves (a threefold repetition,
+ * no attackers left) is searched: a GUI or referee that adjudicates by other rules may
+ * let the game go on, and then a move is owed. */
 int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
                    xq_mcts_result_t *res);
 /* Forgets the tree (new game). */

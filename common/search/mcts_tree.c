@@ -309,7 +309,9 @@ void xqt_fill_result(const xqt_tree_t *t, xq_mcts_result_t *res) {
   if (r->flags & XQT_EXPANDED) {
     for (int i = 0; i < r->nchild; i++) {
       res->moves[i] = t->nodes[r->first + i].move;
-      res->visits[i] = t->nodes[r->first + i].n;
+      const xqt_node_t *ch = &t->nodes[r->first + i];
+      res->visits[i] = ch->n;
+      res->q[i] = ch->n > 0 ? ch->w / (float)ch->n : 0.0f;
     }
     res->nmoves = r->nchild;
   }

@@ -2,7 +2,8 @@
  * test_engine_proto.c: the UCI / UCCI text parser (search/engine_proto.h) without an
  * engine or a network: command words, `position` with FENs and moves (and that errors
  * leave the position alone), `go` limits in both protocols, the clock budget, setoption
- * in both spellings and the value-to-centipawn mapping.
+ * in both spellings, the option table (lookups, advertised lines, bounds) and the
+ * value-to-centipawn mapping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,7 +139,9 @@ static void test_time_budget(void **state) {
   assert_int_equal(xq_proto_time_budget(&go, XQ_RED), 60000 / 30 + 750);
   assert_int_equal(xq_proto_time_budget(&go, XQ_BLACK), 30000 / 30);
   xq_proto_go("wtime 10000 movestogo 1", XQ_PROTO_UCI, XQ_RED, &go, &eb);
-  assert_int_equal(xq_proto_time_budget(&go, XQ_RED), 10000 - 50); /* never the whole clock */
+  assert_int_equal(xq_proto_time_budget(&go, XQ_RED), 10000 - (50 + 500)); /* never the whole clock */
+  xq_proto_go("wtime 300 movestogo 1", XQ_PROTO_UCI, XQ_RED, &go, &eb);
+  assert_int_equal(xq_proto_time_budget(&go, XQ_RED), 300 - 30); /* margin: a tenth */
   xq_proto_go("wtime 20 winc 5000", XQ_PROTO_UCI, XQ_RED, &go, &eb);
   assert_true(xq_proto_time_budget(&go, XQ_RED) <= 20);
   assert_true(xq_proto_time_budget(&go, XQ_RED) >= 1);
@@ -167,6 +170,56 @@ static void test_setoption(void **state) {
   assert_int_equal(xq_proto_setoption("name", name, sizeof name, value, sizeof value, &eb), XQ_EINVAL);
 }
 
+/* The option table: lookups in any case and by UCCI alias, the advertised lines in both
+ * protocols, and values checked against the bounds with messages naming them. */
+static void test_options(void **state) {
+  (void)state;
+  assert_int_equal(xq_proto_option_find("Threads"), XQ_OPT_THREADS);
+  assert_int_equal(xq_proto_option_find("threads"), XQ_OPT_THREADS);
+  assert_int_equal(xq_proto_option_find("HASH"), XQ_OPT_HASH);
+  assert_int_equal(xq_proto_option_find("hashsize"), XQ_OPT_HASH);
+  assert_int_equal(xq_proto_option_find("weightsfile"), XQ_OPT_WEIGHTS_FILE);
+  assert_int_equal(xq_proto_option_find("Hashes"), -1);
+  char line[256];
+  const xq_proto_option_t *hash = &xq_proto_options[XQ_OPT_HASH];
+  assert_true(xq_proto_option_line(hash, XQ_PROTO_UCI, NULL, line, sizeof line));
+  assert_string_equal(line, "option name Hash type spin default 16 min 0 max 65536");
+  assert_true(xq_proto_option_line(hash, XQ_PROTO_UCCI, NULL, line, sizeof line));
+  assert_string_equal(line, "option hashsize type spin min 0 max 65536 default 16");
+  const xq_proto_option_t *wf = &xq_proto_options[XQ_OPT_WEIGHTS_FILE];
+  assert_true(xq_proto_option_line(wf, XQ_PROTO_UCI, "nets/a.xqzn", line, sizeof line));
+  assert_string_equal(line, "option name WeightsFile type string default nets/a.xqzn");
+  assert_true(xq_proto_option_line(&xq_proto_options[XQ_OPT_VARIANT], XQ_PROTO_UCI, NULL, line, sizeof line));
+  assert_string_equal(line, "option name UCI_Variant type combo default xiangqi var xiangqi");
+  assert_false(xq_proto_option_line(&xq_proto_options[XQ_OPT_VARIANT], XQ_PROTO_UCCI, NULL, line, sizeof line));
+  assert_false(xq_proto_option_line(&xq_proto_options[XQ_OPT_PROTOCOL], XQ_PROTO_UCI, NULL, line, sizeof line));
+  assert_true(xq_proto_option_line(&xq_proto_options[XQ_OPT_NEWGAME], XQ_PROTO_UCCI, NULL, line, sizeof line));
+  assert_string_equal(line, "option newgame type button");
+  /* A tiny buffer is cut, never overrun. */
+  char tiny[12];
+  xq_proto_option_line(&xq_proto_options[XQ_OPT_SIMULATIONS], XQ_PROTO_UCI, NULL, tiny, sizeof tiny);
+  assert_int_equal(strlen(tiny), sizeof tiny - 1);
+
+  double v = -1;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_proto_option_number(hash, "256", &v, &eb), 0);
+  assert_true(v == 256.0);
+  assert_int_equal(xq_proto_option_number(hash, "65537", &v, &eb), XQ_ERANGE);
+  assert_string_equal(eb.msg, "option Hash: '65537' is not a whole number from 0 to 65536 MB");
+  assert_int_equal(xq_proto_option_number(hash, "", &v, &eb), XQ_ERANGE);
+  assert_int_equal(xq_proto_option_number(hash, "2.5", &v, &eb), XQ_ERANGE);
+  assert_int_equal(xq_proto_option_number(hash, "nan", &v, &eb), XQ_ERANGE);
+  const xq_proto_option_t *temp = &xq_proto_options[XQ_OPT_TEMPERATURE];
+  assert_int_equal(xq_proto_option_number(temp, "0.35", &v, &eb), 0);
+  assert_true(v > 0.349 && v < 0.351);
+  assert_int_equal(xq_proto_option_number(temp, "inf", &v, &eb), XQ_ERANGE);
+  assert_string_equal(eb.msg, "option Temperature: 'inf' is not a number from 0 to 10");
+  bool flag = false;
+  assert_int_equal(xq_proto_option_check(&xq_proto_options[XQ_OPT_USEMILLISEC], "TRUE", &flag, &eb), 0);
+  assert_true(flag);
+  assert_int_equal(xq_proto_option_check(&xq_proto_options[XQ_OPT_USEMILLISEC], "yes", &flag, &eb), XQ_EINVAL);
+}
+
 static void test_value_to_cp(void **state) {
   (void)state;
   assert_int_equal(xq_proto_value_to_cp(0.0f), 0);
@@ -185,6 +238,7 @@ int main(void) {
       cmocka_unit_test(test_command_words), cmocka_unit_test(test_position),
       cmocka_unit_test(test_go),            cmocka_unit_test(test_time_budget),
       cmocka_unit_test(test_setoption),     cmocka_unit_test(test_value_to_cp),
+      cmocka_unit_test(test_options),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

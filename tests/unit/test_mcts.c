@@ -1,7 +1,9 @@
 /*
  * test_mcts.c: the PUCT search with the uniform evaluator: mates in 1 and 2 for both
  * colours (checked against a brute-force mate search), value signs, visit sums over legal
- * moves only, determinism for a fixed seed, tree reuse, a tiny node pool, the mate probe.
+ * moves only, determinism for a fixed seed, tree reuse, a tiny node pool, the mate probe,
+ * the search on several threads sharing one tree (exact node limits, mates found, visits
+ * consistent), and that a position our rules call over but with moves is still searched.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +189,14 @@ static void test_tree_reuse(void **state) {
   for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
   /* the kept subtree's visits (the child's own evaluation is not a child visit) + 1 */
   assert_int_equal(sum, nbest);
+  /* The same position again: the search goes on in the same tree. */
+  int64_t before = sum;
+  lim.nodes = 50;
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  sum = 0;
+  for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
+  assert_int_equal(sum, before + 50);
+  lim.nodes = 1;
   xq_mcts_clear(s);
   assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
   sum = 0;
@@ -275,6 +285,73 @@ static void test_mate_probe(void **state) {
 
 /* The network evaluator: priors sum to 1 over the legal moves only, values in [-1, 1],
  * for both colours; a bad path fails cleanly; a short search with it works. */
+/* Several threads on one tree: the node limit holds exactly, the visits add up, mates are
+ * found as by one thread, and a stop flag ends it. */
+static void test_parallel(void **state) {
+  (void)state;
+  enum { LANES = 3 };
+  xq_evaluator_t *evs[LANES];
+  for (int i = 0; i < LANES; i++) assert_int_equal(xq_evaluator_uniform_new(&evs[i], 8), 0);
+  xq_mcts_config_t cfg;
+  xq_mcts_config_default(&cfg);
+  cfg.node_budget = 1 << 18;
+  xq_mcts_t *s;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_mcts_new_parallel(&s, &cfg, evs, 0, 1, &eb), XQ_EINVAL);
+  assert_int_equal(xq_mcts_new_parallel(&s, &cfg, evs, XQ_MCTS_MAX_THREADS + 1, 1, &eb), XQ_EINVAL);
+  assert_int_equal(xq_mcts_new_parallel(&s, &cfg, evs, LANES, 1, &eb), 0);
+  xq_pos_t pos;
+  xq_mcts_result_t res;
+  for (int n = 1; n <= 1001; n += 250) {
+    th_parse(&pos, XQ_START_FEN);
+    xq_mcts_clear(s);
+    xq_mcts_limits_t lim = {.nodes = n};
+    assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+    assert_int_equal(res.simulations, n);
+    int64_t sum = 0;
+    for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
+    assert_int_equal(sum, n);
+    assert_true(xq_move_is_legal(&pos, res.best));
+  }
+  for (int c = 0; c < 2; c++) {
+    th_parse(&pos, mate1[c]);
+    xq_mcts_clear(s);
+    xq_mcts_limits_t lim = {.nodes = 800};
+    assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+    xq_pos_make(&pos, res.best);
+    if (!is_mated(&pos)) fail_msg("colour %d: best move does not mate", c);
+  }
+  atomic_int stop = 1;
+  xq_mcts_limits_t lim = {.stop = &stop};
+  th_parse(&pos, XQ_START_FEN);
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  assert_int_equal(res.simulations, 0);
+  xq_mcts_free(&s);
+  for (int i = 0; i < LANES; i++) xq_evaluator_free(&evs[i]);
+}
+
+/* Our rules end these games (threefold repetition; no attacking pieces), yet each has moves:
+ * the search gives one. Only a position without a legal move is refused. */
+static void test_finished_by_rules_searched(void **state) {
+  (void)state;
+  xq_evaluator_t *ev;
+  xq_mcts_t *s = uniform_search_new(&ev, 8, 1 << 16, 0.0f, 2);
+  xq_pos_t pos;
+  th_parse(&pos, XQ_START_FEN);
+  th_play(&pos, "b0c2 b9c7 c2b0 c7b9 b0c2 b9c7 c2b0 c7b9 b0c2 b9c7 c2b0 c7b9");
+  assert_int_equal(xq_adjudicate(&pos, 0).reason, XQ_REASON_REPETITION);
+  xq_mcts_result_t res;
+  xq_mcts_limits_t lim = {.nodes = 100};
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  assert_true(xq_move_is_legal(&pos, res.best));
+  th_parse(&pos, "3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1");
+  assert_int_equal(xq_adjudicate(&pos, 0).reason, XQ_REASON_NO_ATTACKERS);
+  assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
+  assert_true(xq_move_is_legal(&pos, res.best));
+  xq_mcts_free(&s);
+  xq_evaluator_free(&ev);
+}
+
 static void test_net_evaluator(void **state) {
   (void)state;
   char path[128];
@@ -336,7 +413,8 @@ int main(void) {
       cmocka_unit_test(test_losing_side_value), cmocka_unit_test(test_visits_sum),
       cmocka_unit_test(test_deterministic),   cmocka_unit_test(test_tree_reuse),
       cmocka_unit_test(test_small_pool),      cmocka_unit_test(test_mate_probe),
-      cmocka_unit_test(test_net_evaluator),
+      cmocka_unit_test(test_net_evaluator),   cmocka_unit_test(test_parallel),
+      cmocka_unit_test(test_finished_by_rules_searched),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
