@@ -70,8 +70,7 @@ static void fill_planes(float *planes, size_t count, uint64_t *s) {
   }
 }
 
-int bench_nn_nets(int threads, bool quick, bool json, double min_time, double peak_gflops) {
-  (void)threads;
+int bench_nn_nets(bool quick, bool json, double min_time, double peak_gflops) {
   static const char *presets[] = {"default", "large"};
   static const int infer_batches[] = {1, 8, 32, 64, 256};
   const int train_n = 256, max_n = 256;
