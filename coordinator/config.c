@@ -16,17 +16,41 @@
 #include "rules/material.h"
 #include "wire/wire.h"
 
-typedef enum { T_INT, T_DOUBLE, T_STRING } ctype_t;
+/* T_ENUM: an int field holding the index of its value in the row's names. */
+typedef enum { T_INT, T_DOUBLE, T_STRING, T_ENUM } ctype_t;
+
+/* A check of a string value beyond its length (XQ_ERANGE/XQ_EINVAL naming the setting). */
+typedef int (*ccheck_t)(const char *name, const char *v, xq_errbuf_t *eb);
 
 typedef struct {
   const char *name;
   ctype_t type;
   size_t off;
   const char *def;
-  double lo, hi;       /* bounds for numbers; for strings, lo = buffer size */
-  const char *choices; /* "a|b|c" or NULL */
+  double lo, hi;            /* bounds for numbers; for strings, lo = buffer size */
+  const char *const *names; /* T_ENUM: the values, NULL-terminated, in enum order */
   const char *help;
 } crow_t;
+
+static const char *const GATING_NAMES[] = {"sprt", "threshold", "none", NULL};
+_Static_assert(sizeof(xqc_gating_t) == sizeof(int), "a T_ENUM field is read as an int");
+_Static_assert(XQC_GATING_SPRT == 0 && XQC_GATING_THRESHOLD == 1 && XQC_GATING_NONE == 2,
+               "GATING_NAMES follows xqc_gating_t");
+
+const char *xqc_gating_name(xqc_gating_t g) {
+  assert(g >= XQC_GATING_SPRT && g <= XQC_GATING_NONE);
+  return GATING_NAMES[g];
+}
+
+/* net_size is open-ended (BxC), so no list of names: the parser that makes net 1
+ * (campaign.c) and the trainer's --size is the check. */
+static int check_net_size(const char *name, const char *v, xq_errbuf_t *eb) {
+  (void)name;
+  if (nn_arch_preset(v, &(nn_arch_t){0}) != 0)
+    return xq_err_set(eb, XQ_ERANGE,
+                      "net_size: '%s' is not tiny, default, large or BxC (e.g. 4x16)", v);
+  return 0;
+}
 
 /* The default of max_message_bytes below, spelled out because defaults are text. */
 _Static_assert(XQ_WIRE_MAX_FRAME == 67112960, "update the max_message_bytes default");
@@ -88,7 +112,7 @@ static const crow_t ROWS[] = {
    "achieved reuse below reuse/2 for this long (s): the campaign is trainer-bound (one"
    " warning in the log)"},
   {"batch_size", T_INT, O(batch_size), "256", 1, 8192, NULL, "batch size hint / cap per Batch"},
-  {"gating", T_STRING, O(gating), "none", SZ(gating), 0, "sprt|threshold|none",
+  {"gating", T_ENUM, O(gating), "none", 0, 0, GATING_NAMES,
    "gating mode (none: every candidate promoted after threshold_games measured games; "
    "sprt and threshold decide on the score; docs/tuning.md)"},
   {"gating_sims", T_INT, O(gating_sims), "32", 1, 100000, NULL, "arena simulations per move"},
@@ -129,23 +153,38 @@ static const crow_t ROWS[] = {
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
 
+/* The string settings whose values are checked beyond their length, by field. */
+static const struct {
+  size_t off;
+  ccheck_t check;
+} CHECKS[] = {{O(net_size), check_net_size}};
+
+static int check_string(const crow_t *r, const char *v, xq_errbuf_t *eb) {
+  for (size_t i = 0; i < sizeof CHECKS / sizeof CHECKS[0]; i++)
+    if (CHECKS[i].off == r->off) return CHECKS[i].check(r->name, v, eb);
+  return 0;
+}
+
 static const crow_t *find_row(const char *name) {
   for (int i = 0; i < NROWS; i++)
     if (strcmp(ROWS[i].name, name) == 0) return &ROWS[i];
   return NULL;
 }
 
-static int in_choices(const char *choices, const char *v) {
-  size_t n = strlen(v);
-  const char *p = choices;
-  while (*p) {
-    const char *e = strchr(p, '|');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == n && strncmp(p, v, n) == 0) return 1;
-    if (!e) break;
-    p = e + 1;
-  }
-  return 0;
+/* The index of v in names, or -1. */
+static int name_index(const char *const *names, const char *v) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], v) == 0) return i;
+  return -1;
+}
+
+/* names as "a|b|c" in buf. */
+static const char *join_names(char *buf, size_t size, const char *const *names) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; names[i] && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "|" : "", names[i]);
+  return buf;
 }
 
 static int set_row(xqc_config_t *c, const crow_t *r, const char *v, xq_errbuf_t *eb) {
@@ -169,17 +208,22 @@ static int set_row(xqc_config_t *c, const crow_t *r, const char *v, xq_errbuf_t 
     *(double *)(void *)base = x;
     return 0;
   }
-  case T_STRING:
+  case T_STRING: {
     if (strlen(v) >= (size_t)r->lo) return xq_err_set(eb, XQ_ERANGE, "%s: value too long", r->name);
-    if (r->choices && !in_choices(r->choices, v))
-      return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not one of %s", r->name, v, r->choices);
-    /* net_size is open-ended (BxC), so no choices list: the parser that makes net 1
-     * (campaign.c) and the trainer's --size is the check. */
-    if (r->off == O(net_size) && nn_arch_preset(v, &(nn_arch_t){0}) != 0)
-      return xq_err_set(eb, XQ_ERANGE,
-                        "net_size: '%s' is not tiny, default, large or BxC (e.g. 4x16)", v);
+    int rc = check_string(r, v, eb);
+    if (rc < 0) return rc;
     strcpy(base, v);
     return 0;
+  }
+  case T_ENUM: {
+    int i = name_index(r->names, v);
+    char list[128];
+    if (i < 0)
+      return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not one of %s", r->name, v,
+                        join_names(list, sizeof list, r->names));
+    *(int *)(void *)base = i;
+    return 0;
+  }
   }
   return XQ_EINVAL;
 }
@@ -257,6 +301,7 @@ static void print_value(const xqc_config_t *c, const crow_t *r, FILE *f) {
   case T_INT: fprintf(f, "%lld", (long long)*(const int64_t *)(const void *)base); break;
   case T_DOUBLE: fprintf(f, "%g", *(const double *)(const void *)base); break;
   case T_STRING: fputs(base, f); break;
+  case T_ENUM: fputs(r->names[*(const int *)(const void *)base], f); break;
   }
 }
 
@@ -290,7 +335,8 @@ void xqc_config_help(FILE *f) {
   for (int i = 0; i < NROWS; i++) {
     const crow_t *r = &ROWS[i];
     fprintf(f, "  --%-18s %s (default %s", r->name, r->help, r->def);
-    if (r->choices) fprintf(f, "; one of %s", r->choices);
+    char list[128];
+    if (r->type == T_ENUM) fprintf(f, "; one of %s", join_names(list, sizeof list, r->names));
     else if (r->type != T_STRING) fprintf(f, "; %g..%g", r->lo, r->hi);
     fprintf(f, ")\n");
   }

@@ -27,6 +27,9 @@ check "min_positions and the window are named" \
 err=$("$COORD" --campaign "$dir/new" --window 1000 --window_max 500 2>&1); rc=$?
 check "a window_max below window exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'window_max: 500 is below window (1000)' <<<'$err'"
 check "still no campaign directory after the window checks" test ! -e "$dir/new"
+err=$("$COORD" --campaign "$dir/new" --gating fast 2>&1); rc=$?
+check "an unknown gating mode exits 2 and lists the modes" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"gating: 'fast' is not one of sprt|threshold|none\" <<<\"\$1\"" _ "$err"
 mkdir -p "$dir/old"
 printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
 cp "$dir/old/campaign.ini" "$dir/keep.ini"
