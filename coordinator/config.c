@@ -14,6 +14,7 @@
 
 #include "nn/nn_model.h"
 #include "rules/material.h"
+#include "support/net_addr.h"
 #include "wire/wire.h"
 
 /* T_ENUM: an int field holding the index of its value in the row's names. */
@@ -40,6 +41,18 @@ _Static_assert(XQC_GATING_SPRT == 0 && XQC_GATING_THRESHOLD == 1 && XQC_GATING_N
 const char *xqc_gating_name(xqc_gating_t g) {
   assert(g >= XQC_GATING_SPRT && g <= XQC_GATING_NONE);
   return GATING_NAMES[g];
+}
+
+/* router, pub: ZeroMQ bind endpoints. */
+static int check_zmq(const char *name, const char *v, xq_errbuf_t *eb) {
+  return xq_addr_check_zmq_bind(name, v, eb);
+}
+
+/* http: HOST:PORT, resolved now so that a bad one stops the start, or "" (off). */
+static int check_http(const char *name, const char *v, xq_errbuf_t *eb) {
+  struct sockaddr_storage ss;
+  (void)name;
+  return *v ? xq_addr_resolve("http", v, &ss, eb) : 0;
 }
 
 /* net_size is open-ended (BxC), so no list of names: the parser that makes net 1
@@ -157,7 +170,8 @@ static const crow_t ROWS[] = {
 static const struct {
   size_t off;
   ccheck_t check;
-} CHECKS[] = {{O(net_size), check_net_size}};
+} CHECKS[] = {{O(router), check_zmq}, {O(pub), check_zmq}, {O(http), check_http},
+              {O(net_size), check_net_size}};
 
 static int check_string(const crow_t *r, const char *v, xq_errbuf_t *eb) {
   for (size_t i = 0; i < sizeof CHECKS / sizeof CHECKS[0]; i++)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_cli_coordinator.sh COORDINATOR: xqz-coordinator's command line, checked before any
-# file is written: a bad setting exits 2, names the setting, and creates or changes nothing.
+# file is written: a bad setting (a value out of range, a bad ZeroMQ or HTTP address) exits
+# 2, names the setting, and creates or changes nothing.
 set -u
 . "$(dirname "$0")/lib.sh"
 COORD=$1
@@ -27,6 +28,22 @@ check "min_positions and the window are named" \
 err=$("$COORD" --campaign "$dir/new" --window 1000 --window_max 500 2>&1); rc=$?
 check "a window_max below window exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'window_max: 500 is below window (1000)' <<<'$err'"
 check "still no campaign directory after the window checks" test ! -e "$dir/new"
+for bad in 127.0.0.1:5555 tcp://127.0.0.1 tcp://127.0.0.1:99999 tcp://:5555 "tcp://127.0.0.1: 5" udp://1.2.3.4:5; do
+  err=$("$COORD" --campaign "$dir/new" --router "$bad" 2>&1); rc=$?
+  check "router '$bad' exits 2" test "$rc" -eq 2
+  check "router '$bad' is named" grep -qF -- "--router: router: '$bad'" <<<"$err"
+done
+err=$("$COORD" --campaign "$dir/new" --router 127.0.0.1:5555 2>&1)
+check "a router without tcp:// says how to write one" grep -q "write tcp://HOST:PORT" <<<"$err"
+err=$("$COORD" --campaign "$dir/new" --pub tcp://127.0.0.1 2>&1); rc=$?
+check "a pub without a port exits 2 and is named" \
+  bash -c "[ $rc -eq 2 ] && grep -qF -- \"--pub: pub: 'tcp://127.0.0.1'\" <<<\"\$1\"" _ "$err"
+for bad in 127.0.0.1 127.0.0.1:99999 localhost:http :5580; do
+  err=$("$COORD" --campaign "$dir/new" --http "$bad" 2>&1); rc=$?
+  check "http '$bad' exits 2" test "$rc" -eq 2
+  check "http '$bad' is named" grep -qF -- "--http: http address '$bad'" <<<"$err"
+done
+check "still no campaign directory after the addresses" test ! -e "$dir/new"
 err=$("$COORD" --campaign "$dir/new" --gating fast 2>&1); rc=$?
 check "an unknown gating mode exits 2 and lists the modes" \
   bash -c "[ $rc -eq 2 ] && grep -q \"gating: 'fast' is not one of sprt|threshold|none\" <<<\"\$1\"" _ "$err"
