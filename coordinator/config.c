@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <ini.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,14 +261,45 @@ typedef struct {
   xqc_config_t *c;
   xq_errbuf_t *eb;
   int rc;
+  FILE *f;
+  int line;          /* the physical line being parsed (1-based) */
+  bool line_start;   /* the next read starts a new physical line */
+  bool indented;     /* the line starts with a blank: libinih's continuation line */
+  int first[NROWS];  /* the line each setting was first set at, 0 = not yet */
 } load_ctx_t;
 
-/* The system libinih has no line numbers in callbacks; ini_parse_file returns the line
- * of the first callback that failed, which names it in the message. */
+/* libinih's reader, counting lines: the system libinih has no line numbers in callbacks. */
+static char *read_line(char *str, int num, void *stream) {
+  load_ctx_t *ctx = stream;
+  char *r = fgets(str, num, ctx->f);
+  if (!r) return NULL;
+  if (ctx->line_start) {
+    ctx->line++;
+    ctx->indented = r[0] == ' ' || r[0] == '\t';
+  }
+  size_t n = strlen(r);
+  ctx->line_start = n > 0 && r[n - 1] == '\n';
+  return r;
+}
+
+/* A setting given twice is refused naming both lines: one of them would be silently
+ * ignored. An indented line continues the previous value (libinih's multi-line values)
+ * and is set as before, not counted as a second setting. */
 static int on_ini(void *user, const char *section, const char *name, const char *value) {
   (void)section;
   load_ctx_t *ctx = user;
   if (ctx->rc < 0) return 0;
+  const crow_t *r = find_row(name);
+  if (r && !ctx->indented) {
+    int *first = &ctx->first[r - ROWS];
+    if (*first) {
+      ctx->rc = xq_err_set(ctx->eb, XQ_EINVAL,
+                           "'%s' is set twice, at line %d and at line %d; keep one of the two",
+                           name, *first, ctx->line);
+      return 0;
+    }
+    *first = ctx->line;
+  }
   int rc = xqc_config_set(ctx->c, name, value, ctx->eb);
   if (rc < 0) {
     ctx->rc = rc;
@@ -277,11 +309,11 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 }
 
 int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb) {
-  FILE *f = fopen(path, "r");
-  if (!f) return xq_err_set(eb, XQ_EIO, "%s: cannot open", path);
-  load_ctx_t ctx = {c, eb, 0};
-  int r = ini_parse_file(f, on_ini, &ctx);
-  fclose(f);
+  load_ctx_t ctx = {.c = c, .eb = eb, .line_start = true};
+  ctx.f = fopen(path, "r");
+  if (!ctx.f) return xq_err_set(eb, XQ_EIO, "%s: cannot open", path);
+  int r = ini_parse_stream(read_line, &ctx, on_ini, &ctx);
+  fclose(ctx.f);
   if (ctx.rc < 0) {
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%s", eb ? eb->msg : "");

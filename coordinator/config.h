@@ -59,7 +59,8 @@ const char *xqc_gating_name(xqc_gating_t g);
 void xqc_config_defaults(xqc_config_t *c);
 /* Sets one setting from text; XQ_EINVAL (unknown key) or XQ_ERANGE (bad value). */
 int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbuf_t *eb);
-/* Reads an INI file (keys in any or no section). Errors name the key and line. */
+/* Reads an INI file (keys in any or no section). Errors name the key and line; a setting
+ * given twice (in any sections) is refused naming both lines. */
 int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb);
 /* Checks the settings against each other (each one alone is checked by xqc_config_set):
  * a window that can never hold min_positions, a window_max below window. XQ_ERANGE with

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test_cli_coordinator.sh COORDINATOR: xqz-coordinator's command line, checked before any
-# file is written: a bad setting (a value out of range, a bad ZeroMQ or HTTP address) exits
-# 2, names the setting, and creates or changes nothing.
+# test_cli_coordinator.sh COORDINATOR: xqz-coordinator's command line and campaign.ini,
+# checked before any file is written: a bad setting (a value out of range, a bad ZeroMQ or
+# HTTP address, a setting given twice in campaign.ini) exits 2, names the setting, and
+# creates or changes nothing.
 set -u
 . "$(dirname "$0")/lib.sh"
 COORD=$1
@@ -47,6 +48,14 @@ check "still no campaign directory after the addresses" test ! -e "$dir/new"
 err=$("$COORD" --campaign "$dir/new" --gating fast 2>&1); rc=$?
 check "an unknown gating mode exits 2 and lists the modes" \
   bash -c "[ $rc -eq 2 ] && grep -q \"gating: 'fast' is not one of sprt|threshold|none\" <<<\"\$1\"" _ "$err"
+mkdir -p "$dir/twice"
+printf 'sims = 8\n; a comment\nfast_sims = 4\n[more]\nsims = 16\n' >"$dir/twice/campaign.ini"
+cp "$dir/twice/campaign.ini" "$dir/twice.ini"
+err=$("$COORD" --campaign "$dir/twice" 2>&1); rc=$?
+check "a setting given twice in campaign.ini exits 2" test "$rc" -eq 2
+check "both of its lines are named" grep -q "'sims' is set twice, at line 1 and at line 5" <<<"$err"
+check "that campaign.ini is untouched" cmp -s "$dir/twice/campaign.ini" "$dir/twice.ini"
+check "nothing else is created beside it" test "$(ls "$dir/twice")" = "campaign.ini"
 mkdir -p "$dir/old"
 printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
 cp "$dir/old/campaign.ini" "$dir/keep.ini"
