@@ -262,10 +262,11 @@ typedef struct {
   xq_errbuf_t *eb;
   int rc;
   FILE *f;
-  int line;          /* the physical line being parsed (1-based) */
-  bool line_start;   /* the next read starts a new physical line */
-  bool indented;     /* the line starts with a blank: libinih's continuation line */
-  int first[NROWS];  /* the line each setting was first set at, 0 = not yet */
+  int line;           /* the physical line being parsed (1-based) */
+  bool line_start;    /* the next read starts a new physical line */
+  bool indented;      /* the line starts with a blank: maybe libinih's continuation line */
+  const crow_t *prev; /* the setting of the previous call */
+  int first[NROWS];   /* the line each setting was first set at, 0 = not yet */
 } load_ctx_t;
 
 /* libinih's reader, counting lines: the system libinih has no line numbers in callbacks. */
@@ -283,14 +284,16 @@ static char *read_line(char *str, int num, void *stream) {
 }
 
 /* A setting given twice is refused naming both lines: one of them would be silently
- * ignored. An indented line continues the previous value (libinih's multi-line values)
- * and is set as before, not counted as a second setting. */
+ * ignored. An indented line with the previous line's name continues its value (libinih's
+ * multi-line values) and is set as before, not counted as a second setting. */
 static int on_ini(void *user, const char *section, const char *name, const char *value) {
   (void)section;
   load_ctx_t *ctx = user;
   if (ctx->rc < 0) return 0;
   const crow_t *r = find_row(name);
-  if (r && !ctx->indented) {
+  bool continued = ctx->indented && r == ctx->prev;
+  ctx->prev = r;
+  if (r && !continued) {
     int *first = &ctx->first[r - ROWS];
     if (*first) {
       ctx->rc = xq_err_set(ctx->eb, XQ_EINVAL,

@@ -56,6 +56,10 @@ check "a setting given twice in campaign.ini exits 2" test "$rc" -eq 2
 check "both of its lines are named" grep -q "'sims' is set twice, at line 1 and at line 5" <<<"$err"
 check "that campaign.ini is untouched" cmp -s "$dir/twice/campaign.ini" "$dir/twice.ini"
 check "nothing else is created beside it" test "$(ls "$dir/twice")" = "campaign.ini"
+printf '  window = 5000\nsims = 8\nwindow = 6000\n' >"$dir/twice/campaign.ini"
+err=$("$COORD" --campaign "$dir/twice" 2>&1); rc=$?
+check "an indented first setting given again is refused too" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"'window' is set twice, at line 1 and at line 3\" <<<\"\$1\"" _ "$err"
 mkdir -p "$dir/old"
 printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
 cp "$dir/old/campaign.ini" "$dir/keep.ini"
