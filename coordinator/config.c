@@ -8,25 +8,63 @@
 #include <assert.h>
 #include <errno.h>
 #include <ini.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn/nn_model.h"
 #include "rules/material.h"
+#include "support/net_addr.h"
 #include "wire/wire.h"
 
-typedef enum { T_INT, T_DOUBLE, T_STRING } ctype_t;
+/* T_ENUM: an int field holding the index of its value in the row's names. */
+typedef enum { T_INT, T_DOUBLE, T_STRING, T_ENUM } ctype_t;
+
+/* A check of a string value beyond its length (XQ_ERANGE/XQ_EINVAL naming the setting). */
+typedef int (*ccheck_t)(const char *name, const char *v, xq_errbuf_t *eb);
 
 typedef struct {
   const char *name;
   ctype_t type;
   size_t off;
   const char *def;
-  double lo, hi;       /* bounds for numbers; for strings, lo = buffer size */
-  const char *choices; /* "a|b|c" or NULL */
+  double lo, hi;            /* bounds for numbers; for strings, lo = buffer size */
+  const char *const *names; /* T_ENUM: the values, NULL-terminated, in enum order */
   const char *help;
 } crow_t;
+
+static const char *const GATING_NAMES[] = {"sprt", "threshold", "none", NULL};
+_Static_assert(sizeof(xqc_gating_t) == sizeof(int), "a T_ENUM field is read as an int");
+_Static_assert(XQC_GATING_SPRT == 0 && XQC_GATING_THRESHOLD == 1 && XQC_GATING_NONE == 2,
+               "GATING_NAMES follows xqc_gating_t");
+
+const char *xqc_gating_name(xqc_gating_t g) {
+  assert(g >= XQC_GATING_SPRT && g <= XQC_GATING_NONE);
+  return GATING_NAMES[g];
+}
+
+/* router, pub: ZeroMQ bind endpoints. */
+static int check_zmq(const char *name, const char *v, xq_errbuf_t *eb) {
+  return xq_addr_check_zmq_bind(name, v, eb);
+}
+
+/* http: HOST:PORT, resolved now so that a bad one stops the start, or "" (off). */
+static int check_http(const char *name, const char *v, xq_errbuf_t *eb) {
+  struct sockaddr_storage ss;
+  (void)name;
+  return *v ? xq_addr_resolve("http", v, &ss, eb) : 0;
+}
+
+/* net_size is open-ended (BxC), so no list of names: the parser that makes net 1
+ * (campaign.c) and the trainer's --size is the check. */
+static int check_net_size(const char *name, const char *v, xq_errbuf_t *eb) {
+  (void)name;
+  if (nn_arch_preset(v, &(nn_arch_t){0}) != 0)
+    return xq_err_set(eb, XQ_ERANGE,
+                      "net_size: '%s' is not tiny, default, large or BxC (e.g. 4x16)", v);
+  return 0;
+}
 
 /* The default of max_message_bytes below, spelled out because defaults are text. */
 _Static_assert(XQ_WIRE_MAX_FRAME == 67112960, "update the max_message_bytes default");
@@ -93,7 +131,7 @@ static const crow_t ROWS[] = {
   {"sims_max", T_INT, O(sims_max), "256", 1, 100000, NULL,
    "the most full-search simulations self_balance hands out"},
   {"batch_size", T_INT, O(batch_size), "256", 1, 8192, NULL, "batch size hint / cap per Batch"},
-  {"gating", T_STRING, O(gating), "none", SZ(gating), 0, "sprt|threshold|none",
+  {"gating", T_ENUM, O(gating), "none", 0, 0, GATING_NAMES,
    "gating mode (none: every candidate promoted after threshold_games measured games; "
    "sprt and threshold decide on the score; docs/tuning.md)"},
   {"gating_sims", T_INT, O(gating_sims), "32", 1, 100000, NULL, "arena simulations per move"},
@@ -138,23 +176,39 @@ static const crow_t ROWS[] = {
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
 
+/* The string settings whose values are checked beyond their length, by field. */
+static const struct {
+  size_t off;
+  ccheck_t check;
+} CHECKS[] = {{O(router), check_zmq}, {O(pub), check_zmq}, {O(http), check_http},
+              {O(net_size), check_net_size}};
+
+static int check_string(const crow_t *r, const char *v, xq_errbuf_t *eb) {
+  for (size_t i = 0; i < sizeof CHECKS / sizeof CHECKS[0]; i++)
+    if (CHECKS[i].off == r->off) return CHECKS[i].check(r->name, v, eb);
+  return 0;
+}
+
 static const crow_t *find_row(const char *name) {
   for (int i = 0; i < NROWS; i++)
     if (strcmp(ROWS[i].name, name) == 0) return &ROWS[i];
   return NULL;
 }
 
-static int in_choices(const char *choices, const char *v) {
-  size_t n = strlen(v);
-  const char *p = choices;
-  while (*p) {
-    const char *e = strchr(p, '|');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == n && strncmp(p, v, n) == 0) return 1;
-    if (!e) break;
-    p = e + 1;
-  }
-  return 0;
+/* The index of v in names, or -1. */
+static int name_index(const char *const *names, const char *v) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], v) == 0) return i;
+  return -1;
+}
+
+/* names as "a|b|c" in buf. */
+static const char *join_names(char *buf, size_t size, const char *const *names) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; names[i] && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "|" : "", names[i]);
+  return buf;
 }
 
 static int set_row(xqc_config_t *c, const crow_t *r, const char *v, xq_errbuf_t *eb) {
@@ -178,17 +232,22 @@ static int set_row(xqc_config_t *c, const crow_t *r, const char *v, xq_errbuf_t 
     *(double *)(void *)base = x;
     return 0;
   }
-  case T_STRING:
+  case T_STRING: {
     if (strlen(v) >= (size_t)r->lo) return xq_err_set(eb, XQ_ERANGE, "%s: value too long", r->name);
-    if (r->choices && !in_choices(r->choices, v))
-      return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not one of %s", r->name, v, r->choices);
-    /* net_size is open-ended (BxC), so no choices list: the parser that makes net 1
-     * (campaign.c) and the trainer's --size is the check. */
-    if (r->off == O(net_size) && nn_arch_preset(v, &(nn_arch_t){0}) != 0)
-      return xq_err_set(eb, XQ_ERANGE,
-                        "net_size: '%s' is not tiny, default, large or BxC (e.g. 4x16)", v);
+    int rc = check_string(r, v, eb);
+    if (rc < 0) return rc;
     strcpy(base, v);
     return 0;
+  }
+  case T_ENUM: {
+    int i = name_index(r->names, v);
+    char list[128];
+    if (i < 0)
+      return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not one of %s", r->name, v,
+                        join_names(list, sizeof list, r->names));
+    *(int *)(void *)base = i;
+    return 0;
+  }
   }
   return XQ_EINVAL;
 }
@@ -211,14 +270,48 @@ typedef struct {
   xqc_config_t *c;
   xq_errbuf_t *eb;
   int rc;
+  FILE *f;
+  int line;           /* the physical line being parsed (1-based) */
+  bool line_start;    /* the next read starts a new physical line */
+  bool indented;      /* the line starts with a blank: maybe libinih's continuation line */
+  const crow_t *prev; /* the setting of the previous call */
+  int first[NROWS];   /* the line each setting was first set at, 0 = not yet */
 } load_ctx_t;
 
-/* The system libinih has no line numbers in callbacks; ini_parse_file returns the line
- * of the first callback that failed, which names it in the message. */
+/* libinih's reader, counting lines: the system libinih has no line numbers in callbacks. */
+static char *read_line(char *str, int num, void *stream) {
+  load_ctx_t *ctx = stream;
+  char *r = fgets(str, num, ctx->f);
+  if (!r) return NULL;
+  if (ctx->line_start) {
+    ctx->line++;
+    ctx->indented = r[0] == ' ' || r[0] == '\t';
+  }
+  size_t n = strlen(r);
+  ctx->line_start = n > 0 && r[n - 1] == '\n';
+  return r;
+}
+
+/* A setting given twice is refused naming both lines: one of them would be silently
+ * ignored. An indented line with the previous line's name continues its value (libinih's
+ * multi-line values) and is set as before, not counted as a second setting. */
 static int on_ini(void *user, const char *section, const char *name, const char *value) {
   (void)section;
   load_ctx_t *ctx = user;
   if (ctx->rc < 0) return 0;
+  const crow_t *r = find_row(name);
+  bool continued = ctx->indented && r == ctx->prev;
+  ctx->prev = r;
+  if (r && !continued) {
+    int *first = &ctx->first[r - ROWS];
+    if (*first) {
+      ctx->rc = xq_err_set(ctx->eb, XQ_EINVAL,
+                           "'%s' is set twice, at line %d and at line %d; keep one of the two",
+                           name, *first, ctx->line);
+      return 0;
+    }
+    *first = ctx->line;
+  }
   int rc = xqc_config_set(ctx->c, name, value, ctx->eb);
   if (rc < 0) {
     ctx->rc = rc;
@@ -228,11 +321,11 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 }
 
 int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb) {
-  FILE *f = fopen(path, "r");
-  if (!f) return xq_err_set(eb, XQ_EIO, "%s: cannot open", path);
-  load_ctx_t ctx = {c, eb, 0};
-  int r = ini_parse_file(f, on_ini, &ctx);
-  fclose(f);
+  load_ctx_t ctx = {.c = c, .eb = eb, .line_start = true};
+  ctx.f = fopen(path, "r");
+  if (!ctx.f) return xq_err_set(eb, XQ_EIO, "%s: cannot open", path);
+  int r = ini_parse_stream(read_line, &ctx, on_ini, &ctx);
+  fclose(ctx.f);
   if (ctx.rc < 0) {
     char tmp[256];
     snprintf(tmp, sizeof tmp, "%s", eb ? eb->msg : "");
@@ -271,6 +364,7 @@ static void print_value(const xqc_config_t *c, const crow_t *r, FILE *f) {
   case T_INT: fprintf(f, "%lld", (long long)*(const int64_t *)(const void *)base); break;
   case T_DOUBLE: fprintf(f, "%g", *(const double *)(const void *)base); break;
   case T_STRING: fputs(base, f); break;
+  case T_ENUM: fputs(r->names[*(const int *)(const void *)base], f); break;
   }
 }
 
@@ -304,7 +398,8 @@ void xqc_config_help(FILE *f) {
   for (int i = 0; i < NROWS; i++) {
     const crow_t *r = &ROWS[i];
     fprintf(f, "  --%-18s %s (default %s", r->name, r->help, r->def);
-    if (r->choices) fprintf(f, "; one of %s", r->choices);
+    char list[128];
+    if (r->type == T_ENUM) fprintf(f, "; one of %s", join_names(list, sizeof list, r->names));
     else if (r->type != T_STRING) fprintf(f, "; %g..%g", r->lo, r->hi);
     fprintf(f, ")\n");
   }

@@ -11,6 +11,13 @@
 
 #include "support/error.h"
 
+/* How a candidate is judged against the best net (docs/tuning.md). */
+typedef enum {
+  XQC_GATING_SPRT,      /* a sequential test on the match score */
+  XQC_GATING_THRESHOLD, /* promoted when the score reaches threshold_score */
+  XQC_GATING_NONE,      /* every candidate promoted, still measured */
+} xqc_gating_t;
+
 typedef struct {
   char router[128];        /* ROUTER bind address */
   char pub[128];           /* PUB bind address */
@@ -33,7 +40,7 @@ typedef struct {
   int64_t balance_window_s, balance_warn_s;
   int64_t self_balance, sims_max; /* job simulations follow the balance (self_balance.h) */
   /* gating */
-  char gating[16];         /* sprt | threshold | none */
+  xqc_gating_t gating;
   int64_t gating_sims, gating_max_games, threshold_games;
   double sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, threshold_score;
   /* durability and liveness */
@@ -49,11 +56,14 @@ typedef struct {
   int64_t fault_window_s, cutoff_s;
 } xqc_config_t;
 
+/* The setting's spelling of a gating mode: "sprt", "threshold" or "none". */
+const char *xqc_gating_name(xqc_gating_t g);
 /* Fills every setting with its default. */
 void xqc_config_defaults(xqc_config_t *c);
 /* Sets one setting from text; XQ_EINVAL (unknown key) or XQ_ERANGE (bad value). */
 int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbuf_t *eb);
-/* Reads an INI file (keys in any or no section). Errors name the key and line. */
+/* Reads an INI file (keys in any or no section). Errors name the key and line; a setting
+ * given twice (in any sections) is refused naming both lines. */
 int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb);
 /* Checks the settings against each other (each one alone is checked by xqc_config_set):
  * a window that can never hold min_positions, a window_max below window. XQ_ERANGE with

@@ -18,7 +18,7 @@ int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uin
   int rc = xq_openings_load(&g->openings, NULL, eb);
   if (rc < 0) return rc;
   int64_t games = cfg->gating_max_games;
-  if (strcmp(cfg->gating, "sprt") != 0 && cfg->threshold_games < games)
+  if (cfg->gating != XQC_GATING_SPRT && cfg->threshold_games < games)
     games = cfg->threshold_games;
   g->npairs = (int)((games + 1) / 2);
   g->state = calloc((size_t)g->npairs, 1);
@@ -124,7 +124,7 @@ xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg
     if (g->state[i] != 2) done_all = 0;
   double score, elo;
   xqc_gate_score(g, &score, &elo);
-  if (strcmp(cfg->gating, "sprt") == 0) {
+  if (cfg->gating == XQC_GATING_SPRT) {
     double llr = xq_sprt_llr_pentanomial(g->penta, cfg->sprt_elo0, cfg->sprt_elo1);
     xq_sprt_t d = xq_sprt_decide(llr, cfg->sprt_alpha, cfg->sprt_beta);
     if (d == XQ_SPRT_ACCEPT) return XQC_GATE_PROMOTE;
@@ -137,6 +137,6 @@ xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg
     return llr > 0.0 ? XQC_GATE_PROMOTE : XQC_GATE_REJECT;
   }
   if (!done_all) return XQC_GATE_OPEN;
-  if (strcmp(cfg->gating, "none") == 0) return XQC_GATE_PROMOTE;
+  if (cfg->gating == XQC_GATING_NONE) return XQC_GATE_PROMOTE;
   return score >= cfg->threshold_score ? XQC_GATE_PROMOTE : XQC_GATE_REJECT;
 }

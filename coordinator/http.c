@@ -16,12 +16,12 @@
  */
 #include "http.h"
 
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "http_parse.h"
+#include "support/net_addr.h"
 #include "support/log.h"
 
 #define COMP "coordinator"
@@ -231,46 +231,12 @@ static void on_listener_closed(uv_handle_t *h) {
   server_maybe_free(s);
 }
 
-/* Splits "HOST:PORT" / "[V6]:PORT" / "*:PORT" and resolves it (numeric port only). */
-static int resolve(const char *addr, struct sockaddr_storage *ss, xq_errbuf_t *eb) {
-  char host[128];
-  const char *colon = strrchr(addr, ':');
-  if (!colon || !colon[1])
-    return xq_err_set(eb, XQ_EINVAL, "http address '%s' is not HOST:PORT (e.g. 127.0.0.1:5580)", addr);
-  size_t hl = (size_t)(colon - addr);
-  const char *hp = addr;
-  if (hl >= 2 && addr[0] == '[' && addr[hl - 1] == ']') {
-    hp++;
-    hl -= 2;
-  }
-  if (hl == 0 || hl >= sizeof host)
-    return xq_err_set(eb, XQ_EINVAL, "http address '%s': missing or overlong host", addr);
-  memcpy(host, hp, hl);
-  host[hl] = '\0';
-  char *end;
-  long port = strtol(colon + 1, &end, 10);
-  if (*end || port < 0 || port > 65535)
-    return xq_err_set(eb, XQ_EINVAL, "http address '%s': port must be 0..65535", addr);
-  struct addrinfo hints, *res = NULL;
-  memset(&hints, 0, sizeof hints);
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
-  int rc = getaddrinfo(strcmp(host, "*") == 0 ? NULL : host, colon + 1, &hints, &res);
-  if (rc != 0 || !res)
-    return xq_err_set(eb, XQ_EINVAL, "http address '%s': cannot resolve host '%s': %s", addr,
-                      host, gai_strerror(rc));
-  memcpy(ss, res->ai_addr, res->ai_addrlen);
-  freeaddrinfo(res);
-  return 0;
-}
-
 int xqc_http_start(xqc_http_t **out, uv_loop_t *loop, const char *addr,
                    const xqc_http_limits_t *lim, xqc_http_handler_t fn, void *user,
                    xq_errbuf_t *eb) {
   *out = NULL;
   struct sockaddr_storage ss;
-  int rc = resolve(addr, &ss, eb);
+  int rc = xq_addr_resolve("http", addr, &ss, eb);
   if (rc < 0) return rc;
   xqc_http_t *s = calloc(1, sizeof *s);
   if (!s) return xq_err_set(eb, XQ_ENOMEM, "http server: out of memory");

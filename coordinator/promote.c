@@ -49,7 +49,7 @@ static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
   }
   XQ_LOGI(COMP, "gating match opened match=%llu candidate=%016llx best=%016llx mode=%s pairs=%d",
           (unsigned long long)mid, (unsigned long long)cand, (unsigned long long)c->best,
-          c->cfg.gating, c->gate.npairs);
+          xqc_gating_name(c->cfg.gating), c->gate.npairs);
 }
 
 void xqc_promote_resume(xqc_t *c) {
@@ -130,7 +130,7 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
            (unsigned long long)g->cand, (unsigned long long)g->best, (long long)g->cand_step,
            (unsigned long long)g->match_id, (long long)g->w, (long long)g->d, (long long)g->l,
            score, elo, promote ? new_elo : c->best_elo, promote ? "true" : "false",
-           c->cfg.gating, (long long)time(NULL), (unsigned long long)c->games,
+           xqc_gating_name(c->cfg.gating), (long long)time(NULL), (unsigned long long)c->games,
            (unsigned long long)c->positions);
   if (xqc_campaign_log_line(c->dir, line, &eb) < 0)
     XQ_LOGE(COMP, "promotions.log not written reason=\"%s\"", eb.msg);

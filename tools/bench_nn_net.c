@@ -4,64 +4,22 @@
  * samples/s (nn_train_step: forward with batch-statistics BN, loss, backward, SGD) at
  * batch 256, for the default 6x64 and large 10x128 nets.
  *
- * Time spent inside cblas_sgemm is measured by interposing the symbol: the xqz binary
- * defines cblas_sgemm, which times the call and forwards to OpenBLAS's own definition
- * found with dlsym(RTLD_NEXT). Counting is off except while a net is being timed, and
- * the extra cost is two clock reads per GEMM call.
+ * The share of time inside sgemm comes from nn_blas.h's counting, switched on only
+ * while a net is being timed: every GEMM of the network goes through nn_sgemm.
  */
-#define _GNU_SOURCE /* RTLD_NEXT */
 #include "bench_nn_net.h"
 
-#include <cblas.h>
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
+#include "nn/nn_blas.h"
 #include "nn/nn_forward.h"
 #include "nn/nn_loss.h"
 #include "nn/nn_model.h"
 #include "nn/nn_optim.h"
 #include "nn/nn_plan.h"
 #include "support/clock.h"
-
-/* ---- GEMM time accounting ---- */
-
-typedef void (*sgemm_fn_t)(OPENBLAS_CONST enum CBLAS_ORDER, OPENBLAS_CONST enum CBLAS_TRANSPOSE,
-                           OPENBLAS_CONST enum CBLAS_TRANSPOSE, OPENBLAS_CONST blasint,
-                           OPENBLAS_CONST blasint, OPENBLAS_CONST blasint, OPENBLAS_CONST float,
-                           OPENBLAS_CONST float *, OPENBLAS_CONST blasint,
-                           OPENBLAS_CONST float *, OPENBLAS_CONST blasint, OPENBLAS_CONST float,
-                           float *, OPENBLAS_CONST blasint);
-
-static bool gemm_counting;
-static double gemm_seconds;
-static sgemm_fn_t real_sgemm;
-
-void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER order, OPENBLAS_CONST enum CBLAS_TRANSPOSE ta,
-                 OPENBLAS_CONST enum CBLAS_TRANSPOSE tb, OPENBLAS_CONST blasint m,
-                 OPENBLAS_CONST blasint n, OPENBLAS_CONST blasint k, OPENBLAS_CONST float alpha,
-                 OPENBLAS_CONST float *a, OPENBLAS_CONST blasint lda, OPENBLAS_CONST float *b,
-                 OPENBLAS_CONST blasint ldb, OPENBLAS_CONST float beta, float *c,
-                 OPENBLAS_CONST blasint ldc) {
-  if (!real_sgemm) {
-    void *sym = dlsym(RTLD_NEXT, "cblas_sgemm");
-    if (!sym) {
-      fprintf(stderr, "xqz: cannot find OpenBLAS's cblas_sgemm: %s\n", dlerror());
-      abort();
-    }
-    memcpy(&real_sgemm, &sym, sizeof real_sgemm);
-  }
-  if (!gemm_counting) {
-    real_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
-  double t0 = xq_clock_s();
-  real_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  gemm_seconds += xq_clock_s() - t0;
-}
 
 /* ---- inference ---- */
 
@@ -95,13 +53,13 @@ static double time_split(void (*fn)(void *), void *ctx, double min_time, double 
   double t = bench_nn_time(fn, ctx, min_time);
   /* A separate counted run: fewer calls, just to split the time. */
   int calls = (int)(min_time / t) + 1;
-  gemm_seconds = 0;
-  gemm_counting = true;
+  nn_sgemm_stats_reset();
+  nn_sgemm_count(true);
   double t0 = xq_clock_s();
   for (int i = 0; i < calls; i++) fn(ctx);
   double total = xq_clock_s() - t0;
-  gemm_counting = false;
-  *gemm_share = total > 0 ? gemm_seconds / total : 0;
+  nn_sgemm_count(false);
+  *gemm_share = total > 0 ? nn_sgemm_stats().seconds / total : 0;
   return t;
 }
 
@@ -112,8 +70,7 @@ static void fill_planes(float *planes, size_t count, uint64_t *s) {
   }
 }
 
-int bench_nn_nets(int threads, bool quick, bool json, double min_time, double peak_gflops) {
-  (void)threads;
+int bench_nn_nets(bool quick, bool json, double min_time, double peak_gflops) {
   static const char *presets[] = {"default", "large"};
   static const int infer_batches[] = {1, 8, 32, 64, 256};
   const int train_n = 256, max_n = 256;

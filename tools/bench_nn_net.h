@@ -11,7 +11,8 @@
 double bench_nn_time(void (*fn)(void *ctx), void *ctx, double min_time);
 
 /* Prints the net figures (a table, or ",\"infer\":{...},\"train\":{...}" in JSON).
- * Returns 0, or 1 when a net could not be built. */
-int bench_nn_nets(int threads, bool quick, bool json, double min_time, double peak_gflops);
+ * The OpenBLAS thread count is the caller's (openblas_set_num_threads). Returns 0, or 1
+ * when a net could not be built. */
+int bench_nn_nets(bool quick, bool json, double min_time, double peak_gflops);
 
 #endif

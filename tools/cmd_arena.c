@@ -63,11 +63,59 @@ static bool parse_long(const char *s, long lo, long hi, long *out) {
   return true;
 }
 
-int xqz_cmd_arena(int argc, char **argv) {
-  const char *spec[2] = {NULL, NULL}, *openings_path = NULL;
-  long games = 0, max_plies = 400;
-  unsigned long long seed = 1;
-  xq_arena_config_t cfg = {.alpha = 0.05, .beta = 0.05};
+/* What the command line asks for. */
+typedef struct {
+  const char *spec[2], *openings_path;
+  long games, max_plies;
+  unsigned long long seed;
+  xq_arena_config_t cfg; /* the SPRT settings; the rest is filled from the fields above */
+} arena_opts_t;
+
+/* Reads the value of an option that takes one (val). Returns 0 when read, 2 (bad usage,
+ * said on stderr) when the value is bad, -1 when arg is no such option. */
+static int parse_value(arena_opts_t *o, const char *arg, const char *val) {
+  if (!strcmp(arg, "--games")) {
+    if (!parse_long(val, 1, 1000000, &o->games)) {
+      fprintf(stderr, "xqz arena: --games must be a number from 1 to 1000000, not '%s'\n", val);
+      return 2;
+    }
+  } else if (!strcmp(arg, "--max-plies")) {
+    if (!parse_long(val, 1, XQ_ARENA_MAX_PLIES, &o->max_plies)) {
+      fprintf(stderr, "xqz arena: --max-plies must be from 1 to %d, not '%s'\n",
+              XQ_ARENA_MAX_PLIES, val);
+      return 2;
+    }
+  } else if (!strcmp(arg, "--seed")) {
+    char *end;
+    errno = 0;
+    o->seed = strtoull(val, &end, 10);
+    if (errno || end == val || *end || val[0] == '-') {
+      fprintf(stderr, "xqz arena: --seed must be a non-negative integer, not '%s'\n", val);
+      return 2;
+    }
+  } else if (!strcmp(arg, "--openings")) {
+    o->openings_path = val;
+  } else if (!strcmp(arg, "--sprt")) {
+    xq_arena_config_t *cfg = &o->cfg;
+    char *end, *end2;
+    cfg->elo0 = strtod(val, &end);
+    if (end == val || *end != ',' || (cfg->elo1 = strtod(end + 1, &end2), end2 == end + 1) ||
+        *end2 || !isfinite(cfg->elo0) || !isfinite(cfg->elo1) || cfg->elo0 >= cfg->elo1) {
+      fprintf(stderr, "xqz arena: --sprt wants ELO0,ELO1 with ELO0 < ELO1, e.g. 0,10; not '%s'\n",
+              val);
+      return 2;
+    }
+    cfg->sprt = true;
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+/* Fills o from the command line. Returns -1 to go on, else the exit code (0 after
+ * --help, 2 after bad usage, said on stderr). */
+static int parse_args(arena_opts_t *o, int argc, char **argv) {
+  *o = (arena_opts_t){.max_plies = 400, .seed = 1, .cfg = {.alpha = 0.05, .beta = 0.05}};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return usage(stdout), 0;
@@ -75,132 +123,132 @@ int xqz_cmd_arena(int argc, char **argv) {
       fprintf(stderr, "xqz arena: %s needs a value\n", arg);
       return 2;
     }
-    if (!strcmp(arg, "--games")) {
-      if (!parse_long(val, 1, 1000000, &games)) {
-        fprintf(stderr, "xqz arena: --games must be a number from 1 to 1000000, not '%s'\n", val);
-        return 2;
-      }
+    int rc = parse_value(o, arg, val);
+    if (rc == 0) {
       i++;
-    } else if (!strcmp(arg, "--max-plies")) {
-      if (!parse_long(val, 1, XQ_ARENA_MAX_PLIES, &max_plies)) {
-        fprintf(stderr, "xqz arena: --max-plies must be from 1 to %d, not '%s'\n",
-                XQ_ARENA_MAX_PLIES, val);
-        return 2;
-      }
-      i++;
-    } else if (!strcmp(arg, "--seed")) {
-      char *end;
-      errno = 0;
-      seed = strtoull(val, &end, 10);
-      if (errno || end == val || *end || val[0] == '-') {
-        fprintf(stderr, "xqz arena: --seed must be a non-negative integer, not '%s'\n", val);
-        return 2;
-      }
-      i++;
-    } else if (!strcmp(arg, "--openings")) {
-      openings_path = val;
-      i++;
-    } else if (!strcmp(arg, "--sprt")) {
-      char *end, *end2;
-      cfg.elo0 = strtod(val, &end);
-      if (end == val || *end != ',' || (cfg.elo1 = strtod(end + 1, &end2), end2 == end + 1) ||
-          *end2 || !isfinite(cfg.elo0) || !isfinite(cfg.elo1) || cfg.elo0 >= cfg.elo1) {
-        fprintf(stderr, "xqz arena: --sprt wants ELO0,ELO1 with ELO0 < ELO1, e.g. 0,10; not '%s'\n",
-                val);
-        return 2;
-      }
-      cfg.sprt = true;
-      i++;
+    } else if (rc > 0) {
+      return rc;
     } else if (arg[0] == '-' && arg[1]) {
       fprintf(stderr, "xqz arena: unknown option '%s'\n\n", arg);
       return usage(stderr);
-    } else if (!spec[0]) {
-      spec[0] = arg;
-    } else if (!spec[1]) {
-      spec[1] = arg;
+    } else if (!o->spec[0]) {
+      o->spec[0] = arg;
+    } else if (!o->spec[1]) {
+      o->spec[1] = arg;
     } else {
       fprintf(stderr, "xqz arena: unexpected argument '%s'\n\n", arg);
       return usage(stderr);
     }
   }
-  if (!spec[1] || !games) {
+  if (!o->spec[1] || !o->games) {
     fprintf(stderr, "xqz arena: need two player specs and --games N\n\n");
     return usage(stderr);
   }
+  return -1;
+}
 
+/* The Elo estimates of a match: from the score, and the interval from pairs (pentanomial)
+ * once there are two. */
+typedef struct {
+  xq_elo_est_t tri, pen;
+  const xq_elo_est_t *ci;
+  bool pairs; /* the interval is the pentanomial one */
+} arena_elo_t;
+
+static void arena_elo(arena_elo_t *e, const xq_arena_stats_t *st) {
+  xq_elo_trinomial(st->wins, st->draws, st->losses, &e->tri);
+  xq_elo_pentanomial(st->pairs, &e->pen);
+  e->pairs = e->pen.n >= 2;
+  e->ci = e->pairs ? &e->pen : &e->tri;
+}
+
+/* The summary lines for people. */
+static void print_summary(const arena_opts_t *o, const xq_arena_config_t *cfg,
+                          const xq_arena_stats_t *st, const arena_elo_t *e) {
+  printf("%s vs %s: %lld games, +%lld =%lld -%lld, score %.3f\n", o->spec[0], o->spec[1],
+         (long long)st->games, (long long)st->wins, (long long)st->draws, (long long)st->losses,
+         e->tri.score);
+  printf("elo %.1f +- %.1f (95%%, %s), pairs [%lld %lld %lld %lld %lld]\n", e->tri.elo,
+         e->ci->ci95, e->pairs ? "pentanomial" : "trinomial", (long long)st->pairs[0],
+         (long long)st->pairs[1], (long long)st->pairs[2], (long long)st->pairs[3],
+         (long long)st->pairs[4]);
+  if (cfg->sprt)
+    printf("sprt elo0=%g elo1=%g: llr %.3f, bounds [%.3f, %.3f]: %s\n", cfg->elo0, cfg->elo1,
+           st->llr, log(cfg->beta / (1 - cfg->alpha)), log((1 - cfg->beta) / cfg->alpha),
+           xq_sprt_name(st->sprt));
+  printf("results by reason:");
+  for (int r = 1; r <= XQ_REASON_RESIGN; r++)
+    if (st->reasons[r])
+      printf(" %s %lld", xq_reason_name((xq_reason_t)r), (long long)st->reasons[r]);
+  printf("\n");
+}
+
+/* The last line of stdout, for scripts; error is the reason the match stopped, or NULL. */
+static void print_json(const arena_opts_t *o, const xq_arena_config_t *cfg,
+                       const xq_arena_stats_t *st, const arena_elo_t *e, const char *error) {
+  printf("{\"games\":%lld,\"wins\":%lld,\"draws\":%lld,\"losses\":%lld,\"score\":%.4f,\"elo\":",
+         (long long)st->games, (long long)st->wins, (long long)st->draws, (long long)st->losses,
+         e->tri.score);
+  json_num(e->tri.elo);
+  printf(",\"elo_ci95\":");
+  json_num(e->ci->ci95);
+  printf(",\"sprt\":\"%s\",\"llr\":", xq_sprt_name(st->sprt));
+  json_num(cfg->sprt ? st->llr : 0);
+  printf(",\"ci_model\":\"%s\",\"ptnml\":[%lld,%lld,%lld,%lld,%lld],\"reasons\":{",
+         e->pairs ? "pentanomial" : "trinomial", (long long)st->pairs[0], (long long)st->pairs[1],
+         (long long)st->pairs[2], (long long)st->pairs[3], (long long)st->pairs[4]);
+  const char *sep = "";
+  for (int r = 1; r <= XQ_REASON_RESIGN; r++) {
+    if (!st->reasons[r]) continue;
+    printf("%s\"%s\":%lld", sep, xq_reason_name((xq_reason_t)r), (long long)st->reasons[r]);
+    sep = ",";
+  }
+  printf("},\"avg_plies\":%.1f,\"a\":", st->games ? (double)st->plies / (double)st->games : 0.0);
+  xqz_json_str(o->spec[0]);
+  printf(",\"b\":");
+  xqz_json_str(o->spec[1]);
+  if (error) {
+    printf(",\"error\":");
+    xqz_json_str(error);
+  }
+  printf("}\n");
+  fflush(stdout);
+}
+
+int xqz_cmd_arena(int argc, char **argv) {
+  arena_opts_t o;
+  int rc = parse_args(&o, argc, argv);
+  if (rc >= 0) return rc;
   xq_errbuf_t eb = {{0}};
   xq_openings_t openings;
-  if (xq_openings_load(&openings, openings_path, &eb)) {
+  if (xq_openings_load(&openings, o.openings_path, &eb)) {
     fprintf(stderr, "xqz arena: %s\n", eb.msg);
     return 2;
   }
   xq_player_t *pl[2] = {NULL, NULL};
-  uint64_t sm = seed;
+  uint64_t sm = o.seed;
   for (int i = 0; i < 2; i++) {
-    if (xq_player_new(&pl[i], spec[i], xq_splitmix64(&sm), &eb)) {
+    if (xq_player_new(&pl[i], o.spec[i], xq_splitmix64(&sm), &eb)) {
       fprintf(stderr, "xqz arena: player %c: %s\n", 'A' + i, eb.msg);
       xq_player_free(&pl[0]);
       xq_openings_close(&openings);
       return 2;
     }
   }
-  progress_t pg = {spec[0], spec[1], (int)games};
-  cfg.games = (int)games;
-  cfg.max_plies = (int)max_plies;
+  progress_t pg = {o.spec[0], o.spec[1], (int)o.games};
+  xq_arena_config_t cfg = o.cfg;
+  cfg.games = (int)o.games;
+  cfg.max_plies = (int)o.max_plies;
   cfg.seed = xq_splitmix64(&sm);
   cfg.on_game = on_game;
   cfg.ctx = &pg;
   xq_arena_stats_t st;
-  int rc = xq_arena_run(&cfg, pl[0], pl[1], &openings, &st, &eb);
+  rc = xq_arena_run(&cfg, pl[0], pl[1], &openings, &st, &eb);
   if (rc) fprintf(stderr, "xqz arena: match stopped: %s\n", eb.msg);
-
-  /* Elo from the score; the interval from pairs (pentanomial) once there are two. */
-  xq_elo_est_t tri, pen;
-  xq_elo_trinomial(st.wins, st.draws, st.losses, &tri);
-  xq_elo_pentanomial(st.pairs, &pen);
-  int64_t npairs = pen.n;
-  const xq_elo_est_t *ci = npairs >= 2 ? &pen : &tri;
-  printf("%s vs %s: %lld games, +%lld =%lld -%lld, score %.3f\n", spec[0], spec[1],
-         (long long)st.games, (long long)st.wins, (long long)st.draws, (long long)st.losses,
-         tri.score);
-  printf("elo %.1f +- %.1f (95%%, %s), pairs [%lld %lld %lld %lld %lld]\n", tri.elo, ci->ci95,
-         npairs >= 2 ? "pentanomial" : "trinomial", (long long)st.pairs[0], (long long)st.pairs[1],
-         (long long)st.pairs[2], (long long)st.pairs[3], (long long)st.pairs[4]);
-  if (cfg.sprt)
-    printf("sprt elo0=%g elo1=%g: llr %.3f, bounds [%.3f, %.3f]: %s\n", cfg.elo0, cfg.elo1, st.llr,
-           log(cfg.beta / (1 - cfg.alpha)), log((1 - cfg.beta) / cfg.alpha), xq_sprt_name(st.sprt));
-  printf("results by reason:");
-  for (int r = 1; r <= XQ_REASON_RESIGN; r++)
-    if (st.reasons[r]) printf(" %s %lld", xq_reason_name((xq_reason_t)r), (long long)st.reasons[r]);
-  printf("\n");
-
-  printf("{\"games\":%lld,\"wins\":%lld,\"draws\":%lld,\"losses\":%lld,\"score\":%.4f,\"elo\":",
-         (long long)st.games, (long long)st.wins, (long long)st.draws, (long long)st.losses,
-         tri.score);
-  json_num(tri.elo);
-  printf(",\"elo_ci95\":");
-  json_num(ci->ci95);
-  printf(",\"sprt\":\"%s\",\"llr\":", xq_sprt_name(st.sprt));
-  json_num(cfg.sprt ? st.llr : 0);
-  printf(",\"ci_model\":\"%s\",\"ptnml\":[%lld,%lld,%lld,%lld,%lld],\"reasons\":{",
-         npairs >= 2 ? "pentanomial" : "trinomial", (long long)st.pairs[0], (long long)st.pairs[1],
-         (long long)st.pairs[2], (long long)st.pairs[3], (long long)st.pairs[4]);
-  const char *sep = "";
-  for (int r = 1; r <= XQ_REASON_RESIGN; r++) {
-    if (!st.reasons[r]) continue;
-    printf("%s\"%s\":%lld", sep, xq_reason_name((xq_reason_t)r), (long long)st.reasons[r]);
-    sep = ",";
-  }
-  printf("},\"avg_plies\":%.1f,\"a\":", st.games ? (double)st.plies / (double)st.games : 0.0);
-  xqz_json_str(spec[0]);
-  printf(",\"b\":");
-  xqz_json_str(spec[1]);
-  if (rc) {
-    printf(",\"error\":");
-    xqz_json_str(eb.msg);
-  }
-  printf("}\n");
-  fflush(stdout);
+  arena_elo_t e;
+  arena_elo(&e, &st);
+  print_summary(&o, &cfg, &st, &e);
+  print_json(&o, &cfg, &st, &e, rc ? eb.msg : NULL);
   xq_player_free(&pl[0]);
   xq_player_free(&pl[1]);
   xq_openings_close(&openings);

@@ -221,7 +221,7 @@ int xqz_bench_nn(int argc, char **argv) {
   else printf("sgemm peak (1024^3, single call, OpenBLAS core %s): %.1f GFLOP/s\n",
               openblas_get_corename(), peak), fflush(stdout);
   int rc = 0;
-  if (!o.no_net) rc = bench_nn_nets(o.threads, o.quick, o.json, o.min_time, peak);
+  if (!o.no_net) rc = bench_nn_nets(o.quick, o.json, o.min_time, peak);
   bench_convs(&o, peak, &first_json);
   if (o.json) printf("}\n");
   return rc;

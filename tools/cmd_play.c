@@ -182,10 +182,15 @@ static int game_loop(play_t *g) {
   }
 }
 
-int xqz_cmd_play(int argc, char **argv) {
-  const char *net = NULL, *spec = NULL, *fen = NULL;
-  play_t g = {.human = XQ_RED, .sims = 200};
-  uint64_t seed = 1;
+/* What the command line asks for, besides the fields it sets in play_t. */
+typedef struct {
+  const char *net, *spec, *fen;
+  uint64_t seed;
+} play_opts_t;
+
+/* Fills o and g's settings from the command line. Returns -1 to go on, else the exit
+ * code (0 after --help, 2 after bad usage, said on stderr). */
+static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -193,7 +198,7 @@ int xqz_cmd_play(int argc, char **argv) {
       return 0;
     }
     if (!strcmp(a, "--unicode")) {
-      g.unicode = true;
+      g->unicode = true;
       continue;
     }
     if (!v) {
@@ -203,12 +208,12 @@ int xqz_cmd_play(int argc, char **argv) {
     }
     char *end;
     errno = 0;
-    if (!strcmp(a, "--net")) net = v;
-    else if (!strcmp(a, "--opponent")) spec = v;
-    else if (!strcmp(a, "--fen")) fen = v;
+    if (!strcmp(a, "--net")) o->net = v;
+    else if (!strcmp(a, "--opponent")) o->spec = v;
+    else if (!strcmp(a, "--fen")) o->fen = v;
     else if (!strcmp(a, "--as")) {
-      if (!strcmp(v, "red")) g.human = XQ_RED;
-      else if (!strcmp(v, "black")) g.human = XQ_BLACK;
+      if (!strcmp(v, "red")) g->human = XQ_RED;
+      else if (!strcmp(v, "black")) g->human = XQ_BLACK;
       else {
         fprintf(stderr, "xqz play: --as takes red or black, not '%s'\n", v);
         return 2;
@@ -219,9 +224,9 @@ int xqz_cmd_play(int argc, char **argv) {
         fprintf(stderr, "xqz play: bad --sims '%s' (1..10000000)\n", v);
         return 2;
       }
-      g.sims = (int)s;
+      g->sims = (int)s;
     } else if (!strcmp(a, "--seed")) {
-      seed = strtoull(v, &end, 0);
+      o->seed = strtoull(v, &end, 0);
       if (errno || *end || !*v) {
         fprintf(stderr, "xqz play: bad --seed '%s'\n", v);
         return 2;
@@ -233,53 +238,72 @@ int xqz_cmd_play(int argc, char **argv) {
     }
     i++;
   }
-  if (!net == !spec) {
+  if (!o->net == !o->spec) {
     fprintf(stderr, "xqz play: give exactly one of --net FILE or --opponent SPEC\n");
     play_usage(stderr);
     return 2;
   }
-  int status = 1, rc;
+  return -1;
+}
+
+/* Sets up g's position and the program's side (the net's search or the player). Returns
+ * -1 when ready, else the exit code (1, or 2 for a bad --fen or player spec), said on
+ * stderr; what was made is g's, freed by play_close either way. */
+static int play_open(play_t *g, const play_opts_t *o) {
   xq_errbuf_t eb = {{0}};
-  g.pos = malloc(sizeof *g.pos);
-  g.res = malloc(sizeof *g.res);
-  if (!g.pos || !g.res) {
+  int rc;
+  g->pos = malloc(sizeof *g->pos);
+  g->res = malloc(sizeof *g->res);
+  if (!g->pos || !g->res) {
     fprintf(stderr, "xqz play: out of memory\n");
-    goto out;
+    return 1;
   }
-  if (fen) {
-    if (xq_fen_parse(g.pos, fen, &eb)) {
+  if (o->fen) {
+    if (xq_fen_parse(g->pos, o->fen, &eb)) {
       fprintf(stderr, "xqz play: bad --fen: %s\n", eb.msg);
-      status = 2;
-      goto out;
+      return 2;
     }
   } else {
-    xq_pos_startpos(g.pos);
+    xq_pos_startpos(g->pos);
   }
-  if (net) {
+  if (o->net) {
     xq_mcts_config_t cfg;
     xq_mcts_config_default(&cfg);
     cfg.max_plies = XQ_MAX_HISTORY - 24; /* the tree must not outgrow the history */
-    rc = xq_evaluator_net_new(&g.ev, net, cfg.batch, &eb);
-    if (!rc) rc = xq_mcts_new(&g.mcts, &cfg, g.ev, seed, &eb);
+    rc = xq_evaluator_net_new(&g->ev, o->net, cfg.batch, &eb);
+    if (!rc) rc = xq_mcts_new(&g->mcts, &cfg, g->ev, o->seed, &eb);
     if (rc) {
-      fprintf(stderr, "xqz play: cannot load %s: %s\n", net, eb.msg[0] ? eb.msg : xq_strerror(rc));
-      goto out;
+      fprintf(stderr, "xqz play: cannot load %s: %s\n", o->net,
+              eb.msg[0] ? eb.msg : xq_strerror(rc));
+      return 1;
     }
   } else {
-    rc = xq_player_new(&g.player, spec, seed, &eb);
-    if (!rc) rc = xq_player_new_game(g.player, &eb);
+    rc = xq_player_new(&g->player, o->spec, o->seed, &eb);
+    if (!rc) rc = xq_player_new_game(g->player, &eb);
     if (rc) {
-      fprintf(stderr, "xqz play: opponent '%s': %s\n", spec, eb.msg[0] ? eb.msg : xq_strerror(rc));
-      status = 2;
-      goto out;
+      fprintf(stderr, "xqz play: opponent '%s': %s\n", o->spec,
+              eb.msg[0] ? eb.msg : xq_strerror(rc));
+      return 2;
     }
   }
-  status = game_loop(&g);
-out:
-  xq_player_free(&g.player);
-  xq_mcts_free(&g.mcts);
-  xq_evaluator_free(&g.ev);
-  free(g.pos);
-  free(g.res);
+  return -1;
+}
+
+static void play_close(play_t *g) {
+  xq_player_free(&g->player);
+  xq_mcts_free(&g->mcts);
+  xq_evaluator_free(&g->ev);
+  free(g->pos);
+  free(g->res);
+}
+
+int xqz_cmd_play(int argc, char **argv) {
+  play_opts_t o = {.seed = 1};
+  play_t g = {.human = XQ_RED, .sims = 200};
+  int status = parse_args(&o, &g, argc, argv);
+  if (status >= 0) return status;
+  status = play_open(&g, &o);
+  if (status < 0) status = game_loop(&g);
+  play_close(&g);
   return status;
 }

@@ -1,6 +1,6 @@
 /*
  * conv3x3.c: the fast 3x3 convolutions of the residual tower (contract in conv3x3.h),
- * by a non-square Winograd transform with batched cblas_sgemm over the transformed tiles.
+ * by a non-square Winograd transform with batched GEMMs (nn_sgemm) over the transformed tiles.
  *
  * Rows use F(5, 3) (7 points: 0, 1, -1, 2, -2, 1/2, inf), columns F(3, 3) (5 points:
  * 0, 1, -1, 2, inf): the 10x9 board is exactly 2x3 output tiles of 5 rows x 3 columns,
@@ -35,8 +35,9 @@
 #include "nn/conv3x3.h"
 
 #include <assert.h>
-#include <cblas.h>
 #include <string.h>
+
+#include "nn/nn_blas.h"
 
 #define H NN_BOARD_H
 #define W NN_BOARD_W
@@ -418,7 +419,7 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
     wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0);
     wg_input_transform(V, P, nc, cinp);
     for (int p = 0; p < WG_PTS; p++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f,
+      nn_sgemm(CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f,
                   V + p * T * cinp, cinp, U + (size_t)p * cin * coutp, coutp, 0.0f,
                   M + p * T * coutp, coutp);
     for (int i = 0; i < nc; i++) {
@@ -533,7 +534,7 @@ void nn_conv3x3_backward_weights(float *dw, float *scratch, const float *dy, con
                          coutp);
         }
     for (int p = 0; p < WG_PTS; p++)
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cin, coutp, (int)T, 1.0f,
+      nn_sgemm(CblasTrans, CblasNoTrans, cin, coutp, (int)T, 1.0f,
                   V + p * T * cinp, cinp, dM + p * T * coutp, coutp, n0 ? 1.0f : 0.0f,
                   dU + (size_t)p * cin * coutp, coutp);
   }

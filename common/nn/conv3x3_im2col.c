@@ -1,5 +1,5 @@
 /*
- * conv3x3_im2col.c: the reference 3x3 convolution by im2col + cblas_sgemm, one image at
+ * conv3x3_im2col.c: the reference 3x3 convolution by im2col + GEMM, one image at
  * a time. Per image n the column matrix is col (cin*9, 90): row ci*9 + ky*3 + kx holds
  * x[n][ci] shifted by (ky-1, kx-1) with zeros outside the board, so that
  *   forward:          y_n (cout, 90)    = W (cout, cin*9) . col (cin*9, 90)
@@ -12,8 +12,9 @@
 #include "nn/conv3x3.h"
 
 #include <assert.h>
-#include <cblas.h>
 #include <string.h>
+
+#include "nn/nn_blas.h"
 
 #define HW NN_BOARD_HW
 
@@ -80,7 +81,7 @@ void nn_conv3x3_im2col_forward(float *y, float *scratch, const float *x, const f
       beta = 1.0f;
     }
     im2col(col, x + i * img_in, cin);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cout, HW, cin * 9, 1.0f, w,
+    nn_sgemm(CblasNoTrans, CblasNoTrans, cout, HW, cin * 9, 1.0f, w,
                 cin * 9, col, HW, beta, yi, HW);
     for (int co = 0; co < cout; co++) {
       float *yc = yi + (size_t)co * HW; /* (90) */
@@ -102,7 +103,7 @@ void nn_conv3x3_im2col_backward_data(float *dx, float *scratch, const float *dy,
   float *dcol = scratch; /* (cin*9, 90) */
   const size_t img_in = (size_t)cin * HW, img_out = (size_t)cout * HW;
   for (int i = 0; i < n; i++) {
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cin * 9, HW, cout, 1.0f, w,
+    nn_sgemm(CblasTrans, CblasNoTrans, cin * 9, HW, cout, 1.0f, w,
                 cin * 9, dy + i * img_out, HW, 0.0f, dcol, HW);
     col2im(dx + i * img_in, dcol, cin);
   }
@@ -115,7 +116,7 @@ void nn_conv3x3_im2col_backward_weights(float *dw, float *scratch, const float *
   const size_t img_in = (size_t)cin * HW, img_out = (size_t)cout * HW;
   for (int i = 0; i < n; i++) {
     im2col(col, x + i * img_in, cin);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, cout, cin * 9, HW, 1.0f,
+    nn_sgemm(CblasNoTrans, CblasTrans, cout, cin * 9, HW, 1.0f,
                 dy + i * img_out, HW, col, HW, 1.0f, dw, cin * 9);
   }
 }

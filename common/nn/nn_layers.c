@@ -1,15 +1,15 @@
 /*
- * nn_layers.c: batch norm, 1x1 convolution (cblas_sgemm per sample), fully connected
- * (one cblas_sgemm for the batch), ReLU and tanh, forward and backward.
+ * nn_layers.c: batch norm, 1x1 convolution (one GEMM per sample), fully connected
+ * (one GEMM for the batch), ReLU and tanh, forward and backward.
  * Batch statistics are accumulated in double: a channel of a batch of 256 sums 23040
  * values, and float accumulation would cost digits the gradient checks can see.
  */
 #include "nn/nn_layers.h"
 
 #include <assert.h>
-#include <cblas.h>
 #include <math.h>
 
+#include "nn/nn_blas.h"
 #include "nn/nn_model.h"
 
 static inline float act(float v, bool relu) { return relu && v < 0.0f ? 0.0f : v; }
@@ -120,7 +120,7 @@ void nn_conv1x1_forward(float *y, const float *x, const float *w, const float *b
                         bool relu, int n, int cin, int cout, int hw) {
   for (int b = 0; b < n; b++) {
     float *yb = y + (size_t)b * cout * hw;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, cout, hw, cin, 1.0f, w, cin,
+    nn_sgemm(CblasNoTrans, CblasNoTrans, cout, hw, cin, 1.0f, w, cin,
                 x + (size_t)b * cin * hw, hw, 0.0f, yb, hw);
     if (bias || relu) {
       for (int co = 0; co < cout; co++) {
@@ -135,17 +135,17 @@ void nn_conv1x1_backward(float *dx, float *dw, const float *dy, const float *x,
                          const float *w, int n, int cin, int cout, int hw) {
   for (int b = 0; b < n; b++) {
     const float *dyb = dy + (size_t)b * cout * hw;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, cout, cin, hw, 1.0f, dyb, hw,
+    nn_sgemm(CblasNoTrans, CblasTrans, cout, cin, hw, 1.0f, dyb, hw,
                 x + (size_t)b * cin * hw, hw, 1.0f, dw, cin);
     if (dx)
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, cin, hw, cout, 1.0f, w, cin, dyb,
+      nn_sgemm(CblasTrans, CblasNoTrans, cin, hw, cout, 1.0f, w, cin, dyb,
                   hw, 1.0f, dx + (size_t)b * cin * hw, hw);
   }
 }
 
 void nn_fc_forward(float *y, const float *x, const float *w, const float *b, bool relu,
                    int n, int in, int out) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in, 1.0f, x, in, w, in, 0.0f,
+  nn_sgemm(CblasNoTrans, CblasTrans, n, out, in, 1.0f, x, in, w, in, 0.0f,
               y, out);
   if (b || relu) {
     for (int s = 0; s < n; s++)
@@ -156,12 +156,12 @@ void nn_fc_forward(float *y, const float *x, const float *w, const float *b, boo
 
 void nn_fc_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
                     const float *w, int n, int in, int out) {
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, n, 1.0f, dy, out, x, in, 1.0f,
+  nn_sgemm(CblasTrans, CblasNoTrans, out, in, n, 1.0f, dy, out, x, in, 1.0f,
               dw, in);
   for (int s = 0; s < n; s++)
     for (int o = 0; o < out; o++) db[o] += dy[(size_t)s * out + o];
   if (dx)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in,
+    nn_sgemm(CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in,
                 1.0f, dx, in);
 }
 

@@ -74,8 +74,8 @@ typedef struct {
   xq_undo_t hist[XQ_MAX_HISTORY];
 } xq_pos_t;
 
-/* Zobrist keys (zobrist.c): filled by a fixed seed at first use, same on every host. */
-uint64_t xq_zobrist_piece(int pc, int sq);
+/* Zobrist keys (zobrist.c): filled by a fixed seed at first use, same on every host. The
+ * key of the side to move (Black); the piece keys are internal to the rules (tables.h). */
 uint64_t xq_zobrist_side(void);
 /* Recomputes the key from scratch; tests compare it with the incremental key. */
 uint64_t xq_pos_compute_key(const xq_pos_t *pos);

@@ -29,7 +29,6 @@ static void zob_fill(void) {
 /* The table is filled at load time too, so hot paths need no pthread_once check. */
 __attribute__((constructor(101))) static void zob_init(void) { pthread_once(&zob_once, zob_fill); }
 
-uint64_t xq_zobrist_piece(int pc, int sq) { return xq_zob_piece_[pc][sq]; }
 uint64_t xq_zobrist_side(void) { return xq_zob_side_; }
 
 uint64_t xq_pos_compute_key(const xq_pos_t *pos) {

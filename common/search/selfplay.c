@@ -121,30 +121,30 @@ static bool start_game(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) {
   return true;
 }
 
+/* Counts a finished game in st: its result and end, and, for a game played with
+ * resignation off, whether the side that would have resigned went on to lose. */
+static void count_game(xq_selfplay_stats_t *st, const game_t *g, xq_result_t res,
+                       xq_reason_t reason) {
+  st->games++;
+  st->results[res]++;
+  st->reasons[reason]++;
+  if (g->would_resign >= 0) {
+    st->resign_checked++;
+    xq_result_t loss = g->would_resign == XQ_RED ? XQ_RESULT_BLACK_WIN : XQ_RESULT_RED_WIN;
+    if (res != loss) st->false_resigns++;
+  }
+}
+
 static void finish_game(worker_t *w, game_t *g, xq_result_t res, xq_reason_t reason) {
   shared_t *sh = w->sh;
   g->rec.result = res;
   g->rec.reason = reason;
-  w->st.games++;
-  w->st.results[res]++;
-  w->st.reasons[reason]++;
-  if (g->would_resign >= 0) {
-    w->st.resign_checked++;
-    xq_result_t loss = g->would_resign == XQ_RED ? XQ_RESULT_BLACK_WIN : XQ_RESULT_RED_WIN;
-    if (res != loss) w->st.false_resigns++;
-  }
+  count_game(&w->st, g, res, reason);
   pthread_mutex_lock(&sh->lock);
   xq_selfplay_stats_t *t = &sh->total;
-  t->games++;
-  t->results[res]++;
-  t->reasons[reason]++;
+  count_game(t, g, res, reason);
   t->plies += g->rec.nplies;
   for (int i = 0; i < g->rec.nplies; i++) t->positions += g->rec.plies[i].full;
-  if (g->would_resign >= 0) {
-    t->resign_checked++;
-    xq_result_t loss = g->would_resign == XQ_RED ? XQ_RESULT_BLACK_WIN : XQ_RESULT_RED_WIN;
-    if (res != loss) t->false_resigns++;
-  }
   if (sh->sink && sh->sink(sh->ctx, &g->rec, t)) atomic_store(&sh->stop, 1);
   pthread_mutex_unlock(&sh->lock);
 }

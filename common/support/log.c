@@ -12,10 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-static xq_log_level_t g_level = XQ_LOG_INFO;
 static FILE *g_stream = NULL;
-
-void xq_log_set_level(xq_log_level_t level) { g_level = level; }
 
 void xq_log_set_stream(FILE *f) { g_stream = f; }
 
@@ -43,7 +40,7 @@ size_t xq_log_escape(char *out, size_t n, const char *s) {
 }
 
 void xq_log(xq_log_level_t level, const char *component, const char *fmt, ...) {
-  if (level < g_level) return;
+  if (level < XQ_LOG_MIN_LEVEL) return;
   char line[2048];
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

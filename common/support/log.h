@@ -15,8 +15,11 @@
 
 typedef enum { XQ_LOG_DEBUG = 0, XQ_LOG_INFO, XQ_LOG_WARN, XQ_LOG_ERROR } xq_log_level_t;
 
-/* Lines below level are dropped (default XQ_LOG_INFO). */
-void xq_log_set_level(xq_log_level_t level);
+/* Lines below this level are dropped: DEBUG lines are written only by a build with
+ * -DXQ_LOG_MIN_LEVEL=XQ_LOG_DEBUG. */
+#ifndef XQ_LOG_MIN_LEVEL
+#define XQ_LOG_MIN_LEVEL XQ_LOG_INFO
+#endif
 /* Destination stream (default stderr). */
 void xq_log_set_stream(FILE *f);
 /* Copies s into out (n > 0 bytes, always terminated, cut short when full) with each

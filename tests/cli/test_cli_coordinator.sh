@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# test_cli_coordinator.sh COORDINATOR: xqz-coordinator's command line, checked before any
-# file is written: a bad setting exits 2, names the setting, and creates or changes nothing.
+# test_cli_coordinator.sh COORDINATOR: xqz-coordinator's command line and campaign.ini,
+# checked before any file is written: a bad setting (a value out of range, a bad ZeroMQ or
+# HTTP address, a setting given twice in campaign.ini) exits 2, names the setting, and
+# creates or changes nothing.
 set -u
 . "$(dirname "$0")/lib.sh"
 COORD=$1
@@ -30,6 +32,37 @@ check "still no campaign directory after the window checks" test ! -e "$dir/new"
 err=$("$COORD" --campaign "$dir/new" --self_balance 1 --sims 64 --sims_max 32 2>&1); rc=$?
 check "a self_balance cap below sims exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'sims_max: 32 is below sims (64)' <<<'$err'"
 check "still no campaign directory after the self_balance check" test ! -e "$dir/new"
+for bad in 127.0.0.1:5555 tcp://127.0.0.1 tcp://127.0.0.1:99999 tcp://:5555 "tcp://127.0.0.1: 5" udp://1.2.3.4:5; do
+  err=$("$COORD" --campaign "$dir/new" --router "$bad" 2>&1); rc=$?
+  check "router '$bad' exits 2" test "$rc" -eq 2
+  check "router '$bad' is named" grep -qF -- "--router: router: '$bad'" <<<"$err"
+done
+err=$("$COORD" --campaign "$dir/new" --router 127.0.0.1:5555 2>&1)
+check "a router without tcp:// says how to write one" grep -q "write tcp://HOST:PORT" <<<"$err"
+err=$("$COORD" --campaign "$dir/new" --pub tcp://127.0.0.1 2>&1); rc=$?
+check "a pub without a port exits 2 and is named" \
+  bash -c "[ $rc -eq 2 ] && grep -qF -- \"--pub: pub: 'tcp://127.0.0.1'\" <<<\"\$1\"" _ "$err"
+for bad in 127.0.0.1 127.0.0.1:99999 localhost:http :5580; do
+  err=$("$COORD" --campaign "$dir/new" --http "$bad" 2>&1); rc=$?
+  check "http '$bad' exits 2" test "$rc" -eq 2
+  check "http '$bad' is named" grep -qF -- "--http: http address '$bad'" <<<"$err"
+done
+check "still no campaign directory after the addresses" test ! -e "$dir/new"
+err=$("$COORD" --campaign "$dir/new" --gating fast 2>&1); rc=$?
+check "an unknown gating mode exits 2 and lists the modes" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"gating: 'fast' is not one of sprt|threshold|none\" <<<\"\$1\"" _ "$err"
+mkdir -p "$dir/twice"
+printf 'sims = 8\n; a comment\nfast_sims = 4\n[more]\nsims = 16\n' >"$dir/twice/campaign.ini"
+cp "$dir/twice/campaign.ini" "$dir/twice.ini"
+err=$("$COORD" --campaign "$dir/twice" 2>&1); rc=$?
+check "a setting given twice in campaign.ini exits 2" test "$rc" -eq 2
+check "both of its lines are named" grep -q "'sims' is set twice, at line 1 and at line 5" <<<"$err"
+check "that campaign.ini is untouched" cmp -s "$dir/twice/campaign.ini" "$dir/twice.ini"
+check "nothing else is created beside it" test "$(ls "$dir/twice")" = "campaign.ini"
+printf '  window = 5000\nsims = 8\nwindow = 6000\n' >"$dir/twice/campaign.ini"
+err=$("$COORD" --campaign "$dir/twice" 2>&1); rc=$?
+check "an indented first setting given again is refused too" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"'window' is set twice, at line 1 and at line 3\" <<<\"\$1\"" _ "$err"
 mkdir -p "$dir/old"
 printf 'games_per_job = 8\n' >"$dir/old/campaign.ini"
 cp "$dir/old/campaign.ini" "$dir/keep.ini"

@@ -13,10 +13,10 @@
 
 #include "../../coordinator/gating.c"
 
-static xqc_config_t cfg_for(const char *mode) {
+static xqc_config_t cfg_for(xqc_gating_t mode) {
   xqc_config_t c;
   memset(&c, 0, sizeof c);
-  snprintf(c.gating, sizeof c.gating, "%s", mode);
+  c.gating = mode;
   c.gating_max_games = 200;
   c.threshold_games = 10;
   c.threshold_score = 0.55;
@@ -41,7 +41,7 @@ static xqc_gate_decision_t play(xqc_gate_t *g, const xqc_config_t *c, int red, i
 
 static void test_sprt(void **state) {
   (void)state;
-  xqc_config_t c = cfg_for("sprt");
+  xqc_config_t c = cfg_for(XQC_GATING_SPRT);
   xqc_gate_t g;
   assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
   assert_int_equal(play(&g, &c, 1, 1), XQC_GATE_PROMOTE);
@@ -84,7 +84,7 @@ static void test_sprt(void **state) {
 
 static void test_threshold_and_none(void **state) {
   (void)state;
-  xqc_config_t c = cfg_for("threshold");
+  xqc_config_t c = cfg_for(XQC_GATING_THRESHOLD);
   xqc_gate_t g;
   assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
   assert_int_equal(g.npairs, 5);
@@ -93,7 +93,7 @@ static void test_threshold_and_none(void **state) {
   assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
   assert_int_equal(play(&g, &c, 1, -1), XQC_GATE_REJECT); /* 0.5 < 0.55 */
   xqc_gate_close(&g);
-  c = cfg_for("none");
+  c = cfg_for(XQC_GATING_NONE);
   assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
   assert_int_equal(play(&g, &c, -1, -1), XQC_GATE_PROMOTE); /* always, still measured */
   assert_int_equal(g.l, 10);
@@ -102,7 +102,7 @@ static void test_threshold_and_none(void **state) {
 
 static void test_bad_reports_and_reissue(void **state) {
   (void)state;
-  xqc_config_t c = cfg_for("threshold");
+  xqc_config_t c = cfg_for(XQC_GATING_THRESHOLD);
   xqc_gate_t g;
   assert_int_equal(xqc_gate_open(&g, &c, 1, 2, 3, 3, 100, NULL), 0);
   assert_int_equal(xqc_gate_result(&g, -1, 1, 1), XQ_EINVAL);
@@ -128,7 +128,7 @@ static void test_bad_reports_and_reissue(void **state) {
  * 88 distinct openings, and the next match starts elsewhere. */
 static void test_openings_distinct(void **state) {
   (void)state;
-  xqc_config_t c = cfg_for("sprt");
+  xqc_config_t c = cfg_for(XQC_GATING_SPRT);
   c.gating_max_games = 176;
   xqc_gate_t g;
   static char fens[88][128];
