@@ -23,14 +23,6 @@
 
 xqc_seg_io_t xqc_seg_io = {write, fsync, ftruncate};
 
-static int fsync_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return XQ_EIO;
-  int rc = fsync(fd);
-  close(fd);
-  return rc == 0 ? 0 : XQ_EIO;
-}
-
 /* ---- recovery ---- */
 
 typedef struct {
@@ -150,7 +142,7 @@ static int cut_runs(xqc_segments_t *s, int index, const char *path, uint64_t kee
   close(in);
   if (rc == 0 && rename(tmp, path) != 0)
     rc = xq_err_set(eb, XQ_EIO, "%s: cannot replace: %s", path, strerror(errno));
-  if (rc == 0 && fsync_dir(s->dir) < 0) rc = xq_err_set(eb, XQ_EIO, "%s: fsync failed", s->dir);
+  if (rc == 0 && xq_fsync_dir(s->dir) < 0) rc = xq_err_set(eb, XQ_EIO, "%s: fsync failed", s->dir);
   if (rc < 0) unlink(tmp);
   return rc;
 }
@@ -294,7 +286,7 @@ static int start_file(xqc_segments_t *s, xq_errbuf_t *eb) {
   int rc = 0;
   if (write_all(s->fd, hdr, sizeof hdr) < 0)
     rc = fail(s, eb, io_code(errno), "cannot write a segment header", errno);
-  else if (fsync_dir(s->dir) < 0)
+  else if (xq_fsync_dir(s->dir) < 0)
     rc = fail(s, eb, XQ_EIO, "cannot fsync the games directory", errno);
   if (rc < 0) {
     close(s->fd);

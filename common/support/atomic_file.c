@@ -25,6 +25,16 @@ static int write_all(int fd, const void *buf, size_t n) {
 }
 
 /* fsyncs the directory holding path, so the rename itself is durable. */
+int xq_fsync_dir(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  int err = errno;
+  close(fd);
+  errno = err;
+  return rc == 0 ? 0 : -1;
+}
+
 static int fsync_parent(const char *path) {
   char dir[PATH_MAX];
   const char *slash = strrchr(path, '/');
@@ -38,11 +48,7 @@ static int fsync_parent(const char *path) {
     memcpy(dir, path, len);
     dir[len] = 0;
   }
-  int fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return -1;
-  int rc = fsync(fd);
-  close(fd);
-  return rc;
+  return xq_fsync_dir(dir);
 }
 
 int xq_atomic_write(const char *path, const void *const *parts, const size_t *sizes,
