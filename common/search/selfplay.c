@@ -221,6 +221,149 @@ static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) 
   begin_move(cfg, g, rng);
 }
 
+/* One thread's search state: G game slots searched together, their leaves evaluated in
+ * one batch. The iteration runs in lc0's stages: gather leaves, evaluate, back up, then
+ * move the games whose search is done. */
+typedef struct {
+  worker_t *w;
+  int G;
+  xq_evaluator_t *ev;
+  game_t *games;      /* (G) */
+  int *bidx;          /* (G) game of each batch row */
+  xq_pos_t **ptrs;    /* (G) the positions to evaluate */
+  float *priors;      /* (G, XQ_POLICY_SIZE) */
+  float *values;      /* (G) */
+  cache_entry_t *cache;
+  uint64_t cmask;
+  xq_rng_t rng;
+} search_t;
+
+/* Game slots and the evaluator of a thread; sets *eb and returns an error on failure
+ * (search_free releases what was made). */
+static int search_init(search_t *t, worker_t *w, int G, xq_errbuf_t *eb) {
+  const xq_selfplay_config_t *cfg = w->sh->cfg;
+  memset(t, 0, sizeof *t);
+  t->w = w;
+  t->G = G;
+  int rc = w->sh->net_path ? xq_evaluator_net_new(&t->ev, w->sh->net_path, G, eb)
+                           : xq_evaluator_uniform_new(&t->ev, G);
+  t->games = calloc((size_t)G, sizeof *t->games);
+  t->bidx = malloc((size_t)G * sizeof *t->bidx);
+  t->ptrs = malloc((size_t)G * sizeof *t->ptrs);
+  t->priors = malloc((size_t)G * XQ_POLICY_SIZE * sizeof(float));
+  t->values = malloc((size_t)G * sizeof(float));
+  t->cache = calloc((size_t)cfg->cache_size, sizeof *t->cache);
+  t->cmask = (uint64_t)cfg->cache_size - 1;
+  if (!rc && (!t->games || !t->bidx || !t->ptrs || !t->priors || !t->values || !t->cache))
+    rc = xq_err_set(eb, XQ_ENOMEM, "self-play thread memory");
+  for (int i = 0; !rc && t->games && i < G; i++) {
+    rc = xqt_init(&t->games[i].tree, &cfg->mcts);
+    xq_record_init(&t->games[i].rec);
+  }
+  return rc;
+}
+
+static void search_free(search_t *t) {
+  for (int i = 0; t->games && i < t->G; i++) {
+    xqt_free(&t->games[i].tree);
+    xq_record_free(&t->games[i].rec);
+  }
+  free(t->games);
+  free(t->bidx);
+  free(t->ptrs);
+  free(t->priors);
+  free(t->values);
+  free(t->cache);
+  xq_evaluator_free(&t->ev);
+}
+
+/* A leaf found in the evaluation cache is expanded and backed up at once; true if so. */
+static bool backup_from_cache(search_t *t, game_t *g, bool root) {
+  cache_entry_t *e = &t->cache[g->ckey & t->cmask];
+  if (e->key != g->ckey || e->n != g->leaf.nmoves) return false;
+  float p[XQ_MAX_MOVES];
+  for (int j = 0; j < e->n; j++) p[j] = (float)e->pri[j] * (1.0f / 65535.0f);
+  xqt_expand_backup(&g->tree, &g->leaf, p, NULL, e->value);
+  xqt_unwind(&g->slot, &g->leaf);
+  t->w->st.cache_hits++;
+  if (!root) g->done++, t->w->st.sims++;
+  return true;
+}
+
+/* Stage 1: one descent in every active game; the leaves that need the net go into the
+ * batch. Returns the batch size; *nactive gets the games still playing. */
+static int gather_leaves(search_t *t, int *nactive) {
+  int nb = 0;
+  *nactive = 0;
+  for (int i = 0; i < t->G; i++) {
+    game_t *g = &t->games[i];
+    if (!g->active) continue;
+    (*nactive)++;
+    bool root = !(g->tree.nodes[0].flags & XQT_EXPANDED);
+    xqt_leaf_kind_t k = xqt_select(&g->tree, &g->slot, &g->leaf);
+    if (k != XQT_LEAF_EVAL) {
+      xqt_unwind(&g->slot, &g->leaf);
+      if (k == XQT_LEAF_DONE) g->done++, t->w->st.sims++;
+      continue;
+    }
+    if (g->leaf.nmoves > 0) {
+      g->ckey = cache_key(&g->slot);
+      if (backup_from_cache(t, g, root)) continue;
+    }
+    t->bidx[nb] = i;
+    t->ptrs[nb++] = &g->slot;
+  }
+  return nb;
+}
+
+/* Stage 2: the net on the batch. */
+static void evaluate(search_t *t, int nb) {
+  if (!nb) return;
+  double ta = xq_clock_s();
+  t->ev->eval(t->ev, t->ptrs, nb, t->priors, t->values);
+  t->w->st.net_s += xq_clock_s() - ta;
+  t->w->st.evals += nb;
+  t->w->st.batches++;
+}
+
+/* Stage 3: each evaluated leaf is cached, expanded and backed up. */
+static void back_up(search_t *t, int nb) {
+  for (int b = 0; b < nb; b++) {
+    game_t *g = &t->games[t->bidx[b]];
+    bool root = g->leaf.len == 1;
+    const float *pr = t->priors + (size_t)b * XQ_POLICY_SIZE;
+    if (g->leaf.nmoves > 0) {
+      cache_entry_t *e = &t->cache[g->ckey & t->cmask];
+      e->key = g->ckey;
+      e->value = t->values[b];
+      e->n = (uint16_t)g->leaf.nmoves;
+      for (int j = 0; j < g->leaf.nmoves; j++) {
+        float p = pr[g->leaf.index[j]];
+        e->pri[j] = (uint16_t)(p <= 0.0f ? 0 : p >= 1.0f ? 65535 : p * 65535.0f + 0.5f);
+      }
+    }
+    xqt_expand_backup(&g->tree, &g->leaf, NULL, pr, t->values[b]);
+    xqt_unwind(&g->slot, &g->leaf);
+    if (!root) g->done++, t->w->st.sims++;
+  }
+}
+
+/* Stage 4: root noise once a root is expanded; a game whose search is done plays its move. */
+static void advance_games(search_t *t) {
+  const xq_selfplay_config_t *cfg = t->w->sh->cfg;
+  for (int i = 0; i < t->G; i++) {
+    game_t *g = &t->games[i];
+    if (!g->active) continue;
+    if (!g->noise_done && (g->tree.nodes[0].flags & XQT_EXPANDED)) {
+      if (g->full) xqt_add_noise(&g->tree, &t->rng, cfg->mcts.dirichlet_alpha, cfg->mcts.noise_frac);
+      g->noise_done = true;
+    }
+    if (g->done >= g->target) finish_move(t->w, g, &t->rng, t->ev->net_id);
+  }
+}
+
+/* The thread's share of a job: game slots, then search iterations until no game is left
+ * (or the time limit). */
 static void *worker_main(void *arg) {
   worker_t *w = arg;
   shared_t *sh = w->sh;
@@ -236,22 +379,9 @@ static void *worker_main(void *arg) {
     w->quota = G;
   }
   double t0 = xq_clock_s();
-  xq_evaluator_t *ev = NULL;
+  search_t t;
   xq_errbuf_t eb = {{0}};
-  int rc = sh->net_path ? xq_evaluator_net_new(&ev, sh->net_path, G, &eb)
-                        : xq_evaluator_uniform_new(&ev, G);
-  game_t *games = calloc((size_t)G, sizeof *games);
-  int *bidx = malloc((size_t)G * sizeof *bidx);
-  xq_pos_t **ptrs = malloc((size_t)G * sizeof *ptrs);
-  float *priors = malloc((size_t)G * XQ_POLICY_SIZE * sizeof(float));
-  float *values = malloc((size_t)G * sizeof(float));
-  cache_entry_t *cache = calloc((size_t)cfg->cache_size, sizeof *cache);
-  if (!rc && (!games || !bidx || !ptrs || !priors || !values || !cache))
-    rc = xq_err_set(&eb, XQ_ENOMEM, "self-play thread memory");
-  for (int i = 0; !rc && games && i < G; i++) {
-    rc = xqt_init(&games[i].tree, &cfg->mcts);
-    xq_record_init(&games[i].rec);
-  }
+  int rc = search_init(&t, w, G, &eb);
   if (rc) {
     pthread_mutex_lock(&sh->lock);
     if (!sh->err) {
@@ -262,90 +392,21 @@ static void *worker_main(void *arg) {
     atomic_store(&sh->stop, 1);
     goto out;
   }
-  xq_rng_t rng;
   uint64_t seed_state = cfg->seed * 0x9e3779b97f4a7c15ull + (uint64_t)w->id;
-  xq_rng_seed(&rng, xq_splitmix64(&seed_state));
-  for (int i = 0; i < G; i++) start_game(w, &games[i], &rng, ev->net_id);
-  uint64_t cmask = (uint64_t)cfg->cache_size - 1;
+  xq_rng_seed(&t.rng, xq_splitmix64(&seed_state));
+  for (int i = 0; i < G; i++) start_game(w, &t.games[i], &t.rng, t.ev->net_id);
   for (;;) {
     if (cfg->time_limit_s > 0 && xq_clock_s() - t0 >= cfg->time_limit_s) break;
-    int nb = 0, nactive = 0;
-    for (int i = 0; i < G; i++) {
-      game_t *g = &games[i];
-      if (!g->active) continue;
-      nactive++;
-      bool root = !(g->tree.nodes[0].flags & XQT_EXPANDED);
-      xqt_leaf_kind_t k = xqt_select(&g->tree, &g->slot, &g->leaf);
-      if (k != XQT_LEAF_EVAL) {
-        xqt_unwind(&g->slot, &g->leaf);
-        if (k == XQT_LEAF_DONE) g->done++, w->st.sims++;
-        continue;
-      }
-      if (g->leaf.nmoves > 0) {
-        g->ckey = cache_key(&g->slot);
-        cache_entry_t *e = &cache[g->ckey & cmask];
-        if (e->key == g->ckey && e->n == g->leaf.nmoves) {
-          float p[XQ_MAX_MOVES];
-          for (int j = 0; j < e->n; j++) p[j] = (float)e->pri[j] * (1.0f / 65535.0f);
-          xqt_expand_backup(&g->tree, &g->leaf, p, NULL, e->value);
-          xqt_unwind(&g->slot, &g->leaf);
-          w->st.cache_hits++;
-          if (!root) g->done++, w->st.sims++;
-          continue;
-        }
-      }
-      bidx[nb] = i;
-      ptrs[nb++] = &g->slot;
-    }
+    int nactive;
+    int nb = gather_leaves(&t, &nactive);
     if (!nactive) break;
-    if (nb) {
-      double ta = xq_clock_s();
-      ev->eval(ev, ptrs, nb, priors, values);
-      w->st.net_s += xq_clock_s() - ta;
-      w->st.evals += nb;
-      w->st.batches++;
-    }
-    for (int b = 0; b < nb; b++) {
-      game_t *g = &games[bidx[b]];
-      bool root = g->leaf.len == 1;
-      const float *pr = priors + (size_t)b * XQ_POLICY_SIZE;
-      if (g->leaf.nmoves > 0) {
-        cache_entry_t *e = &cache[g->ckey & cmask];
-        e->key = g->ckey;
-        e->value = values[b];
-        e->n = (uint16_t)g->leaf.nmoves;
-        for (int j = 0; j < g->leaf.nmoves; j++) {
-          float p = pr[g->leaf.index[j]];
-          e->pri[j] = (uint16_t)(p <= 0.0f ? 0 : p >= 1.0f ? 65535 : p * 65535.0f + 0.5f);
-        }
-      }
-      xqt_expand_backup(&g->tree, &g->leaf, NULL, pr, values[b]);
-      xqt_unwind(&g->slot, &g->leaf);
-      if (!root) g->done++, w->st.sims++;
-    }
-    for (int i = 0; i < G; i++) {
-      game_t *g = &games[i];
-      if (!g->active) continue;
-      if (!g->noise_done && (g->tree.nodes[0].flags & XQT_EXPANDED)) {
-        if (g->full) xqt_add_noise(&g->tree, &rng, cfg->mcts.dirichlet_alpha, cfg->mcts.noise_frac);
-        g->noise_done = true;
-      }
-      if (g->done >= g->target) finish_move(w, g, &rng, ev->net_id);
-    }
+    evaluate(&t, nb);
+    back_up(&t, nb);
+    advance_games(&t);
   }
 out:
   w->st.total_s = xq_clock_s() - t0;
-  for (int i = 0; games && i < G; i++) {
-    xqt_free(&games[i].tree);
-    xq_record_free(&games[i].rec);
-  }
-  free(games);
-  free(bidx);
-  free(ptrs);
-  free(priors);
-  free(values);
-  free(cache);
-  xq_evaluator_free(&ev);
+  search_free(&t);
   return NULL;
 }
 
