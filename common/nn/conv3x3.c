@@ -405,6 +405,76 @@ static void wg_input_transform(float *V, const float *P, int nc, int cp) {
  * The forward kernel on prepared U (35, cin, coutp); x NCHW, y NCHW. Processes the
  * batch in chunks; scratch holds wg_forward_scratch(chunk).
  */
+/* The output transform of image i's 6 tiles (of T in M) into Y (90, coutp). */
+static inline void wg_output_image(float *Y, const float *M, int i, size_t T, int coutp) {
+  for (int ty = 0; ty < 2; ty++)
+    for (int tx = 0; tx < 3; tx++) {
+      const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
+      for (int cb = 0; cb < coutp; cb += WG_VEC) {
+        wg_v8 o[5][3];
+        wg_output_tile(o, M + t * coutp + cb, T * coutp);
+        for (int r = 0; r < 5; r++)
+          for (int q = 0; q < 3; q++) {
+            float *dst = Y + (size_t)((ty * 5 + r) * W + tx * 3 + q) * coutp + cb;
+            wg_store8(dst, &o[r][q]);
+          }
+      }
+    }
+}
+
+/* 8 whole channels from cb: Y (90, coutp) back to NCHW yi with the fused epilogue, 8
+ * channels x 8 cells per register transpose; returns the first cell not done (the ninth
+ * column's tail is done one float at a time by the caller). */
+static inline int wg_epilogue8(float *yi, const float *ri, const float *Y, const float *bias,
+                               bool relu, int cb, int coutp) {
+  wg_v8 bv[8];
+  for (int k = 0; k < 8; k++) {
+    const float b = bias ? bias[cb + k] : 0.0f;
+    bv[k] = (wg_v8){b, b, b, b, b, b, b, b};
+  }
+  const wg_v8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+  int p0 = 0;
+  for (; p0 + 8 <= HW; p0 += 8) {
+    wg_v8 v[8];
+    for (int q = 0; q < 8; q++) wg_load8(&v[q], Y + (size_t)(p0 + q) * coutp + cb);
+    wg_transpose8(v); /* v[k] = channel cb + k, cells p0..p0+7 */
+    for (int k = 0; k < 8; k++) {
+      const size_t o = (size_t)(cb + k) * HW + p0;
+      wg_v8 t = v[k] + bv[k];
+      if (ri) {
+        wg_v8 rv;
+        wg_load8(&rv, ri + o);
+        t += rv;
+      }
+      if (relu) t = (wg_v8)((wg_i8)t & (t > zero)); /* max(t, 0) */
+      wg_store8(yi + o, &t);
+    }
+  }
+  return p0;
+}
+
+/*
+ * Y (90, coutp) of one image back to NCHW yi (cout, 90) with bias, residual ri and ReLU
+ * fused. yi may alias ri: every value is read before it is written.
+ */
+static inline void wg_epilogue(float *yi, const float *ri, const float *Y, const float *bias,
+                               bool relu, int cout, int coutp) {
+  for (int cb = 0; cb < cout; cb += WG_VEC) {
+    const int nk = cout - cb < WG_VEC ? cout - cb : WG_VEC;
+    int p0 = nk == WG_VEC ? wg_epilogue8(yi, ri, Y, bias, relu, cb, coutp) : 0;
+    for (int k = 0; k < nk; k++) {
+      const int co = cb + k;
+      const float b = bias ? bias[co] : 0.0f;
+      for (int pos = p0; pos < HW; pos++) {
+        float v = Y[(size_t)pos * coutp + co] + b;
+        if (ri) v += ri[(size_t)co * HW + pos];
+        if (relu) v = v > 0.0f ? v : 0.0f;
+        yi[(size_t)co * HW + pos] = v;
+      }
+    }
+  }
+}
+
 static void wg_forward(float *y, float *scratch, const float *x, const float *U,
                        const float *bias, const float *residual, bool relu, int n, int cin,
                        int cout) {
@@ -423,64 +493,10 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
                   V + p * T * cinp, cinp, U + (size_t)p * cin * coutp, coutp, 0.0f,
                   M + p * T * coutp, coutp);
     for (int i = 0; i < nc; i++) {
-      /* Output transform of the image's 6 tiles into Y (90, coutp). */
-      for (int ty = 0; ty < 2; ty++)
-        for (int tx = 0; tx < 3; tx++) {
-          const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
-          for (int cb = 0; cb < coutp; cb += WG_VEC) {
-            wg_v8 o[5][3];
-            wg_output_tile(o, M + t * coutp + cb, T * coutp);
-            for (int r = 0; r < 5; r++)
-              for (int q = 0; q < 3; q++) {
-                float *dst = Y + (size_t)((ty * 5 + r) * W + tx * 3 + q) * coutp + cb;
-                wg_store8(dst, &o[r][q]);
-              }
-          }
-        }
-      /*
-       * Back to NCHW with the fused epilogue, 8 channels x 8 cells per register
-       * transpose. y may alias residual: every value is read before it is written.
-       */
-      float *yi = y + (size_t)(n0 + i) * cout * HW;
-      const float *ri = residual ? residual + (size_t)(n0 + i) * cout * HW : NULL;
-      for (int cb = 0; cb < cout; cb += WG_VEC) {
-        const int nk = cout - cb < WG_VEC ? cout - cb : WG_VEC;
-        int p0 = 0;
-        if (nk == WG_VEC) {
-          wg_v8 bv[8];
-          for (int k = 0; k < 8; k++) {
-            const float b = bias ? bias[cb + k] : 0.0f;
-            bv[k] = (wg_v8){b, b, b, b, b, b, b, b};
-          }
-          const wg_v8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
-          for (; p0 + 8 <= HW; p0 += 8) {
-            wg_v8 v[8];
-            for (int q = 0; q < 8; q++) wg_load8(&v[q], Y + (size_t)(p0 + q) * coutp + cb);
-            wg_transpose8(v); /* v[k] = channel cb + k, cells p0..p0+7 */
-            for (int k = 0; k < 8; k++) {
-              const size_t o = (size_t)(cb + k) * HW + p0;
-              wg_v8 t = v[k] + bv[k];
-              if (ri) {
-                wg_v8 rv;
-                wg_load8(&rv, ri + o);
-                t += rv;
-              }
-              if (relu) t = (wg_v8)((wg_i8)t & (t > zero)); /* max(t, 0) */
-              wg_store8(yi + o, &t);
-            }
-          }
-        }
-        for (int k = 0; k < nk; k++) {
-          const int co = cb + k;
-          const float b = bias ? bias[co] : 0.0f;
-          for (int pos = p0; pos < HW; pos++) {
-            float v = Y[(size_t)pos * coutp + co] + b;
-            if (ri) v += ri[(size_t)co * HW + pos];
-            if (relu) v = v > 0.0f ? v : 0.0f;
-            yi[(size_t)co * HW + pos] = v;
-          }
-        }
-      }
+      wg_output_image(Y, M, i, T, coutp);
+      wg_epilogue(y + (size_t)(n0 + i) * cout * HW,
+                  residual ? residual + (size_t)(n0 + i) * cout * HW : NULL, Y, bias, relu,
+                  cout, coutp);
     }
   }
 }
