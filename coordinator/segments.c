@@ -259,6 +259,7 @@ static void seg_check(const xqc_segments_t *s) {
   if (s->fd >= 0 && !s->rewrite) {
     uint64_t base = s->synced > XQ_SEG_HEADER_SIZE ? s->synced : XQ_SEG_HEADER_SIZE;
     assert(s->size >= base && s->size - base == s->pend_len);
+    (void)base;
   }
   if (s->fd < 0) assert(s->rewrite == (s->pend_len > 0) || s->size == 0 || s->failed);
   (void)s;
