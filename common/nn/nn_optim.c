@@ -58,24 +58,32 @@ void nn_sgd_close(nn_sgd_t *o) {
   o->velocity = NULL;
 }
 
-void nn_sgd_step(nn_sgd_t *o, nn_model_t *m) {
-  assert(o->n == m->nparams);
+void nn_sgd_update_range(const nn_sgd_t *o, nn_model_t *m, size_t lo, size_t hi) {
+  assert(o->n == m->nparams && lo <= hi && hi <= o->n);
   float lr = nn_lr_at(&o->schedule, o->step), mu = o->momentum;
   float *w = m->params, *v = o->velocity;
   const float *g = m->grads;
   if (o->nesterov) {
-    for (size_t i = 0; i < o->n; i++) {
+    for (size_t i = lo; i < hi; i++) {
       v[i] = mu * v[i] + g[i];
       w[i] -= lr * (g[i] + mu * v[i]);
     }
   } else {
-    for (size_t i = 0; i < o->n; i++) {
+    for (size_t i = lo; i < hi; i++) {
       v[i] = mu * v[i] + g[i];
       w[i] -= lr * v[i];
     }
   }
+}
+
+void nn_sgd_advance(nn_sgd_t *o, nn_model_t *m) {
   o->step++;
   m->fold.valid = false;
+}
+
+void nn_sgd_step(nn_sgd_t *o, nn_model_t *m) {
+  nn_sgd_update_range(o, m, 0, o->n);
+  nn_sgd_advance(o, m);
 }
 
 void nn_compute_gradients(nn_model_t *m, nn_plan_t *plan, const nn_batch_t *b,

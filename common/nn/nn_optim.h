@@ -50,6 +50,12 @@ void nn_sgd_close(nn_sgd_t *o);
 /* One update of m->params from m->grads; increments o->step; invalidates the folded
  * weights (call nn_model_fold before inference). */
 void nn_sgd_step(nn_sgd_t *o, nn_model_t *m);
+/* The update of parameters [lo, hi) only, at the learning rate of o->step, which it does
+ * not advance: threads updating disjoint slices together, then one nn_sgd_advance, take
+ * exactly nn_sgd_step. */
+void nn_sgd_update_range(const nn_sgd_t *o, nn_model_t *m, size_t lo, size_t hi);
+/* Counts the step of nn_sgd_update_range's slices and invalidates the folded weights. */
+void nn_sgd_advance(nn_sgd_t *o, nn_model_t *m);
 
 /* Forward (training BN), loss, backward and one SGD step on the batch; loss in out.
  * plan: a training plan with max_n >= b->n. */

@@ -57,6 +57,7 @@ struct nn_train_pool {
   nn_shard_fill_fn fill;
   void *ctx;
   const nn_loss_cfg_t *cfg;
+  const nn_sgd_t *opt;
   int n_total;
   double l2;                   /* the step's L2 term, from rank 0 */
   int quit;
@@ -119,6 +120,8 @@ static void rank_step(struct nn_train_pool *p, int rank) {
     const float *gt = p->sh[t].grads;
     for (size_t i = a; i < e; i++) g[i] += gt[i];
   }
+  /* And the same slice's update: rank 0 only counts the step once every slice is done. */
+  nn_sgd_update_range(p->opt, p->m, a, e);
   pthread_barrier_wait(&p->bar);
 }
 
@@ -272,6 +275,7 @@ int nn_train_pool_step(nn_train_pool_t *p, nn_sgd_t *opt, int count, nn_shard_fi
   p->fill = fill;
   p->ctx = ctx;
   p->cfg = cfg;
+  p->opt = opt;
   /* The shards skip the preparation of the 3x3 weights: done once, here, while the other
    * ranks wait for "go" (the parameters change only in the update below). */
   if (p->T > 1) {
@@ -289,7 +293,8 @@ int nn_train_pool_step(nn_train_pool_t *p, nn_sgd_t *opt, int count, nn_shard_fi
   out->value = mse / p->n_total;
   out->l2 = p->l2;
   out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value + out->l2;
-  nn_sgd_step(opt, p->m);
+  if (p->T == 1) nn_sgd_step(opt, p->m);
+  else nn_sgd_advance(opt, p->m); /* the slices were updated by their ranks */
   return p->n_total;
 }
 

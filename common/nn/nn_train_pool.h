@@ -7,7 +7,8 @@
  * backward passes on it with single-threaded BLAS, and accumulates its own gradients.
  * Batch norm uses the statistics of the whole batch: every BN layer all-reduces its
  * partial sums across the shards (nn_reduce_t). The shards' gradients are then summed in
- * rank order, in parallel over slices of the parameters, and rank 0 takes the SGD step.
+ * rank order, in parallel over slices of the parameters, and each rank applies the SGD
+ * update to its slice (the same update nn_sgd_step makes, element by element).
  * So T threads compute the step one thread computes, up to the order of float sums, and a
  * run is bit-for-bit reproducible for a fixed T. With T = 1 the step is exactly
  * nn_train_step's.
