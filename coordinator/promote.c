@@ -7,6 +7,7 @@
  * candidate the best net and announces it on the PUB socket.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <zmq.h>
@@ -211,10 +212,15 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
   if ((int64_t)cn->step > c->trainer_step) c->trainer_step = (int64_t)cn->step;
   char path[1024];
   xqc_net_path(path, sizeof path, c->dir, meta.net_id);
-  FILE *exists = fopen(path, "rb");
-  if (exists) {
-    fclose(exists);
-    send_ack(c, p, rq, cn->step, false, "net id already known");
+  unsigned char *have = NULL;
+  size_t have_len = 0;
+  if (xq_read_file(path, XQ_WIRE_MAX_MESSAGE, &have, &have_len, NULL) == 0) {
+    /* A trainer uploads a candidate again when its Ack was lost (a coordinator restart):
+     * the same bytes are acknowledged again and change nothing; another net under a known
+     * id is refused. */
+    bool same = have_len == cn->net.len && memcmp(have, cn->net.data, have_len) == 0;
+    free(have);
+    send_ack(c, p, rq, cn->step, same, same ? "" : "net id already known");
     return;
   }
   const void *parts[1] = {cn->net.data};

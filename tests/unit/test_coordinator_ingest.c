@@ -189,6 +189,11 @@ static void test_candidate_promotion(void **state) {
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
   assert_true(r->ack->accepted);
   xq_wire_free(&r);
+  /* Uploaded again (the trainer lost the Ack): the same bytes are acknowledged again. */
+  r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
   net[200] ^= 0xff; /* a damaged candidate is refused */
   r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
