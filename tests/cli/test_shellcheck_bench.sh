@@ -9,10 +9,12 @@ if ! command -v shellcheck >/dev/null; then
   echo "shellcheck not installed: skipped"
   exit 0
 fi
+# From the source root, as the scripts run: they source scripts/lib/ by that path.
+cd "$SRC" || exit 1
 n=0
-for f in "$SRC"/scripts/bench/*.sh; do
+for f in scripts/bench/*.sh; do
   n=$((n + 1))
-  check "shellcheck: scripts/bench/$(basename "$f")" shellcheck -x "$f"
+  check "shellcheck: $f" shellcheck -x "$f"
 done
 check "the benchmark scripts were found" test "$n" -gt 0
 finish
