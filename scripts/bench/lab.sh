@@ -50,6 +50,7 @@ done
 [ "$step_s" -ge 6 ] || die "--step-s $step_s is too short for the balance span; give 6 or more"
 [ -z "$records" ] || [ -e "$records" ] || die "--records $records: no such campaign directory or file"
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 scripts/bootstrap.sh --build-only
 build="build-bench"
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -158,7 +159,8 @@ coord_pid=""
 [ "$status" -eq 0 ] || { tail -n 20 "$tmp/coordinator.log" >&2; echo "lab.sh: coordinator exited $status on SIGTERM" >&2; }
 
 echo
-echo "lab balance, $(date -u +%Y-%m-%d), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "lab balance, $(date -u +%Y-%m-%d), $(nproc) cores, load average $load0 at the start," \
+  "$(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo "trainer: --threads $threads --size $size, batch 256; coordinator: window $window," \
   "reuse R = $reuse, balance_window_s $span, balance_warn_s $warn; $conns connections," \
   "$step_s s per step; records: $(python3 -c 'import os,sys; print(os.path.basename(sys.argv[1]))' "$records")"
