@@ -391,22 +391,31 @@ int xqz_bench_coordinator(int argc, char **argv) {
   if (!pool || !pos) return 1;
   double tg = now_s();
   uint64_t pool_positions = 0, pool_bytes = 0;
+  int built = 0;
+  bool ok = true;
   if (records) {
-    if (load_records(records, pool_n, pool, &pool_n) != 0) return 1;
+    ok = load_records(records, pool_n, pool, &built) == 0;
   } else {
     xq_game_record_t r;
     xq_record_init(&r);
     xq_rng_t rng;
     xq_rng_seed(&rng, seed);
-    for (int i = 0; i < pool_n; i++) {
-      if (make_record(&rng, pos, &r, &pool[i])) {
-        fprintf(stderr, "bench coordinator: cannot build record %d\n", i);
-        return 1;
+    for (; built < pool_n; built++) {
+      if (make_record(&rng, pos, &r, &pool[built])) {
+        fprintf(stderr, "bench coordinator: cannot build record %d\n", built);
+        ok = false;
+        break;
       }
     }
     xq_record_free(&r);
   }
   free(pos);
+  if (!ok) { /* pool is calloc'd: a record not made has buf NULL */
+    for (int i = 0; i < pool_n; i++) free(pool[i].buf);
+    free(pool);
+    return 1;
+  }
+  pool_n = built;
   for (int i = 0; i < pool_n; i++) {
     pool_positions += (uint64_t)pool[i].positions;
     pool_bytes += pool[i].len;

@@ -18,7 +18,9 @@
 #   --threads      trainer threads (default: nproc)
 #   --steps        offered positions/s (default 500,1000,2000,3000,4000,6000,8000)
 #   --step-s       seconds per step (default 30; the balance span is 2/3 of it and the
-#                  trainer-bound warning needs 1/3 of it below R/2)
+#                  trainer-bound warning needs 1/3 of it below R/2; below about 20 s the
+#                  trainer's own start, at min_positions, can show as trainer-bound in
+#                  the first step)
 #   --connections  simulated worker connections (default 64)
 #   --games        games to record when no --records is given (default 300)
 #   --keep         keep the temporary directory (logs, campaign) and print its path
