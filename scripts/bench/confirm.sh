@@ -30,16 +30,18 @@ done
 for v in "$games" "$sims"; do
   case "$v" in ''|*[!0-9]*) echo "confirm.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
 done
-[ $((games % 2)) -eq 0 ] && [ "$games" -gt 0 ] ||
-  { echo "confirm.sh: --games must be a positive even number (pairs), not $games" >&2; exit 2; }
-[ -f "$run/run.json" ] && [ -f "$run/campaign/promotions.log" ] ||
-  { echo "confirm.sh: $run is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2; }
+if [ $((games % 2)) -ne 0 ] || [ "$games" -le 0 ]; then
+  echo "confirm.sh: --games must be a positive even number (pairs), not $games" >&2; exit 2
+fi
+if [ ! -f "$run/run.json" ] || [ ! -f "$run/campaign/promotions.log" ]; then
+  echo "confirm.sh: $run is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2
+fi
 
 if [ -z "${XQZ:-}" ]; then
   scripts/bootstrap.sh
   . scripts/lib/campaign.sh
   xqz_build_release build-bench
-  XQZ=build-bench/tools/xqz
+  XQZ="build-bench/tools/xqz"
 fi
 read -r net file minute < <(python3 scripts/bench/learning_report.py at "$run")
 echo "== confirming net ${net:0:8} (promoted at $minute min): $games games per opponent, $sims simulations per move"

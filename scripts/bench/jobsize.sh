@@ -45,7 +45,7 @@ if [ -z "${XQZ:-}" ]; then
   scripts/bootstrap.sh
   . scripts/lib/campaign.sh
   xqz_build_release build-bench
-  XQZ=build-bench/tools/xqz
+  XQZ="build-bench/tools/xqz"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -67,7 +67,7 @@ for r in $(seq 1 "$rounds"); do
     jobs=$((games / s))
     : >"$tmp/round"
     start=$(date +%s.%N)
-    for j in $(seq 1 "$jobs"); do
+    for _ in $(seq 1 "$jobs"); do
       seed=$((seed + 1))
       "$XQZ" selfplay --net "$net" --games "$played" --threads "$threads" --parallel "$gpt" \
         --sims 64 --fast-sims 16 --full-frac 0.25 --max-plies 300 --seed "$seed" \

@@ -51,7 +51,7 @@ done
 
 scripts/bootstrap.sh
 . scripts/lib/campaign.sh
-BUILD=build-bench
+BUILD="build-bench"
 echo "== building xqzero (Release) in $BUILD/"
 xqz_build_release "$BUILD"
 XQZ=$BUILD/tools/xqz

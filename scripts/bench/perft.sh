@@ -17,7 +17,7 @@ depth=${1:-5}
 expect=133312995
 fen="rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 fairy=/usr/games/fairy-stockfish
-build=build-bench
+build="build-bench"
 
 scripts/bootstrap.sh
 if [ ! -f "$build/CMakeCache.txt" ]; then

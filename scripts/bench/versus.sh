@@ -30,21 +30,23 @@ done
 for v in "$games" "$sims" ${minute:+"$minute"}; do
   case "$v" in ''|*[!0-9]*) echo "versus.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
 done
-[ $((games % 4)) -eq 0 ] && [ "$games" -gt 0 ] ||
-  { echo "versus.sh: --games must be a positive multiple of 4, not $games" >&2; exit 2; }
+if [ $((games % 4)) -ne 0 ] || [ "$games" -le 0 ]; then
+  echo "versus.sh: --games must be a positive multiple of 4, not $games" >&2; exit 2
+fi
 for r in "$run_a" "$run_b"; do
-  [ -f "$r/run.json" ] && [ -f "$r/campaign/promotions.log" ] ||
-    { echo "versus.sh: $r is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2; }
+  if [ ! -f "$r/run.json" ] || [ ! -f "$r/campaign/promotions.log" ]; then
+    echo "versus.sh: $r is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2
+  fi
 done
 
 if [ -z "${XQZ:-}" ]; then
   scripts/bootstrap.sh
   . scripts/lib/campaign.sh
   xqz_build_release build-bench
-  XQZ=build-bench/tools/xqz
+  XQZ="build-bench/tools/xqz"
 fi
-read -r net_a file_a min_a < <(python3 scripts/bench/learning_report.py at "$run_a" $minute)
-read -r net_b file_b min_b < <(python3 scripts/bench/learning_report.py at "$run_b" $minute)
+read -r net_a file_a min_a < <(python3 scripts/bench/learning_report.py at "$run_a" ${minute:+"$minute"})
+read -r net_b file_b min_b < <(python3 scripts/bench/learning_report.py at "$run_b" ${minute:+"$minute"})
 echo "== A: $run_a net ${net_a:0:8} (promoted at $min_a min)"
 echo "== B: $run_b net ${net_b:0:8} (promoted at $min_b min)"
 echo "== $games games, $sims simulations per move, no noise, two halves in parallel"
