@@ -497,8 +497,14 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     /* No answer to any request for too long: the coordinator is gone or restarted. */
     if (a->first_unanswered_ms && now - a->first_unanswered_ms > o->request_timeout_ms &&
         now >= a->link.next_connect_ms) {
-      XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
-              xq_spool_count(a->spool), a->link.reconnects + 1);
+      const char *hint = xq_link_handshake_hint(&a->link);
+      if (hint)
+        XQ_LOGW(C, "coordinator not answering: %s; reconnecting handshake_failures=%d"
+                " unacked=%zu attempt=%" PRId64, hint, a->link.handshake_failures,
+                xq_spool_count(a->spool), a->link.reconnects + 1);
+      else
+        XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
+                xq_spool_count(a->spool), a->link.reconnects + 1);
       if (xq_link_reconnect(&a->link, &eb)) XQ_LOGE(C, "reconnect failed error=\"%s\"", eb.msg);
       a->welcomed = 0;
       a->job_pending = 0;

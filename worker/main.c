@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "wire/endpoint.h"
 #include "support/log.h"
 #include "wire/wire.h"
 
@@ -85,6 +86,12 @@ int main(int argc, char **argv) {
   xq_worker_opts_t o;
   memset(&o, 0, sizeof o);
   o.coordinator = val[O_COORD] ? val[O_COORD] : opts[O_COORD].def;
+  xq_errbuf_t eb;
+  if (xq_endpoint_check(o.coordinator, "--coordinator", &eb) < 0 ||
+      (val[O_PUB] && xq_endpoint_check(val[O_PUB], "--pub", &eb) < 0)) {
+    fprintf(stderr, "xqz-worker: %s\n", eb.msg);
+    return 2;
+  }
   char pub[300];
   if (val[O_PUB]) {
     o.pub = val[O_PUB];
@@ -119,7 +126,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "xqz-worker: --id must be 1 to 200 characters\n");
     return 2;
   }
-  xq_errbuf_t eb;
   if (xq_curve_client_load(&o.curve, val[O_SERVER_KEY], val[O_KEY], &eb) < 0) {
     fprintf(stderr, "xqz-worker: %s\n", eb.msg);
     return 2;
