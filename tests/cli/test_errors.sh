@@ -4,7 +4,8 @@
 #   the worker, the trainer and xqz status, saying tcp:// is needed; CURVE key files given
 #   the wrong way round are refused by name. Against a CURVE coordinator, a worker without
 #   keys, one with the wrong server key and one whose key is not allowed each name the
-#   likely cause after a few failed handshakes. The quickstart's coordinator start, on a
+#   likely cause after a few failed handshakes. A silent worker is logged by id and address,
+#   a silent CLI peer not at all (no empty "worker="). The quickstart's coordinator start, on a
 #   port that is taken, suggests --port.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -65,12 +66,29 @@ worker_hint "a worker whose key is not allowed is told to allow it" notallowed \
   "the coordinator refuses this worker's key: copy this worker's .pub into the coordinator's curve_allow_dir" \
   --server-key "$keys/coordinator.pub" --key "$keys/rogue.secret"
 
+# A silent peer: a CLI request going quiet is not logged; a worker is, by id and address.
+pport=$(free_port)
+"$COORD" --campaign "$dir/plain" --router "tcp://127.0.0.1:$pport" --pub "tcp://127.0.0.1:$((pport + 1))" \
+  --http "" --net_size tiny --worker_timeout_ms 500 --sims 4 --fast_sims 2 --max_plies 20 \
+  >"$dir/plain.log" 2>&1 &
+pids+=($!)
+check "a plain coordinator listens" wait_for 20 grep -q "listening" "$dir/plain.log"
+"$XQZ" status --coordinator "tcp://127.0.0.1:$pport" >/dev/null 2>&1
+"$WORKER" --coordinator "tcp://127.0.0.1:$pport" --id gone-w1 --games-per-thread 1 \
+  --spool "$dir/gone.spool" --cache "$dir/gone.cache" >"$dir/gone.log" 2>&1 &
+w=$!; pids+=("$w")
+check "the worker is welcomed" wait_for 20 grep -q "connected coordinator=" "$dir/gone.log"
+kill -9 "$w"; wait "$w" 2>/dev/null
+check "a silent worker is logged by id and address" wait_for 10 grep -q \
+  "worker silent, presumed gone; .* worker=gone-w1 address=127.0.0.1" "$dir/plain.log"
+check "a silent CLI peer is not logged with an empty worker id" \
+  bash -c "! grep -Eq 'presumed gone.* worker=( |$)' '$dir/plain.log'"
 # The quickstart's start (scripts/lib/campaign.sh) on a port another program holds.
 qport=$(free_port)
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(60)' "$qport" &
 pids+=($!)
-check "something holds the port" wait_for 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$qport"
+check "something holds the port" wait_for 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$qport" 2>/dev/null
 (
   . "$SRC/scripts/lib/campaign.sh"
   COORD_ARGS=(--net_size tiny) TRAINER_ARGS=() WORKER_ARGS=()
