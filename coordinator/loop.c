@@ -18,6 +18,7 @@
 #include "campaign.h"
 #include "coord.h"
 #include "identity.h"
+#include "net_files.h"
 #include "roles.h"
 #include "rules/fen.h"
 #include "status.h"
@@ -494,6 +495,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_signal_start(&c->sigterm, on_signal, SIGTERM);
   xqc_promote_resume(c);
   xqc_campaign_record_endpoints(c->dir, &c->cfg);
+  xqc_net_files_open(c->dir, c->best);
   XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
           c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
           (unsigned long long)c->campaign_id);

@@ -24,6 +24,7 @@
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/players.h"
+#include "support/campaign_nets.h"
 
 #define PLAY_LINE_MAX 256
 
@@ -40,11 +41,13 @@ typedef struct {
 
 static void play_usage(FILE *f) {
   fprintf(f,
-          "usage: xqz play (--net FILE [--sims N] | --opponent SPEC) [--as red|black]\n"
+          "usage: xqz play (--net FILE | --campaign DIR) [--sims N] | --opponent SPEC)\n"
+          "                [--as red|black]\n"
           "                [--seed S] [--fen FEN] [--unicode]\n\n"
           "Play against a net (MCTS with N simulations per move, default 200) or any player\n"
           "spec (random, greedy, alphabeta:D, net:FILE[:SIMS], uci:CMD). You play Red unless\n"
-          "--as black. Type moves in ICCS coordinates (h2e2), or undo, help, quit.\n");
+          "--as black. --campaign DIR plays the best net of the campaign in DIR. Type moves\n"
+          "in ICCS coordinates (h2e2), or undo, help, quit.\n");
 }
 
 static void print_help(void) {
@@ -184,6 +187,7 @@ static int game_loop(play_t *g) {
 
 int xqz_cmd_play(int argc, char **argv) {
   const char *net = NULL, *spec = NULL, *fen = NULL;
+  char best[4096]; /* --campaign: its best net's file */
   play_t g = {.human = XQ_RED, .sims = 200};
   uint64_t seed = 1;
   for (int i = 1; i < argc; i++) {
@@ -204,6 +208,15 @@ int xqz_cmd_play(int argc, char **argv) {
     char *end;
     errno = 0;
     if (!strcmp(a, "--net")) net = v;
+    else if (!strcmp(a, "--campaign")) {
+      xq_errbuf_t ceb = {{0}};
+      if (xq_campaign_best_net(v, best, sizeof best, &ceb) < 0) {
+        fprintf(stderr, "xqz play: %s\n", ceb.msg);
+        return 2;
+      }
+      net = best;
+      printf("The best net of campaign %s: %s\n", v, best);
+    }
     else if (!strcmp(a, "--opponent")) spec = v;
     else if (!strcmp(a, "--fen")) fen = v;
     else if (!strcmp(a, "--as")) {
@@ -234,7 +247,8 @@ int xqz_cmd_play(int argc, char **argv) {
     i++;
   }
   if (!net == !spec) {
-    fprintf(stderr, "xqz play: give exactly one of --net FILE or --opponent SPEC\n");
+    fprintf(stderr, "xqz play: give exactly one of --net FILE, --campaign DIR or --opponent"
+            " SPEC\n");
     play_usage(stderr);
     return 2;
   }

@@ -91,6 +91,24 @@ no_campaign() {
 }
 check "status --campaign on a directory without campaign.ini says so" no_campaign
 
+# nets/best.xqzn names the best net from the start, and xqz play --campaign plays it.
+best_link() {
+  local best
+  best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best_net_id"])' "$dir/status.json")
+  [ "$(readlink "$dir/camp/nets/best.xqzn")" = "$best.xqzn" ]
+}
+check "nets/best.xqzn links to the best net" best_link
+play_campaign() {
+  echo quit | "$XQZ" play --campaign "$dir/camp" --sims 2 >"$dir/play.out" 2>&1 &&
+    grep -q "The best net of campaign $dir/camp: .*/camp/nets/[0-9a-f]\{16\}.xqzn" "$dir/play.out"
+}
+check "xqz play --campaign DIR plays its best net" play_campaign
+play_nowhere() {
+  ! "$XQZ" play --campaign "$dir/nowhere" >"$dir/play.out" 2>&1 &&
+    grep -q "no such directory" "$dir/play.out"
+}
+check "xqz play --campaign on a missing directory says so" play_nowhere
+
 promotions_json() {
   "$XQZ" promotions --coordinator "$router" --json >"$dir/prom.json" &&
     python3 -c 'import json,sys; assert isinstance(json.load(open(sys.argv[1])), list)' "$dir/prom.json"
