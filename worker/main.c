@@ -32,7 +32,7 @@ static const opt_t opts[] = {
     {"games-per-thread", "G", "32", "games played at once per thread (evaluator batch), 1..4096"},
     {"cache", "DIR", "xqz-cache", "local net cache, one file per net id"},
     {"spool", "DIR", "xqz-spool", "games not yet acknowledged by the coordinator"},
-    {"id", "NAME", "HOST-PID-RANDOM", "worker id shown by the coordinator"},
+    {"id", "NAME", "stored in the spool: HOST-RANDOM", "worker id shown by the coordinator"},
     {"max-spool", "N", "100000", "spooled games at most; self-play pauses when reached"},
     {"progress", "SECONDS", "60", "seconds between progress lines"},
     {"timeout", "MS", "10000", "reconnect when the coordinator has not answered for this long"},
