@@ -28,7 +28,9 @@ while [ $# -gt 0 ]; do
     --build) [ $# -ge 2 ] || die "--build needs a directory"; build=$2; shift 2 ;;
     --prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; prefix=$2; shift 2 ;;
     --destdir) [ $# -ge 2 ] || die "--destdir needs a directory"; destdir=$2; shift 2 ;;
-    -h|--help) . "$src/scripts/lib/usage.sh"; script_usage "$0"; exit 0 ;;
+    -h|--help)
+      # shellcheck source=SCRIPTDIR/lib/usage.sh
+      . "$src/scripts/lib/usage.sh"; script_usage "$0"; exit 0 ;;
     *) die "unknown option '$1' (try --help)" ;;
   esac
 done
