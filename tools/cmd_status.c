@@ -49,7 +49,7 @@ static void print_workers(const Xqz__Status *s) {
          "games", "plies", "rej", "last seen", "version");
   for (size_t i = 0; i < s->n_worker_list; i++) {
     const Xqz__WorkerStatus *w = s->worker_list[i];
-    char seen[32], ago[24];
+    char seen[48], ago[24];
     duration(ago, sizeof ago, w->last_seen_ms_ago / 1000);
     snprintf(seen, sizeof seen, "%s ago%s", ago, w->alive ? "" : " (gone)");
     printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6.1f %4llu  %-16s  %s%s%s\n", w->worker_id,
