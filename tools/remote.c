@@ -53,7 +53,7 @@ int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i) {
 }
 
 /* The router address in DIR/campaign.ini, as a client connects to it: a bind to every
- * interface (tcp://\*:P, tcp://0.0.0.0:P) is reached on loopback. */
+ * interface (host "*" or 0.0.0.0) is reached on loopback. */
 static int campaign_address(xqz_remote_t *r, xq_errbuf_t *eb) {
   char ini[1100], bind[256];
   snprintf(ini, sizeof ini, "%s/campaign.ini", r->campaign);

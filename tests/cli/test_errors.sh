@@ -74,6 +74,10 @@ pport=$(free_port)
 pids+=($!)
 check "a plain coordinator listens" wait_for 20 grep -q "listening" "$dir/plain.log"
 "$XQZ" status --coordinator "tcp://127.0.0.1:$pport" >/dev/null 2>&1
+# --campaign DIR reaches a router bound to every interface (tcp://*:PORT) on loopback.
+mkdir -p "$dir/wild" && printf 'router = tcp://*:%s\n' "$pport" >"$dir/wild/campaign.ini"
+check "xqz status --campaign turns a bind to every interface into loopback" bash -c \
+  "'$XQZ' status --campaign '$dir/wild' | grep -q '^campaign   plain   id [0-9a-f]*   at tcp://127.0.0.1:$pport '"
 "$WORKER" --coordinator "tcp://127.0.0.1:$pport" --id gone-w1 --games-per-thread 1 \
   --spool "$dir/gone.spool" --cache "$dir/gone.cache" >"$dir/gone.log" 2>&1 &
 w=$!; pids+=("$w")
