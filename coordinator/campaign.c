@@ -15,6 +15,7 @@
 
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
+#include "support/ini_value.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
 
@@ -49,6 +50,28 @@ int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb) {
     XQ_LOGI("campaign", "wrote default settings path=%s", p);
   }
   return 0;
+}
+
+void xqc_campaign_record_endpoints(const char *dir, const xqc_config_t *cfg) {
+  char ini[1100];
+  snprintf(ini, sizeof ini, "%s/campaign.ini", dir);
+  const char *keys[] = {"router", "pub", "http"};
+  const char *vals[] = {cfg->router, cfg->pub, cfg->http};
+  int changed = 0;
+  for (int i = 0; i < 3; i++) {
+    xq_errbuf_t eb;
+    int rc = xq_ini_set(ini, keys[i], vals[i], &eb);
+    if (rc < 0) {
+      XQ_LOGW("campaign", "cannot record the endpoint in use in campaign.ini; clients reading"
+              " it may not find this coordinator: give them --coordinator key=%s error=\"%s\"",
+              keys[i], eb.msg);
+      return;
+    }
+    changed += rc;
+  }
+  if (changed)
+    XQ_LOGI("campaign", "recorded the endpoints in use in campaign.ini router=%s pub=%s"
+            " http=%s", cfg->router, cfg->pub, cfg->http);
 }
 
 /* 64 random bits from the kernel; without them (very old kernel, early boot), a net-style

@@ -17,6 +17,11 @@
 void xqc_net_path(char *out, size_t n, const char *dir, uint64_t id);
 /* Makes DIR and DIR/campaign.ini (defaults) when absent. */
 int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb);
+/* Records in dir/campaign.ini the endpoints the coordinator listens on (router, pub,
+ * http), when the command line gave others: a client reading the campaign's file
+ * (xqz status --campaign DIR) then finds this coordinator, and the next start without the
+ * options listens on the same ones. Failure is logged, not fatal. */
+void xqc_campaign_record_endpoints(const char *dir, const xqc_config_t *cfg);
 /* Opens the db (migrating its layout); reads the campaign id, making one when the
  * campaign has none; creates net 1 (recording the id) when there is no best net yet. */
 int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,

@@ -16,13 +16,16 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "campaign.h"
 #include "coord.h"
 #include "identity.h"
+#include "net_files.h"
 #include "roles.h"
 #include "rules/fen.h"
 #include "status.h"
 #include "support/log.h"
 #include "web.h"
+#include "wire/endpoint.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -459,6 +462,9 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
             " from loopback and trainer_addresses only); set curve_secret_key and"
             " curve_allow_dir on a shared network router=%s pub=%s", c->cfg.router,
             c->cfg.pub);
+  if ((rc = xq_endpoint_check(c->cfg.router, "router", eb)) < 0 ||
+      (rc = xq_endpoint_check(c->cfg.pub, "pub", eb)) < 0)
+    return rc;
   if (zmq_bind(c->router, c->cfg.router) != 0)
     return xq_err_set(eb, XQ_EIO, "cannot bind router %s: %s (another coordinator?)",
                       c->cfg.router, zmq_strerror(zmq_errno()));
@@ -491,6 +497,8 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_signal_start(&c->sigint, on_signal, SIGINT);
   uv_signal_start(&c->sigterm, on_signal, SIGTERM);
   xqc_promote_resume(c);
+  xqc_campaign_record_endpoints(c->dir, &c->cfg);
+  xqc_net_files_open(c->dir, c->best);
   XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
           c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
           (unsigned long long)c->campaign_id);

@@ -281,8 +281,11 @@ void xqc_peers_expire(xqc_t *c, uint64_t now) {
     xqc_peer_t *p = &c->peers[i];
     uint64_t silent = now - p->last_seen_ms;
     bool alive = silent <= (uint64_t)c->cfg.worker_timeout_ms;
-    if (p->alive && !alive)
-      XQ_LOGW(COMP, "peer silent, presumed gone worker=%s", p->worker_id);
+    /* Only a worker is expected to keep talking: a CLI request or a trainer between batch
+     * requests (no worker id) going quiet is news to nobody. */
+    if (p->alive && !alive && p->worker_id[0])
+      XQ_LOGW(COMP, "worker silent, presumed gone; it is shown as not alive until it talks"
+              " again worker=%s address=%s", p->worker_id, p->address[0] ? p->address : "-");
     p->alive = alive;
     if (silent > 10u * (uint64_t)c->cfg.worker_timeout_ms) continue;
     if (kept != i) c->peers[kept] = *p;

@@ -15,6 +15,7 @@
 #include "campaign.h"
 #include "coord.h"
 #include "identity.h"
+#include "net_files.h"
 #include "nn/nn_file.h"
 #include "support/atomic_file.h"
 #include "support/log.h"
@@ -149,6 +150,7 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
   } else {
     xqc_db_set_net_state(c->db, g->cand, "rejected", c->best_elo + elo);
   }
+  xqc_net_files_decided(c->dir, g->cand, promote);
   XQ_LOGI(COMP, "gating decided %s", c->last_gating);
   xqc_gate_close(g);
   if (c->queued_cand) {

@@ -28,7 +28,9 @@ while [ $# -gt 0 ]; do
     --build) [ $# -ge 2 ] || die "--build needs a directory"; build=$2; shift 2 ;;
     --prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; prefix=$2; shift 2 ;;
     --destdir) [ $# -ge 2 ] || die "--destdir needs a directory"; destdir=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help)
+      # shellcheck source=SCRIPTDIR/lib/usage.sh
+      . "$src/scripts/lib/usage.sh"; script_usage "$0"; exit 0 ;;
     *) die "unknown option '$1' (try --help)" ;;
   esac
 done
@@ -85,7 +87,7 @@ fi
 if [ -z "$destdir" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 version=$("$bindir/xqz" version 2>/dev/null || echo "unknown version")
-echo "$prog: installed ${roles[*]} ($version) into $prefix/bin and /etc/systemd/system"
+echo "$prog: installed ${roles[*]} ($version) into $bindir and $unitdir"
 echo "  running daemons keep the old version until restarted"
 for r in "${roles[@]}"; do
   case "$r" in

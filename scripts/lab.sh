@@ -17,13 +17,19 @@
 # elsewhere the worker runs under nohup with a pid file in ~/.xqzero/HOST (one directory
 # per host, so a home directory shared by the hosts works). Hosts are handled
 # in parallel; an unreachable one gets one line and the exit status is 1 at the end.
+# The host "local" is this machine without ssh (commands run here with bash, files are
+# copied with cp, state in ~/.xqzero/local): try lab.sh on one machine, e.g.
+#   echo "local 2" >hosts; lab.sh -f hosts install --binaries build; lab.sh -f hosts start
+# status joins each host with the coordinator's workers by worker id (lab.sh starts a
+# host's worker with the host's name as its id), else, for a host running the systemd
+# unit, by the worker's host name, matched exactly.
 # The scripts run on the hosts are single-quoted on purpose: they expand there.
 # shellcheck disable=SC2016
 set -uo pipefail
 prog=lab.sh
 src=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "$prog: $*" >&2; exit 2; }
-usage() { sed -n '2,/in parallel;/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/unit, by the worker.s host name, matched exactly/p' "$0" | sed 's/^# \{0,1\}//'; }
 
 hosts_file=${XQZ_HOSTS:-$src/deploy/hosts} conf=${XQZ_LAB_CONF:-} conf_given=0
 [ -n "$conf" ] && conf_given=1
@@ -90,7 +96,11 @@ trap 'rm -rf "$tmp"' EXIT
 # unreachable, refused, no key) prints "HOST: unreachable: <ssh's reason>".
 on() {
   local host=$1 rc err=$tmp/ssh.$1.$BASHPID; shift
-  "${SSH[@]}" "$host" "$@" 2>"$err"; rc=$?
+  if [ "$host" = local ]; then
+    (cd && bash -c "$*") 2>"$err"; rc=$?
+  else
+    "${SSH[@]}" "$host" "$@" 2>"$err"; rc=$?
+  fi
   if [ "$rc" -eq 255 ]; then
     echo "$host: unreachable: $(grep -v '^$' "$err" | tail -1)"
   else
@@ -98,6 +108,11 @@ on() {
   fi
   rm -f "$err"
   return "$rc"
+}
+# put FILE HOST PATH: copies FILE to PATH (relative to the home directory) on HOST, with
+# scp, or cp for the host "local".
+put() {
+  if [ "$2" = local ]; then (cd && cp -- "$1" "$3"); else "${SCP[@]}" "$1" "$2:$3"; fi
 }
 # remote HOST SCRIPT: runs the shell functions below and SCRIPT with bash on HOST.
 remote() {
@@ -216,7 +231,7 @@ cp "$D/src/deploy/xqz-run" "$D/bin/.new" && mv -f "$D/bin/.new" "$D/bin/xqz-run"
   else
     on "$host" "mkdir -p $hd/bin" || return 1
     for f in "$bindir/worker/xqz-worker" "$bindir/tools/xqz" "$src/deploy/xqz-run"; do
-      "${SCP[@]}" "$f" "$host:$hd/bin/.${f##*/}.new" 2>"$tmp/scp.$host" ||
+      put "$f" "$host" "$hd/bin/.${f##*/}.new" 2>"$tmp/scp.$host" ||
         { echo "$host: copying ${f##*/} failed: $(tail -1 "$tmp/scp.$host")"; return 1; }
     done
     on "$host" "cd $hd/bin && for f in xqz-worker xqz xqz-run; do mv -f .\$f.new \$f; done" || return 1
@@ -224,12 +239,12 @@ cp "$D/src/deploy/xqz-run" "$D/bin/.new" && mv -f "$D/bin/.new" "$D/bin/xqz-run"
   if [ -n "$XQZ_SERVER_KEY" ] || [ -n "$XQZ_WORKER_KEY" ]; then
     on "$host" "mkdir -p $hd/keys && chmod 700 $hd/keys" || return 1
     if [ -n "$XQZ_SERVER_KEY" ]; then
-      "${SCP[@]}" "$XQZ_SERVER_KEY" "$host:$hd/keys/server.pub" || { echo "$host: copying $XQZ_SERVER_KEY failed"; return 1; }
+      put "$XQZ_SERVER_KEY" "$host" "$hd/keys/server.pub" || { echo "$host: copying $XQZ_SERVER_KEY failed"; return 1; }
     fi
     if [ -n "$XQZ_WORKER_KEY" ]; then
       f=${XQZ_WORKER_KEY//\{host\}/$host}
       [ -r "$f" ] || { echo "$host: worker key $f not found (xqz keygen --dir DIR $host)"; return 1; }
-      "${SCP[@]}" "$f" "$host:$hd/keys/worker.secret" || { echo "$host: copying $f failed"; return 1; }
+      put "$f" "$host" "$hd/keys/worker.secret" || { echo "$host: copying $f failed"; return 1; }
       on "$host" "chmod 600 $hd/keys/worker.secret" || return 1
     fi
   fi
@@ -292,12 +307,26 @@ case "$cmd" in
     read_hosts
     each_host host_status >"$tmp/hosts.out"; rc=$?
     coordinator_view >"$tmp/coord.out" 2>"$tmp/coord.err"; crc=$?
-    # Join: a host's workers in the coordinator's list are those whose host is its name.
+    # Join: a host's worker in the coordinator's list is the one whose id is the host's name
+    # (host_start gives it that id); a host without one (the systemd unit chooses its own
+    # id) has the workers whose host name is exactly the machine's. Strings compared as
+    # strings, never as numbers.
     while read -r host state rest; do
       name=$(sed -n 's/.*hostname=\([^ ]*\).*/\1/p' <<<"$rest")
-      line="$host $state ${rest/hostname=$name /}"
+      line="$host $state ${rest/hostname=$name/}"
+      line=${line//  / }; line=${line% }
       if [ "$crc" -eq 0 ]; then
-        acc=$(awk -v n="$name" '$1 == n { g += $3; if ($5 == "yes") { a = 1; net = $4 } } END { if (g != "") printf "accepted=%d alive=%s%s", g, a ? "yes" : "no", net !~ /^0*$/ ? " coordinator_net=" net : "" }' "$tmp/coord.out")
+        acc=$(awk -v h="$host" -v n="$name" '
+          { if ($2 "" == h "") { id = 1 } }
+          { row[NR] = $0 }
+          END {
+            for (i = 1; i <= NR; i++) {
+              split(row[i], f, " ")
+              if (id ? f[2] "" != h "" : f[1] "" != n "") continue
+              g += f[3]; if (f[5] == "yes") { a = 1; net = f[4] }
+            }
+            if (g != "") printf "accepted=%d alive=%s%s", g, a ? "yes" : "no", net !~ /^0*$/ ? " coordinator_net=" net : ""
+          }' "$tmp/coord.out")
         [ -n "$acc" ] && line="$line $acc"
       fi
       echo "$line"

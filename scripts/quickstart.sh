@@ -15,7 +15,7 @@ while [ $# -gt 0 ]; do
     --minutes) minutes=$2; shift 2 ;;
     --campaign) camp=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) . scripts/lib/usage.sh; script_usage "$0"; exit 0 ;;
     *) echo "quickstart: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

@@ -1,26 +1,49 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything with warnings as errors under AddressSanitizer
 # and UBSan, and runs the whole test suite with ctest; then builds the default configuration
-# (Release with the tests: -O2 finds warnings -O0 does not, and they are errors).
+# (Release with the tests: -O2 finds warnings -O0 does not, and they are errors). Ends with
+# one line, "== summary: ...": tests passed and failed, skipped and why, where the run
+# stopped if it did, and the time taken (scripts/lib/test_summary.py).
+# Tests whose prerequisites are missing here (root, network namespaces, chromium) are
+# skipped and named in the summary; with CI=true (as CI sets it) they fail instead.
 # Usage: scripts/test.sh [ctest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/bootstrap.sh
 BUILD=${XQZ_TEST_BUILD:-build-test}
 JOBS=$(nproc 2>/dev/null || echo 2)
+JUNIT=$PWD/$BUILD/test-results.xml
+stage=bootstrap
+start=$SECONDS
+rm -f "$JUNIT"
+# The summary is printed however the run ends: a failed stage is named in it.
+summary() {
+  local rc=$? note
+  if [ "$rc" -eq 0 ]; then note="default build ok"; else note="stopped in: $stage (exit $rc)"; fi
+  python3 scripts/lib/test_summary.py "$JUNIT" "$((SECONDS - start))" "$note"
+  exit "$rc"
+}
+trap summary EXIT
+scripts/bootstrap.sh
+stage=configure
 echo "== configure ($BUILD: Debug, -Werror, ASan+UBSan)"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DXQZ_SANITIZE=ON -DXQZ_WERROR=ON \
       -DXQZ_NATIVE=OFF -DXQZ_TESTS=ON >/dev/null
+stage=build
 echo "== build"
 cmake --build "$BUILD" -j"$JOBS"
+stage=test
 echo "== test"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export OPENBLAS_NUM_THREADS=1
-# A hung test fails after 10 minutes instead of holding CI to its own limit.
-(cd "$BUILD" && ctest --output-on-failure --timeout 600 -j"$JOBS" "$@")
+# A hung test fails after 10 minutes instead of holding CI to its own limit. The JUnit report
+# (ctest 3.21 and later) feeds the summary.
+junit=()
+if [[ $(ctest --help) == *--output-junit* ]]; then junit=(--output-junit "$JUNIT"); fi
+(cd "$BUILD" && ctest --output-on-failure --timeout 600 -j"$JOBS" "${junit[@]}" "$@")
 # The default configuration, as `cmake -S . -B build && cmake --build build` makes it: Release
 # with the tests on, so -O2 warnings in test code are errors here too.
+stage="default build"
 echo "== default build (${XQZ_RELEASE_BUILD:-build-default}: Release, tests included)"
 cmake -S . -B "${XQZ_RELEASE_BUILD:-build-default}" -DCMAKE_BUILD_TYPE=Release -DXQZ_TESTS=ON \
       -DXQZ_WERROR=ON >/dev/null

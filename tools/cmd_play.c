@@ -24,6 +24,7 @@
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/players.h"
+#include "support/campaign_nets.h"
 
 #define PLAY_LINE_MAX 256
 
@@ -40,11 +41,13 @@ typedef struct {
 
 static void play_usage(FILE *f) {
   fprintf(f,
-          "usage: xqz play (--net FILE [--sims N] | --opponent SPEC) [--as red|black]\n"
+          "usage: xqz play (--net FILE | --campaign DIR) [--sims N] | --opponent SPEC)\n"
+          "                [--as red|black]\n"
           "                [--seed S] [--fen FEN] [--unicode]\n\n"
           "Play against a net (MCTS with N simulations per move, default 200) or any player\n"
           "spec (random, greedy, alphabeta:D, net:FILE[:SIMS], uci:CMD). You play Red unless\n"
-          "--as black. Type moves in ICCS coordinates (h2e2), or undo, help, quit.\n");
+          "--as black. --campaign DIR plays the best net of the campaign in DIR. Type moves\n"
+          "in ICCS coordinates (h2e2), or undo, help, quit.\n");
 }
 
 static void print_help(void) {
@@ -185,6 +188,7 @@ static int game_loop(play_t *g) {
 /* What the command line asks for, besides the fields it sets in play_t. */
 typedef struct {
   const char *net, *spec, *fen;
+  char best[4096]; /* --campaign: its best net's file */
   uint64_t seed;
 } play_opts_t;
 
@@ -209,6 +213,15 @@ static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
     char *end;
     errno = 0;
     if (!strcmp(a, "--net")) o->net = v;
+    else if (!strcmp(a, "--campaign")) {
+      xq_errbuf_t ceb = {{0}};
+      if (xq_campaign_best_net(v, o->best, sizeof o->best, &ceb) < 0) {
+        fprintf(stderr, "xqz play: %s\n", ceb.msg);
+        return 2;
+      }
+      o->net = o->best;
+      printf("The best net of campaign %s: %s\n", v, o->best);
+    }
     else if (!strcmp(a, "--opponent")) o->spec = v;
     else if (!strcmp(a, "--fen")) o->fen = v;
     else if (!strcmp(a, "--as")) {
@@ -239,7 +252,8 @@ static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
     i++;
   }
   if (!o->net == !o->spec) {
-    fprintf(stderr, "xqz play: give exactly one of --net FILE or --opponent SPEC\n");
+    fprintf(stderr, "xqz play: give exactly one of --net FILE, --campaign DIR or --opponent"
+            " SPEC\n");
     play_usage(stderr);
     return 2;
   }

@@ -17,9 +17,11 @@
 #include "wire/wire.h"
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: xqz status [--coordinator ADDR] [--json] [--server-key FILE --key FILE]\n\n"
-             "Prints the state of a running campaign: best net, trainer, window, workers and\n"
-             "gating matches. --json prints the whole Status message as JSON.\n\n"
+  fprintf(f, "usage: xqz status [--coordinator ADDR | --campaign DIR] [--json]"
+             " [--server-key FILE --key FILE]\n\n"
+             "Prints the state of a running campaign: which one it reached (name, id and\n"
+             "address), best net, trainer, window, workers and gating matches. --json prints\n"
+             "the whole Status message as JSON.\n\n"
              XQZ_REMOTE_OPTIONS_HELP
              "  --json              JSON instead of the screen\n");
 }
@@ -43,19 +45,20 @@ static const char *role_name(Xqz__Role r) {
 static void print_workers(const Xqz__Status *s) {
   printf("\nworkers: %u alive, %zu known\n", s->workers, s->n_worker_list);
   if (!s->n_worker_list) return;
-  printf("  %-24s %-16s %3s  %-16s %7s %6s %4s %9s  %s\n", "worker", "host", "thr", "net",
-         "games", "plies", "rej", "seen", "version");
+  printf("  %-24s %-16s %3s  %-16s %7s %6s %4s  %-16s  %s\n", "worker", "host", "thr", "net",
+         "games", "plies", "rej", "last seen", "version");
   for (size_t i = 0; i < s->n_worker_list; i++) {
     const Xqz__WorkerStatus *w = s->worker_list[i];
-    char seen[32], ago[24];
+    char seen[48], ago[24];
     duration(ago, sizeof ago, w->last_seen_ms_ago / 1000);
-    snprintf(seen, sizeof seen, "%s%s", w->alive ? "" : "-", ago);
-    printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6.1f %4llu %9s  %s%s%s\n", w->worker_id,
+    snprintf(seen, sizeof seen, "%s ago%s", ago, w->alive ? "" : " (gone)");
+    printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6.1f %4llu  %-16s  %s%s%s\n", w->worker_id,
            w->host, w->threads, (unsigned long long)w->net_id, (unsigned long long)w->games,
            w->avg_plies, (unsigned long long)w->rejected, seen, w->software_version,
            role_name(w->role), w->banned ? " BANNED" : "");
   }
-  printf("  (seen: time since the last message; '-' marks a worker not alive)\n");
+  printf("  (last seen: time since the last message; gone: no message within"
+         " worker_timeout_ms)\n");
 }
 
 /* The balance of self-play against training (docs/operations.md, "Watching a campaign"). */
@@ -75,11 +78,12 @@ static void print_balance(const Xqz__Balance *b) {
   if (b->advice && b->advice[0]) printf("           %s\n", b->advice);
 }
 
-static void print_screen(const Xqz__Status *s) {
+static void print_screen(const Xqz__Status *s, const char *addr) {
   char up[32];
   duration(up, sizeof up, (uint64_t)s->uptime_s);
-  printf("campaign   %s   id %016llx   (coordinator %s, protocol %u, up %s)\n", s->campaign,
-         (unsigned long long)s->campaign_id, s->software_version, s->protocol_version, up);
+  printf("campaign   %s   id %016llx   at %s   (coordinator %s, protocol %u, up %s)\n",
+         s->campaign, (unsigned long long)s->campaign_id, addr, s->software_version,
+         s->protocol_version, up);
   printf("best net   %016llx   Elo %+.1f   promotions %llu\n",
          (unsigned long long)s->best_net_id, s->best_elo, (unsigned long long)s->promotions);
   printf("trainer    step %llu", (unsigned long long)s->trainer_step);
@@ -160,7 +164,7 @@ int xqz_cmd_status(int argc, char **argv) {
     else rc = 1;
     free(j);
   } else {
-    print_screen(reply->status);
+    print_screen(reply->status, r.addr);
   }
   xq_wire_free(&reply);
   return rc;

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "support/ini_value.h"
 #include "wire/curve.h"
+#include "wire/endpoint.h"
 #include "wire/wire.h"
 
 void xqz_remote_init(xqz_remote_t *r, const char *cmd) {
@@ -19,6 +21,7 @@ void xqz_remote_init(xqz_remote_t *r, const char *cmd) {
 int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   const char **dst = !strcmp(a, "--coordinator") ? &r->addr
+                     : !strcmp(a, "--campaign")   ? &r->campaign
                      : !strcmp(a, "--server-key") ? &r->server_key
                      : !strcmp(a, "--key")        ? &r->key
                                                   : NULL;
@@ -29,6 +32,12 @@ int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i) {
     return -1;
   }
   const char *v = argv[++*i];
+  xq_errbuf_t eb;
+  if (dst == &r->addr && xq_endpoint_check(v, "--coordinator", &eb) < 0) {
+    fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);
+    return -1;
+  }
+  if (dst == &r->addr) r->addr_given = true;
   if (dst) {
     *dst = v;
     return 1;
@@ -43,9 +52,38 @@ int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i) {
   return 1;
 }
 
+/* The router address in DIR/campaign.ini, as a client connects to it: a bind to every
+ * interface (host "*" or 0.0.0.0) is reached on loopback. */
+static int campaign_address(xqz_remote_t *r, xq_errbuf_t *eb) {
+  char ini[1100], bind[256];
+  snprintf(ini, sizeof ini, "%s/campaign.ini", r->campaign);
+  int rc = xq_ini_get(ini, "router", bind, sizeof bind, eb);
+  if (rc < 0)
+    return xq_err_set(eb, XQ_EINVAL, "--campaign %s: %s (is it a campaign directory? its"
+                      " coordinator writes campaign.ini at its first start)", r->campaign,
+                      eb->msg);
+  if (rc == 0) snprintf(bind, sizeof bind, "%s", XQZ_REMOTE_DEFAULT_ADDR);
+  const char *host = strstr(bind, "://");
+  host = host ? host + 3 : bind;
+  const char *wild[] = {"*:", "0.0.0.0:"};
+  for (int i = 0; i < 2; i++)
+    if (!strncmp(host, wild[i], strlen(wild[i]))) {
+      snprintf(r->campaign_addr, sizeof r->campaign_addr, "%.*s127.0.0.1:%s",
+               (int)(host - bind), bind, host + strlen(wild[i]));
+      break;
+    }
+  if (!r->campaign_addr[0]) snprintf(r->campaign_addr, sizeof r->campaign_addr, "%s", bind);
+  r->addr = r->campaign_addr;
+  return xq_endpoint_check(r->addr, "the router in campaign.ini", eb);
+}
+
 int xqz_remote_open(xqz_remote_t *r) {
   xq_curve_t curve;
   xq_errbuf_t eb;
+  if (r->campaign && !r->addr_given && campaign_address(r, &eb) < 0) {
+    fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);
+    return 1;
+  }
   if (xq_curve_client_load(&curve, r->server_key, r->key, &eb) < 0 ||
       xq_client_open(&r->cl, r->addr, &curve, &eb) < 0) {
     fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);

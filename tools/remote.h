@@ -18,6 +18,8 @@
 #define XQZ_REMOTE_OPTIONS_HELP                                                           \
   "  --coordinator ADDR  the coordinator's ROUTER address (default " XQZ_REMOTE_DEFAULT_ADDR \
   ")\n"                                                                                   \
+  "  --campaign DIR      the coordinator of the campaign in DIR (the router address its\n"  \
+  "                      campaign.ini records); --coordinator wins over it\n"              \
   "  --server-key FILE   the coordinator's CURVE public key (.pub), with --key\n"          \
   "  --key FILE          this client's CURVE secret key (.secret), with --server-key\n"    \
   "  --timeout MS        how long to wait for an answer (default 5000)\n"
@@ -25,6 +27,9 @@
 typedef struct {
   const char *cmd; /* "status", for messages */
   const char *addr, *server_key, *key;
+  const char *campaign;     /* --campaign DIR: the address comes from DIR/campaign.ini */
+  bool addr_given;          /* --coordinator was given */
+  char campaign_addr[256];  /* the address read from DIR/campaign.ini */
   int timeout_ms;
   bool version_mismatch; /* the coordinator speaks another protocol: asking again is useless */
   xq_client_t cl;
@@ -34,7 +39,8 @@ void xqz_remote_init(xqz_remote_t *r, const char *cmd);
 /* Takes argv[*i] (and its value, advancing *i) when it is a connection option: 1 taken,
  * 0 not one of them, -1 bad usage (printed). */
 int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i);
-/* Loads the keys and connects; prints the reason and returns nonzero on failure. */
+/* Finds the address (--coordinator, else --campaign DIR's campaign.ini, else the default),
+ * loads the keys and connects; prints the reason and returns nonzero on failure. */
 int xqz_remote_open(xqz_remote_t *r);
 void xqz_remote_close(xqz_remote_t *r);
 /* Sends env and returns the reply when its body is `want`; otherwise prints why (no

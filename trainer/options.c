@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nn/nn_train_pool.h"
+#include "wire/endpoint.h"
 #include "wire/wire.h"
 
 typedef enum { OPT_STR, OPT_INT, OPT_REAL } opt_type_t;
@@ -154,6 +155,10 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
   }
   if (parse_threads(o)) return -1;
   xq_errbuf_t eb;
+  if (xq_endpoint_check(o->coordinator, "--coordinator", &eb) < 0) {
+    fprintf(stderr, "xqz-trainer: %s\n", eb.msg);
+    return -1;
+  }
   if (xq_curve_client_load(&o->curve, o->server_key, o->key, &eb) < 0) {
     fprintf(stderr, "xqz-trainer: %s\n", eb.msg);
     return -1;

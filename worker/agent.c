@@ -14,6 +14,7 @@
 #include "selfplay_loop.h"
 #include "spool.h"
 #include "spool_campaign.h"
+#include "spool_id.h"
 #include "support/crc32.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
@@ -392,11 +393,6 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   xq_rng_seed(&a->rng, (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40));
-  if (o->id && *o->id)
-    snprintf(a->worker_id, sizeof a->worker_id, "%s", o->id);
-  else
-    snprintf(a->worker_id, sizeof a->worker_id, "%s-%d-%04x", a->host, (int)getpid(),
-             (unsigned)xq_rng_below(&a->rng, 65536));
   int code = 1;
   xq_errbuf_t eb = {{0}};
   if (xq_mkdir_p(o->cache, &eb) < 0) {
@@ -408,6 +404,14 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     XQ_LOGE(C, "cannot open the spool error=\"%s\"", eb.msg);
     free(a);
     return 1;
+  }
+  /* The default id is stored in the spool, so a restarted worker keeps its id. */
+  if (o->id && *o->id) {
+    snprintf(a->worker_id, sizeof a->worker_id, "%s", o->id);
+  } else if (xq_spool_worker_id(o->spool, a->host, &a->rng, a->worker_id, sizeof a->worker_id,
+                                &eb) < 0) {
+    XQ_LOGE(C, "cannot read or store the worker id error=\"%s\"", eb.msg);
+    goto out_spool;
   }
   /* Spooled games name their campaign in the Hello; an empty spool starts afresh. */
   if (xq_spool_count(a->spool) > 0 && xq_spool_campaign_load(o->spool, &a->campaign_id, &eb))
@@ -485,8 +489,14 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     /* No answer to any request for too long: the coordinator is gone or restarted. */
     if (a->first_unanswered_ms && now - a->first_unanswered_ms > o->request_timeout_ms &&
         now >= a->link.next_connect_ms) {
-      XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
-              xq_spool_count(a->spool), a->link.reconnects + 1);
+      const char *hint = xq_link_handshake_hint(&a->link);
+      if (hint)
+        XQ_LOGW(C, "coordinator not answering: %s; reconnecting handshake_failures=%d"
+                " unacked=%zu attempt=%" PRId64, hint, a->link.handshake_failures,
+                xq_spool_count(a->spool), a->link.reconnects + 1);
+      else
+        XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
+                xq_spool_count(a->spool), a->link.reconnects + 1);
       if (xq_link_reconnect(&a->link, &eb)) XQ_LOGE(C, "reconnect failed error=\"%s\"", eb.msg);
       a->welcomed = 0;
       a->job_pending = 0;

@@ -23,7 +23,10 @@ static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
   if (l->monitor) zmq_close(l->monitor);
   l->monitor = NULL;
   l->connects = 0;
-  if (zmq_socket_monitor(l->dealer, ep, ZMQ_EVENT_CONNECTED) == 0) {
+  int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
+               ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+  if (zmq_socket_monitor(l->dealer, ep, events) == 0) {
     l->monitor = zmq_socket(l->ctx, ZMQ_PAIR);
     if (l->monitor && zmq_connect(l->monitor, ep)) {
       zmq_close(l->monitor);
@@ -101,6 +104,12 @@ static void drain_monitor(xq_link_t *l) {
       uint16_t ev;
       memcpy(&ev, zmq_msg_data(&m), 2);
       if (ev == ZMQ_EVENT_CONNECTED && ++l->connects > 1) l->reconnected = 1;
+      if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) l->handshake_failures = 0;
+      if (ev & (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) {
+        l->handshake_failures++;
+        l->auth_refused = ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+      }
     }
     zmq_msg_close(&m);
     while (more) {
@@ -110,6 +119,20 @@ static void drain_monitor(xq_link_t *l) {
       zmq_msg_close(&m);
     }
   }
+}
+
+const char *xq_link_handshake_hint(const xq_link_t *l) {
+  if (l->handshake_failures < XQ_LINK_HANDSHAKE_HINT_AFTER) return NULL;
+  if (l->auth_refused)
+    return "the coordinator refuses this worker's key: copy this worker's .pub into the"
+           " coordinator's curve_allow_dir (it re-reads the directory by itself)";
+  if (!l->curve.on)
+    return "the coordinator's port answers but the handshake fails: it probably uses CURVE;"
+           " give --server-key (the coordinator's .pub) and --key (this worker's .secret,"
+           " from xqz keygen)";
+  return "the CURVE handshake fails: --server-key must be the coordinator's .pub and --key"
+         " this worker's own .secret (not swapped, not another campaign's), and the"
+         " coordinator must run with curve_secret_key";
 }
 
 int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pub) {

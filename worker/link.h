@@ -23,6 +23,8 @@ typedef struct {
   void *monitor;           /* PAIR receiving the DEALER's connection events */
   int connects;            /* TCP connections made by the current DEALER */
   int reconnected;         /* set when the DEALER connected again (peer restarted) */
+  int handshake_failures;  /* ZMTP/CURVE handshakes failed since the last that succeeded */
+  int auth_refused;        /* the last failure was the coordinator's ZAP refusing our key */
   char coord[256], pub[256];
   int64_t last_rx_ms;      /* last message from the coordinator (ROUTER side) */
   int64_t backoff_ms;      /* wait before the next reconnect */
@@ -39,6 +41,12 @@ int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curv
 void xq_link_close(xq_link_t *l);
 /* Reopens the DEALER (the SUB reconnects by itself); doubles the backoff. */
 int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb);
+/* After a few failed handshakes in a row (XQ_LINK_HANDSHAKE_HINT_AFTER: the port answers,
+ * the security handshake does not), the likely cause and its fix in one sentence: keys
+ * missing against a CURVE coordinator, keys swapped or not the coordinator's, or this
+ * key not allowed; NULL while handshakes succeed. Static storage. */
+#define XQ_LINK_HANDSHAKE_HINT_AFTER 3
+const char *xq_link_handshake_hint(const xq_link_t *l);
 /* Sends env (request_id filled in when 0); never blocks (a full queue drops: the owner
  * resends on its timeout). Returns 0 or XQ_EIO. */
 int xq_link_send(xq_link_t *l, Xqz__Envelope *env);

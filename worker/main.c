@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "wire/endpoint.h"
 #include "support/log.h"
 #include "wire/wire.h"
 
@@ -31,7 +32,7 @@ static const opt_t opts[] = {
     {"games-per-thread", "G", "32", "games played at once per thread (evaluator batch), 1..4096"},
     {"cache", "DIR", "xqz-cache", "local net cache, one file per net id"},
     {"spool", "DIR", "xqz-spool", "games not yet acknowledged by the coordinator"},
-    {"id", "NAME", "HOST-PID-RANDOM", "worker id shown by the coordinator"},
+    {"id", "NAME", "stored in the spool: HOST-RANDOM", "worker id shown by the coordinator"},
     {"max-spool", "N", "100000", "spooled games at most; self-play pauses when reached"},
     {"progress", "SECONDS", "60", "seconds between progress lines"},
     {"timeout", "MS", "10000", "reconnect when the coordinator has not answered for this long"},
@@ -85,6 +86,12 @@ int main(int argc, char **argv) {
   xq_worker_opts_t o;
   memset(&o, 0, sizeof o);
   o.coordinator = val[O_COORD] ? val[O_COORD] : opts[O_COORD].def;
+  xq_errbuf_t eb;
+  if (xq_endpoint_check(o.coordinator, "--coordinator", &eb) < 0 ||
+      (val[O_PUB] && xq_endpoint_check(val[O_PUB], "--pub", &eb) < 0)) {
+    fprintf(stderr, "xqz-worker: %s\n", eb.msg);
+    return 2;
+  }
   char pub[300];
   if (val[O_PUB]) {
     o.pub = val[O_PUB];
@@ -119,7 +126,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "xqz-worker: --id must be 1 to 200 characters\n");
     return 2;
   }
-  xq_errbuf_t eb;
   if (xq_curve_client_load(&o.curve, val[O_SERVER_KEY], val[O_KEY], &eb) < 0) {
     fprintf(stderr, "xqz-worker: %s\n", eb.msg);
     return 2;

@@ -7,6 +7,7 @@
 #include <zmq.h>
 
 #include "support/clock.h"
+#include "wire/endpoint.h"
 #include "wire/wire.h"
 
 int xq_client_open(xq_client_t *cl, const char *addr, const xq_curve_t *curve, xq_errbuf_t *eb) {
@@ -22,6 +23,7 @@ int xq_client_open(xq_client_t *cl, const char *addr, const xq_curve_t *curve, x
     return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(e));
   }
   int rc = xq_curve_apply_client(cl->sock, curve, eb);
+  if (rc == 0) rc = xq_endpoint_check(addr, "the coordinator's address", eb);
   if (rc == 0 && (xq_wire_socket_setup(cl->sock) < 0 || zmq_connect(cl->sock, addr) != 0))
     rc = xq_err_set(eb, XQ_EIO, "connect %s: %s", addr, zmq_strerror(errno));
   if (rc < 0) xq_client_close(cl); /* nothing is left for the caller to close */

@@ -98,6 +98,11 @@ static int load_secret(xq_curve_t *c, const char *secret_file, xq_errbuf_t *eb) 
   return 0;
 }
 
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 int xq_curve_client_load(xq_curve_t *c, const char *server_pub_file, const char *secret_file,
                          xq_errbuf_t *eb) {
   memset(c, 0, sizeof *c);
@@ -107,6 +112,10 @@ int xq_curve_client_load(xq_curve_t *c, const char *server_pub_file, const char 
   if (have_server != have_secret)
     return xq_err_set(eb, XQ_EINVAL, "CURVE needs both the server's public key (--server-key)"
                       " and this client's secret key (--key)");
+  if (ends_with(server_pub_file, ".secret") || ends_with(secret_file, ".pub"))
+    return xq_err_set(eb, XQ_EINVAL, "CURVE key files swapped (--server-key %s, --key %s):"
+                      " --server-key takes the coordinator's public key (.pub), --key this"
+                      " client's secret key (.secret)", server_pub_file, secret_file);
   if (!xq_curve_available())
     return xq_err_set(eb, XQ_EINVAL, "this libzmq was built without CURVE (libsodium)");
   int rc = xq_curve_read_key(server_pub_file, c->server_public, eb);

@@ -35,7 +35,8 @@ int xq_curve_keygen(const char *dir, const char *name, bool force, char public_o
 /* Reads one Z85 key (40 characters, validated by decoding) from a .pub or .secret file. */
 int xq_curve_read_key(const char *path, char key[41], xq_errbuf_t *eb);
 /* Client side: server public key file + own secret key file. Both NULL or empty: CURVE off
- * (c->on = false). Exactly one given is an error. */
+ * (c->on = false). Exactly one given is an error, and so is a .secret file as the server's
+ * key or a .pub file as the own (swapped). */
 int xq_curve_client_load(xq_curve_t *c, const char *server_pub_file, const char *secret_file,
                          xq_errbuf_t *eb);
 /* Server side: own secret key file (NULL or empty: off). */

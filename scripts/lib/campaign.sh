@@ -7,6 +7,8 @@
 #                                      http://127.0.0.1:PORT+25/), trainer and
 #                                      one worker; extra arguments come from the arrays
 #                                      COORD_ARGS, TRAINER_ARGS, WORKER_ARGS (may be empty)
+#                                      (1 when the coordinator does not start; a taken port
+#                                      is named with the --port that avoids it)
 #   campaign_alive                     0 when all three processes still run
 #   campaign_progress CAMP             one progress line from the newest log lines
 #   campaign_stop                      SIGTERM worker, trainer, then coordinator; waits
@@ -35,10 +37,19 @@ campaign_start() {
     >>"$camp/coordinator.log" 2>&1 &
   CAMPAIGN_PIDS+=($!)
   local _
-  for _ in $(seq 50); do grep -q "listening" "$camp/coordinator.log" 2>/dev/null && break; sleep 0.2; done
+  for _ in $(seq 50); do
+    grep -q "listening" "$camp/coordinator.log" 2>/dev/null && break
+    kill -0 "${CAMPAIGN_PIDS[0]}" 2>/dev/null || break
+    sleep 0.2
+  done
   if ! kill -0 "${CAMPAIGN_PIDS[0]}" 2>/dev/null; then
     echo "the coordinator did not start:" >&2
     tail -5 "$camp/coordinator.log" >&2
+    if tail -5 "$camp/coordinator.log" | grep -qi "address already in use"; then
+      echo "port $port, $((port + 1)) or $((port + 25)) is taken (another campaign, or another" \
+           "program): run again with --port N for ports N, N+1 and N+25, e.g. --port" \
+           "$((port + 100))" >&2
+    fi
     return 1
   fi
   "$build/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer" \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_cli_status.sh XQZ BINDIR: `xqz status` and `xqz promotions` against a live
 # coordinator on a free loopback port with one worker playing short games (tiny net, few
-# simulations), and the version commands. Also: a clear error when nothing answers.
+# simulations), and the version commands. Also: a clear error when nothing answers; the
+# screen names the campaign reached and its address, and workers "seen 12s ago"; the
+# coordinator records its command-line ports in campaign.ini, which --campaign DIR reads.
 set -u
 . "$(dirname "$0")/lib.sh"
 XQZ=$1 BIN=$2
@@ -66,11 +68,46 @@ check "status --json fields agree" status_fields
 
 "$XQZ" status --coordinator "$router" >"$dir/screen.out" 2>&1
 screen_ok() {
-  grep -Eq "^campaign   camp   id [0-9a-f]{16} " "$dir/screen.out" &&
+  grep -Eq "^campaign   camp   id [0-9a-f]{16}   at $router " "$dir/screen.out" &&
+    grep -Eq "^  cli-w1 .* [0-9]+s ago  " "$dir/screen.out" &&
     grep -q "^best net" "$dir/screen.out" &&
     grep -q "cli-w1" "$dir/screen.out" && grep -q "^workers: 1 alive" "$dir/screen.out"
 }
 check "status prints one screen with the worker" screen_ok
+
+# The ports given on the command line are recorded in the campaign's campaign.ini, and
+# --campaign DIR finds the coordinator through it.
+check "campaign.ini records the router in use" grep -qx "router = $router" "$dir/camp/campaign.ini"
+check "and the pub in use" grep -qx "pub = tcp://127.0.0.1:$pubport" "$dir/camp/campaign.ini"
+check "and the endpoint recording is logged" grep -q "recorded the endpoints in use in campaign.ini router=$router" "$dir/coord.log"
+by_campaign() {
+  "$XQZ" status --campaign "$dir/camp" >"$dir/bycamp.out" 2>&1 &&
+    grep -Eq "^campaign   camp   id [0-9a-f]{16}   at $router " "$dir/bycamp.out"
+}
+check "status --campaign DIR reaches that campaign's coordinator" by_campaign
+no_campaign() {
+  ! "$XQZ" status --campaign "$dir/nowhere" >"$dir/nocamp.out" 2>&1 &&
+    grep -q "is it a campaign directory" "$dir/nocamp.out"
+}
+check "status --campaign on a directory without campaign.ini says so" no_campaign
+
+# nets/best.xqzn names the best net from the start, and xqz play --campaign plays it.
+best_link() {
+  local best
+  best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best_net_id"])' "$dir/status.json")
+  [ "$(readlink "$dir/camp/nets/best.xqzn")" = "$best.xqzn" ]
+}
+check "nets/best.xqzn links to the best net" best_link
+play_campaign() {
+  echo quit | "$XQZ" play --campaign "$dir/camp" --sims 2 >"$dir/play.out" 2>&1 &&
+    grep -q "The best net of campaign $dir/camp: .*/camp/nets/[0-9a-f]\{16\}.xqzn" "$dir/play.out"
+}
+check "xqz play --campaign DIR plays its best net" play_campaign
+play_nowhere() {
+  ! "$XQZ" play --campaign "$dir/nowhere" >"$dir/play.out" 2>&1 &&
+    grep -q "no such directory" "$dir/play.out"
+}
+check "xqz play --campaign on a missing directory says so" play_nowhere
 
 promotions_json() {
   "$XQZ" promotions --coordinator "$router" --json >"$dir/prom.json" &&

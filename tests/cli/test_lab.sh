@@ -8,7 +8,9 @@
 #   the admin key), logs, stop (and again), and the unreachable host: one line, the others
 #   proceed, exit status 1. CURVE on, as documented: install copies the coordinator's
 #   public key and the host's own secret key ({host} in XQZ_WORKER_KEY). A host with the
-#   systemd unit (fake systemctl, journalctl, sudo): start, status, logs, stop.
+#   systemd unit (fake systemctl, journalctl, sudo): start, status, logs, stop. status
+#   counts only the host's own worker, not another on the same machine. The host "local"
+#   (no ssh, no scp): install, start, status, stop.
 set -u
 . "$(dirname "$0")/lib.sh"
 BIN=$(cd "$1" && pwd)
@@ -19,7 +21,9 @@ coord=""
 cleanup() {
   [ -n "$coord" ] && kill -9 "$coord" 2>/dev/null
   # A worker this test started (its pid file is in the fake home).
-  p=$(cat "$dir/home/.xqzero/localhost/worker.pid" 2>/dev/null) && [ -n "$p" ] && kill -9 "$p" 2>/dev/null
+  for p in "$dir"/home/.xqzero/localhost/worker.pid "$dir"/lhome/.xqzero/local/worker.pid; do
+    p=$(cat "$p" 2>/dev/null) && [ -n "$p" ] && kill -9 "$p" 2>/dev/null
+  done
   wait 2>/dev/null
   if [ "${fails:-1}" -ne 0 ]; then
     for f in "$dir"/coord.log "$dir"/home/.xqzero/localhost/worker.log; do
@@ -167,6 +171,41 @@ lab -f "$dir/hosts1" stop >"$dir/out" 2>&1; rc=$?
 check "stop again: not running, exit 0" bash -c "[ $rc -eq 0 ] && grep -q '^localhost: not running' '$dir/out'"
 lab -f "$dir/hosts1" status >"$dir/out" 2>&1
 check "status: down after stop" grep -q "^localhost down" "$dir/out"
+
+# Another worker on this machine (same host name, its own id): status counts only the
+# games of the lab host's own worker.
+"$BIN/worker/xqz-worker" --coordinator "tcp://127.0.0.1:$port" --server-key "$keys/coordinator.pub" \
+  --key "$keys/admin.secret" --id stray --games-per-thread 2 --spool "$dir/stray.spool" \
+  --cache "$dir/stray.cache" >"$dir/stray.log" 2>&1 &
+stray=$!
+games_of() {
+  "$BIN/tools/xqz" status --coordinator "tcp://127.0.0.1:$port" --server-key "$keys/coordinator.pub" \
+    --key "$keys/admin.secret" --json | python3 -c '
+import json, sys
+print(sum(w["games"] for w in json.load(sys.stdin)["worker_list"] if w["worker_id"] == sys.argv[1]))' "$1"
+}
+stray_has_games() { [ "$(games_of stray 2>/dev/null)" -gt 0 ] 2>/dev/null; }
+check "the stray worker's games arrive" wait_for 60 stray_has_games
+own=$(games_of localhost)
+lab -f "$dir/hosts1" status >"$dir/out" 2>&1
+only_own() { grep -q "^localhost down accepted=$own alive=" "$dir/out" || { echo "own=$own"; cat "$dir/out"; false; }; }
+check "status: only the host's own worker is counted, not another on the machine" only_own
+kill -9 "$stray"; wait "$stray" 2>/dev/null
+
+# The host "local": this machine without ssh (ssh and scp made to fail).
+printf 'local 1\n' >"$dir/hosts-local"
+llab() { HOME=$dir/lhome XQZ_SSH=false XQZ_SCP=false "$LAB" -c "$dir/lab.conf" -f "$dir/hosts-local" "$@"; }
+mkdir -p "$dir/lhome"
+"$BIN/tools/xqz" keygen --dir "$keys" local >/dev/null && cp "$keys/local.pub" "$keys/allow/"
+llab install --binaries "$BIN" >"$dir/out" 2>&1; rc=$?
+check "local: install without ssh" bash -c "[ $rc -eq 0 ] && [ -x '$dir/lhome/.xqzero/local/bin/xqz-worker' ]"
+llab start >"$dir/out" 2>&1; rc=$?
+check "local: start without ssh" bash -c "[ $rc -eq 0 ] && grep -q '^local: started pid=' '$dir/out'"
+lpid=$(cat "$dir/lhome/.xqzero/local/worker.pid" 2>/dev/null)
+local_up() { llab status >"$dir/out" 2>&1; grep -qE "^local up pid=$lpid .*games=[1-9]" "$dir/out"; }
+check "local: status shows it up with games" wait_for 60 local_up
+llab stop >"$dir/out" 2>&1; rc=$?
+check "local: stop" bash -c "[ $rc -eq 0 ] && grep -q '^local: stopped' '$dir/out' && ! kill -0 $lpid 2>/dev/null"
 
 # A host with the systemd unit: lab.sh uses systemctl (through sudo -n) and the journal.
 printf 'unit.localhost 4\n' >"$dir/hosts-unit"

@@ -29,6 +29,16 @@ check "the environment file is written from the example" cmp -s "$SRC/deploy/xqz
 check "state, cache and key directories exist" test -d "$root/var/lib/xqzero" -a -d "$root/var/cache/xqzero" -a -d "$root/etc/xqzero/keys"
 check "it says what to start" grep -q "systemctl enable --now xqz-worker@1" "$dir/out1"
 check "it names the installed version" grep -q "(xqzero [0-9.]* (protocol [0-9]*))" "$dir/out1"
+check "it names where it installed, under --destdir" \
+  grep -q "into $root/opt/xqz/bin and $root/etc/systemd/system$" "$dir/out1"
+"$INSTALL" --help >"$dir/help" 2>&1; rc=$?
+check "--help exits 0" test "$rc" -eq 0
+check "--help is the usage text, from its first line" grep -q "^install-services.sh --role" "$dir/help"
+check "--help ends with the last option, no line of shell" \
+  bash -c "tail -1 '$dir/help' | grep -q 'systemctl is not called' && ! grep -q 'set -e' '$dir/help'"
+"$SRC/scripts/quickstart.sh" --help >"$dir/qhelp" 2>&1
+check "the quickstart's --help has no line of shell either" \
+  bash -c "grep -q '^usage: scripts/quickstart.sh' '$dir/qhelp' && ! grep -q 'set -e' '$dir/qhelp'"
 
 echo "XQZ_COORDINATOR=tcp://edited:5555" >>"$root/etc/xqzero/xqz.env"
 cp "$root/etc/xqzero/xqz.env" "$dir/env.before"

@@ -59,6 +59,14 @@ check "the promotion reaches worker 1" wait_for 60 plays_promoted "$dir/w1.log"
 check "the promotion reaches worker 2" wait_for 60 plays_promoted "$dir/w2.log"
 db_promotions=$(sqlite3 "$camp/campaign.db" "select count(*) from promotions")
 check "promotions.log and the database agree" test "$db_promotions" = "$(promoted_count)"
+# nets/best.xqzn follows the promotions (read until the log and the link agree: a
+# promotion may land between the two reads).
+best_link_follows() {
+  local last
+  last=$(grep '"promoted":true' "$camp/promotions.log" | tail -1 | sed 's/.*"net":"\([0-9a-f]*\)".*/\1/')
+  [ "$(readlink "$camp/nets/best.xqzn")" = "$last.xqzn" ]
+}
+check "nets/best.xqzn links to the last promoted net" wait_for 10 best_link_follows
 check "no game was rejected" test "$(status_field rejected)" = "0"
 
 # Faults. A worker killed mid-game: the other goes on.

@@ -7,16 +7,14 @@
 #   games > 0, the decided matches and the balance's state. /metrics must show the
 #   worker's series. A screenshot is taken (set XQZ_DASHBOARD_PNG=path to keep it, e.g.
 #   docs/dashboard.png). The coordinator must stop cleanly on SIGTERM with the endpoint open.
-# Exit 77 (skipped) only when chromium is not installed (scripts/bootstrap.sh installs it).
+# Exit 77 (skipped) only when chromium is not installed (scripts/bootstrap.sh installs it);
+# under CI=true that is a failure.
 set -u
 . "$(dirname "$0")/../cli/lib.sh"
 BIN=$1
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROMIUM" ]; then
-  echo "skip: chromium is not installed (scripts/bootstrap.sh installs it)"
-  exit 77
-fi
+if [ -z "$CHROMIUM" ]; then skip_test "chromium is not installed (scripts/bootstrap.sh installs it)"; fi
 dir=$(mktemp -d)
 pids=()
 trap 'stop_and_report "$dir" "$dir"/*.log' EXIT

@@ -9,29 +9,35 @@
 # count). With "curve", as the documented lab setup: keys from `xqz keygen`, the
 # coordinator with curve_secret_key/curve_allow_dir/curve_admin_dir, clients with
 # --server-key/--key, `xqz status` with an admin key; a worker whose key is not allowed is
-# refused. Needs root (ip netns); exit 77 = skipped.
+# refused. Needs root (ip netns); exit 77 = skipped (a failure under CI=true).
 set -u
 . "$(dirname "$0")/../cli/lib.sh"
 BIN=$(cd "$1" && pwd)
 MODE=${2:-plain}
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
-if [ "$(id -u)" -ne 0 ] || ! command -v ip >/dev/null; then
-  echo "skip: needs root and ip (iproute2) for network namespaces"; exit 77
-fi
+# Every prerequisite is checked before anything starts, so a machine without them skips in
+# a second (exit 77) instead of failing on time-outs; CI=true requires them (skip_test).
+if [ "$(id -u)" -ne 0 ]; then skip_test "needs root for network namespaces (ip netns)"; fi
+if ! command -v ip >/dev/null; then skip_test "needs ip (iproute2) for network namespaces"; fi
 nsA=xqzA$$ nsB=xqzB$$ vA=xqzva$$ vB=xqzvb$$
-if ! ip netns add "$nsA" 2>/dev/null; then echo "skip: cannot create a network namespace here"; exit 77; fi
-dir=$(mktemp -d)
+dir=
 pids=()
 cleanup() {
-  stop_and_report "$dir" "$dir"/*.log
+  [ -n "$dir" ] && stop_and_report "$dir" "$dir"/*.log
   ip netns del "$nsA" 2>/dev/null; ip netns del "$nsB" 2>/dev/null  # the veth pair goes with them
+  ip link del "$vA" 2>/dev/null
 }
 trap cleanup EXIT
+if ! ip netns add "$nsA" 2>/dev/null || ! ip netns add "$nsB" 2>/dev/null; then
+  skip_test "cannot create a network namespace here (ip netns add failed)"
+fi
+if ! ip link add "$vA" type veth peer name "$vB" 2>/dev/null; then
+  skip_test "cannot create a veth pair here (ip link add type veth failed)"
+fi
+dir=$(mktemp -d)
 # Daemons are started as "ip netns exec NS PROGRAM ... &": ip execs the program, so $!
 # is the daemon itself and SIGTERM reaches it.
 
-ip netns add "$nsB"
-ip link add "$vA" type veth peer name "$vB"
 ip link set "$vA" netns "$nsA"
 ip link set "$vB" netns "$nsB"
 ip -n "$nsA" addr add 10.77.0.1/24 dev "$vA"
