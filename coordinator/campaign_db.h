@@ -15,6 +15,13 @@
 #include "support/error.h"
 
 typedef struct sqlite3 xqc_db_t;
+struct sqlite3_stmt;
+
+/* For the other stores of campaign.db (match_store.c): a prepared statement (NULL on
+ * error, logged), and stepping a statement that returns no rows, finalizing it (0 or
+ * XQ_EIO, logged). */
+struct sqlite3_stmt *xqc_db_prep(xqc_db_t *db, const char *sql);
+int xqc_db_step_done(xqc_db_t *db, struct sqlite3_stmt *st);
 
 typedef struct {
   uint64_t match_id, net_a, net_b;
@@ -56,6 +63,10 @@ int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t ste
 /* The newest net still in state "candidate" (its match was cut short by a restart):
  * 0 when none. */
 int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step);
+
+/* The state of net id ("candidate", "best", "retired", "rejected"; "" when unknown) into
+ * state (n bytes). */
+int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n);
 
 int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l);
 /* The newest loss point (*found false when there is none). */

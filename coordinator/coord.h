@@ -161,7 +161,8 @@ void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w);
 void xqc_nets_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__NetRequest *r);
 
 /* promote.c: candidates, gating matches, promotions. */
-/* Reopens the match of a candidate left undecided by a restart (from zero games). */
+/* Resumes the match left open by a restart with its pairs (match_store.h), or reopens the
+ * match of a candidate left undecided from zero games when none was saved. */
 void xqc_promote_resume(xqc_t *c);
 /* Fills aj with the next pair of the open match to hand out (fen, >= XQ_FEN_MAX bytes,
  * backs its opening) and marks it issued to p; false when no arena job is due. Only p's

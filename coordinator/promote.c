@@ -14,6 +14,7 @@
 #include "campaign.h"
 #include "coord.h"
 #include "identity.h"
+#include "match_store.h"
 #include "nn/nn_file.h"
 #include "support/atomic_file.h"
 #include "support/log.h"
@@ -40,6 +41,13 @@ static void send_ack(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint64_t seq, bool ok
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 
+/* Logs a failed write of the open match: the match goes on, a restart would replay it. */
+static void stored(int rc, const char *what) {
+  if (rc < 0)
+    XQ_LOGW(COMP, "open match not saved in campaign.db; it goes on, but a restart would play"
+            " the unsaved part again (check the campaign disk) what=%s", what);
+}
+
 static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
   xq_errbuf_t eb;
   uint64_t mid = c->next_match_id++;
@@ -47,18 +55,63 @@ static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
     XQ_LOGE(COMP, "cannot open gating match reason=\"%s\"", eb.msg);
     return;
   }
+  xqc_open_match_t row = {mid, cand, c->best, parent, step, c->gate.npairs, "gating", ""};
+  stored(xqc_store_match_open(c->db, &row), "match");
   XQ_LOGI(COMP, "gating match opened match=%llu candidate=%016llx best=%016llx mode=%s pairs=%d",
           (unsigned long long)mid, (unsigned long long)cand, (unsigned long long)c->best,
           c->cfg.gating, c->gate.npairs);
 }
 
+/* Reopens the stored match m (of candidate m->net_a against the best net) with its pairs;
+ * false when it cannot be. */
+static bool resume_match(xqc_t *c, const xqc_open_match_t *m) {
+  xq_errbuf_t eb;
+  if (xqc_gate_open_pairs(&c->gate, m->npairs, m->match_id, m->net_a, m->net_b, m->parent,
+                          m->step, &eb) < 0) {
+    XQ_LOGE(COMP, "cannot reopen the gating match reason=\"%s\"", eb.msg);
+    return false;
+  }
+  int scored = 0, out = 0;
+  if (xqc_store_pairs_restore(c->db, &c->gate, xqc_now_ms(), &scored, &out) < 0) {
+    xqc_gate_close(&c->gate);
+    return false;
+  }
+  if (c->next_match_id <= m->match_id) c->next_match_id = m->match_id + 1;
+  XQ_LOGI(COMP, "gating match resumed after the restart match=%llu candidate=%016llx"
+          " pairs=%d scored=%d out=%d games=%lld", (unsigned long long)m->match_id,
+          (unsigned long long)m->net_a, m->npairs, scored, out,
+          (long long)(c->gate.w + c->gate.d + c->gate.l));
+  return true;
+}
+
+static void close_match(xqc_t *c, xqc_gate_decision_t d);
+
 void xqc_promote_resume(xqc_t *c) {
-  /* A match cut short by a restart starts again from zero games. */
   uint64_t pend;
   int64_t pend_step;
-  if (xqc_db_pending_candidate(c->db, &pend, &pend_step) == 0 && pend) {
-    XQ_LOGI(COMP, "reopening the gating match of a candidate from before the restart"
-            " candidate=%016llx", (unsigned long long)pend);
+  if (xqc_db_pending_candidate(c->db, &pend, &pend_step) < 0 || !pend) pend = 0;
+  xqc_open_match_t m;
+  bool found = false;
+  if (xqc_store_match_find(c->db, "gating", &m, &found) < 0) found = false;
+  /* The stored match goes on while its candidate is undecided and the best net is the
+   * one it plays; any other (decided, or the best changed) is stale. A newer candidate
+   * that waited for it waits again. */
+  char state[16] = "";
+  if (found && xqc_db_net_state(c->db, m.net_a, state, sizeof state) < 0) found = false;
+  if (found && !strcmp(state, "candidate") && m.net_b == c->best && m.npairs > 0 &&
+      resume_match(c, &m)) {
+    if (pend && pend != m.net_a) {
+      c->queued_cand = pend;
+      c->queued_step = pend_step;
+    }
+    xqc_gate_decision_t d = xqc_gate_decide(&c->gate, &c->cfg);
+    if (d != XQC_GATE_OPEN) close_match(c, d); /* decided just before the restart */
+    return;
+  }
+  if (found) stored(xqc_store_match_closed(c->db, m.match_id), "stale match");
+  if (pend) {
+    XQ_LOGI(COMP, "reopening the gating match of a candidate from before the restart, from"
+            " zero games (none was saved) candidate=%016llx", (unsigned long long)pend);
     open_match(c, pend, c->best, pend_step);
   }
 }
@@ -78,6 +131,7 @@ bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, cha
   char who[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, who, sizeof who);
   xqc_gate_issue(&c->gate, pair, who, xqc_now_ms());
+  stored(xqc_store_pair_issued(c->db, c->gate.match_id, pair, who), "pair issued");
   xqz__arena_job__init(aj);
   aj->match_id = c->gate.match_id;
   aj->net_a = c->gate.cand;
@@ -119,6 +173,7 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
   xqc_match_row_t row = {g->match_id, g->cand, g->best, g->w, g->d, g->l, score, elo,
                          promote ? "promoted" : "rejected"};
   xqc_db_add_match(c->db, &row);
+  stored(xqc_store_match_closed(c->db, g->match_id), "match decided");
   double new_elo = c->best_elo + elo;
   xq_errbuf_t eb;
   char line[600];
@@ -182,6 +237,8 @@ void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__A
     send_ack(c, p, rq, r->pair_index, false, "bad pair index or result");
     return;
   }
+  stored(xqc_store_pair_result(c->db, c->gate.match_id, pair, r->result_a_red,
+                               r->result_a_black), "pair result");
   send_ack(c, p, rq, r->pair_index, true, "");
   xqc_gate_decision_t d = xqc_gate_decide(&c->gate, &c->cfg);
   if (d != XQC_GATE_OPEN) close_match(c, d);
