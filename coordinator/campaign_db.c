@@ -149,15 +149,17 @@ int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step) {
   return 0;
 }
 
-int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n) {
+int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n, int64_t *step) {
   assert(n > 0);
   state[0] = 0;
-  sqlite3_stmt *st = xqc_db_prep(db, "SELECT state FROM nets WHERE id=?");
+  if (step) *step = 0;
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT state, step FROM nets WHERE id=?");
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
   if (sqlite3_step(st) == SQLITE_ROW) {
     const unsigned char *t = sqlite3_column_text(st, 0);
     snprintf(state, n, "%s", t ? (const char *)t : "");
+    if (step) *step = sqlite3_column_int64(st, 1);
   }
   sqlite3_finalize(st);
   return 0;

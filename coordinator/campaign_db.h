@@ -65,8 +65,8 @@ int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t ste
 int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step);
 
 /* The state of net id ("candidate", "best", "retired", "rejected"; "" when unknown) into
- * state (n bytes). */
-int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n);
+ * state (n bytes), and its training step into *step (0 when unknown; step may be NULL). */
+int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n, int64_t *step);
 
 int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l);
 /* The newest loss point (*found false when there is none). */

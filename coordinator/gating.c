@@ -129,11 +129,15 @@ void xqc_gate_score(const xqc_gate_t *g, double *score, double *elo) {
   *elo = x;
 }
 
+bool xqc_gate_done(const xqc_gate_t *g) {
+  for (int i = 0; i < g->npairs; i++)
+    if (g->state[i] != 2) return false;
+  return true;
+}
+
 xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg) {
   int64_t games = g->w + g->d + g->l;
-  int done_all = 1;
-  for (int i = 0; i < g->npairs; i++)
-    if (g->state[i] != 2) done_all = 0;
+  bool done_all = xqc_gate_done(g);
   double score, elo;
   xqc_gate_score(g, &score, &elo);
   if (strcmp(cfg->gating, "sprt") == 0) {

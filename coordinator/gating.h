@@ -72,6 +72,8 @@ xqc_gate_check_t xqc_gate_check(const xqc_gate_t *g, int pair, const char *who,
                                 uint64_t now_ms, uint64_t deadline_ms);
 /* Records a pair result (values in -1..1); XQ_EINVAL for a bad or repeated pair. */
 int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black);
+/* Whether every pair is scored. */
+bool xqc_gate_done(const xqc_gate_t *g);
 /* Decision after the results so far. */
 xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg);
 /* Score and Elo (clipped to +-800) of the match so far, from A's view. */

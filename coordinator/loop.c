@@ -94,6 +94,7 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
   }
   snprintf(p->worker_id, sizeof p->worker_id, "%s", wid);
   p->role = h->role;
+  p->features = h->features;
   p->hello = true;
   xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
                                      (uint64_t)c->cfg.worker_timeout_ms);
@@ -392,16 +393,24 @@ static void on_router(uv_poll_t *h, int status, int events) {
 }
 
 static void status_line(xqc_t *c) {
+  char gating[200], anchors[200];
+  if (c->gate.open)
+    snprintf(gating, sizeof gating, "match open, %lld of %d games",
+             (long long)(c->gate.w + c->gate.d + c->gate.l), 2 * c->gate.npairs);
+  else
+    snprintf(gating, sizeof gating, "%s", c->last_gating);
+  if (xqc_anchor_summary(c, anchors, sizeof anchors) < 0) anchors[0] = 0;
   XQ_LOGI(COMP, "status games=%llu positions=%llu window=%llu workers=%u best=%016llx "
           "trainer_step=%lld served=%llu rejected=%llu duplicates=%llu copies=%llu"
-          " refused_roles=%llu refused_ids=%llu bad_reports=%llu gating=\"%s\"",
+          " refused_roles=%llu refused_ids=%llu bad_reports=%llu gating=\"%s\""
+          " anchors=\"%s\"",
           (unsigned long long)c->games, (unsigned long long)c->positions,
           (unsigned long long)c->replay.count, count_workers(c), (unsigned long long)c->best,
           (long long)c->trainer_step, (unsigned long long)c->samples_served,
           (unsigned long long)c->rejected_games, (unsigned long long)c->duplicates,
           (unsigned long long)c->replayed_games, (unsigned long long)c->role_refusals,
           (unsigned long long)c->claims_refused, (unsigned long long)c->bad_reports,
-          c->gate.open ? "match open" : c->last_gating);
+          gating, anchors);
 }
 
 static void on_timer(uv_timer_t *t) {
@@ -488,6 +497,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_signal_start(&c->sigint, on_signal, SIGINT);
   uv_signal_start(&c->sigterm, on_signal, SIGTERM);
   xqc_promote_resume(c);
+  xqc_anchor_resume(c);
   XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
           c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
           (unsigned long long)c->campaign_id);

@@ -97,7 +97,7 @@ void xqc_promote_resume(xqc_t *c) {
    * one it plays; any other (decided, or the best changed) is stale. A newer candidate
    * that waited for it waits again. */
   char state[16] = "";
-  if (found && xqc_db_net_state(c->db, m.net_a, state, sizeof state) < 0) found = false;
+  if (found && xqc_db_net_state(c->db, m.net_a, state, sizeof state, NULL) < 0) found = false;
   if (found && !strcmp(state, "candidate") && m.net_b == c->best && m.npairs > 0 &&
       resume_match(c, &m)) {
     if (pend && pend != m.net_a) {
@@ -123,19 +123,26 @@ _Static_assert(XQC_IDENTITY_MAX <= XQC_GATE_WHO_MAX, "a peer identity fits a pai
 static uint64_t pair_deadline_ms(const xqc_t *c) { return (uint64_t)c->cfg.worker_timeout_ms * 2; }
 
 bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen) {
-  int pair = -1;
-  if (c->gate.open && (c->jobs_served & 1))
-    pair = xqc_gate_next_pair(&c->gate, xqc_now_ms(), pair_deadline_ms(c));
+  if (!(c->jobs_served & 1)) return false; /* every other job is self-play */
+  uint64_t now = xqc_now_ms();
+  xqc_gate_t *g = &c->gate;
+  int pair = g->open ? xqc_gate_next_pair(g, now, pair_deadline_ms(c)) : -1;
+  /* Gating first; anchor pairs only to workers that play them (an older one would not). */
+  if (pair < 0 && c->anchor.gate.open && (p->features & XQ_FEATURE_ANCHOR_JOBS)) {
+    g = &c->anchor.gate;
+    pair = xqc_gate_next_pair(g, now, pair_deadline_ms(c));
+  }
   xq_errbuf_t eb;
-  if (pair < 0 || xqc_gate_opening_fen(&c->gate, pair, fen, &eb) < 0) return false;
+  if (pair < 0 || xqc_gate_opening_fen(g, pair, fen, &eb) < 0) return false;
   char who[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, who, sizeof who);
-  xqc_gate_issue(&c->gate, pair, who, xqc_now_ms());
-  stored(xqc_store_pair_issued(c->db, c->gate.match_id, pair, who), "pair issued");
+  xqc_gate_issue(g, pair, who, now);
+  stored(xqc_store_pair_issued(c->db, g->match_id, pair, who), "pair issued");
   xqz__arena_job__init(aj);
-  aj->match_id = c->gate.match_id;
-  aj->net_a = c->gate.cand;
-  aj->net_b = c->gate.best;
+  aj->match_id = g->match_id;
+  aj->net_a = g->cand;
+  aj->net_b = g->best; /* 0 for an anchor match */
+  if (g == &c->anchor.gate) aj->anchor_b = c->anchor.spec;
   aj->opening_fen = fen;
   aj->pair_index = (uint32_t)pair;
   aj->sims = (uint32_t)c->cfg.gating_sims;
@@ -187,7 +194,7 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
            score, elo, promote ? new_elo : c->best_elo, promote ? "true" : "false",
            c->cfg.gating, (long long)time(NULL), (unsigned long long)c->games,
            (unsigned long long)c->positions);
-  if (xqc_campaign_log_line(c->dir, line, &eb) < 0)
+  if (xqc_campaign_log_line(c->dir, "promotions.log", line, &eb) < 0)
     XQ_LOGE(COMP, "promotions.log not written reason=\"%s\"", eb.msg);
   snprintf(c->last_gating, sizeof c->last_gating, "net %016llx: %lld-%lld-%lld score %.2f %s",
            (unsigned long long)g->cand, (long long)g->w, (long long)g->d, (long long)g->l,
@@ -200,6 +207,7 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
     c->best_elo = new_elo;
     c->promotions++;
     publish_announce(c);
+    xqc_anchor_schedule(c);
   } else {
     xqc_db_set_net_state(c->db, g->cand, "rejected", c->best_elo + elo);
   }
@@ -213,15 +221,18 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
 }
 
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r) {
-  if (!c->gate.open || r->match_id != c->gate.match_id) {
+  xqc_gate_t *g = c->gate.open && r->match_id == c->gate.match_id ? &c->gate
+                : c->anchor.gate.open && r->match_id == c->anchor.gate.match_id ? &c->anchor.gate
+                : NULL;
+  if (!g) {
     /* A late result of a closed match: harmless, acknowledged and ignored. */
     send_ack(c, p, rq, r->pair_index, false, "match closed");
     return;
   }
   char who[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, who, sizeof who);
-  int pair = r->pair_index >= (uint32_t)c->gate.npairs ? -1 : (int)r->pair_index;
-  switch (xqc_gate_check(&c->gate, pair, who, xqc_now_ms(), pair_deadline_ms(c))) {
+  int pair = r->pair_index >= (uint32_t)g->npairs ? -1 : (int)r->pair_index;
+  switch (xqc_gate_check(g, pair, who, xqc_now_ms(), pair_deadline_ms(c))) {
   case XQC_GATE_TAKE: break;
   case XQC_GATE_STALE:
     /* Honest but late: the pair went to another worker, or was scored already. */
@@ -232,14 +243,18 @@ void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__A
     send_ack(c, p, rq, r->pair_index, false, "pair not issued to this peer");
     return;
   }
-  if (xqc_gate_result(&c->gate, pair, r->result_a_red, r->result_a_black) < 0) {
+  if (xqc_gate_result(g, pair, r->result_a_red, r->result_a_black) < 0) {
     xqc_peer_fault(c, p, "bad arena result");
     send_ack(c, p, rq, r->pair_index, false, "bad pair index or result");
     return;
   }
-  stored(xqc_store_pair_result(c->db, c->gate.match_id, pair, r->result_a_red,
-                               r->result_a_black), "pair result");
+  stored(xqc_store_pair_result(c->db, g->match_id, pair, r->result_a_red, r->result_a_black),
+         "pair result");
   send_ack(c, p, rq, r->pair_index, true, "");
+  if (g == &c->anchor.gate) {
+    xqc_anchor_scored(c);
+    return;
+  }
   xqc_gate_decision_t d = xqc_gate_decide(&c->gate, &c->cfg);
   if (d != XQC_GATE_OPEN) close_match(c, d);
 }

@@ -60,9 +60,17 @@ typedef struct {
   int (*fn)(sqlite3 *db, xq_errbuf_t *eb); /* then this (may be NULL) */
 } step_t;
 
+/* Layout 3: decided anchor matches (anchors.h), one row per match, from the net's view. */
+static const char LAYOUT_3[] =
+    "CREATE TABLE IF NOT EXISTS anchor_results(id INTEGER PRIMARY KEY, net INTEGER NOT NULL,"
+    " hex TEXT NOT NULL, anchor TEXT NOT NULL, promotion INTEGER NOT NULL,"
+    " step INTEGER NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL,"
+    " losses INTEGER NOT NULL, score REAL NOT NULL, time INTEGER NOT NULL);";
+
 static const step_t STEPS[] = {
     {1, "versioned layout with the campaign id", LAYOUT_1, add_missing_columns},
     {2, "open matches and their pairs", LAYOUT_2, NULL},
+    {3, "anchor match results", LAYOUT_3, NULL},
 };
 #define NSTEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == XQC_SCHEMA_VERSION,

@@ -38,6 +38,8 @@
 /* Error.code of a worker id that another key or connection owns, or that holds bytes a
  * worker id may not (control characters, spaces, quotes). */
 #define XQ_ERROR_WORKER_ID 10
+/* Hello.features bits: what a worker can do beyond protocol 1 as first released. */
+#define XQ_FEATURE_ANCHOR_JOBS 1u /* plays ArenaJobs whose B is a built-in player (anchor_b) */
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's
