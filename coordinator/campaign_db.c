@@ -165,6 +165,53 @@ int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n, int64_t *
   return 0;
 }
 
+static int thinned(xqc_db_t *db, const char *table, const char *cols, int max_points,
+                   sqlite3_stmt **out);
+
+int xqc_db_trainer_step(xqc_db_t *db, int64_t *step) {
+  *step = 0;
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT MAX(COALESCE((SELECT MAX(step) FROM losses), 0),"
+                                     " COALESCE((SELECT MAX(step) FROM nets), 0))");
+  if (!st) return XQ_EIO;
+  if (sqlite3_step(st) == SQLITE_ROW) *step = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return 0;
+}
+
+int xqc_db_add_throughput(xqc_db_t *db, const xqc_throughput_row_t *r) {
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO throughput(time, games, positions)"
+                                     " VALUES(?,?,?)");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, r->time);
+  sqlite3_bind_int64(st, 2, (sqlite3_int64)r->games);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)r->positions);
+  return xqc_db_step_done(db, st);
+}
+
+int xqc_db_throughput(xqc_db_t *db, int max_points, xqc_throughput_row_t **rows, int *n) {
+  *rows = NULL;
+  *n = 0;
+  sqlite3_stmt *st = NULL;
+  int rc = thinned(db, "throughput", "time, games, positions", max_points, &st);
+  if (rc < 0 || !st) return rc;
+  xqc_throughput_row_t *r = malloc((size_t)max_points * sizeof *r);
+  if (!r) {
+    sqlite3_finalize(st);
+    return XQ_ENOMEM;
+  }
+  int m = 0;
+  while (m < max_points && sqlite3_step(st) == SQLITE_ROW) {
+    r[m].time = sqlite3_column_int64(st, 0);
+    r[m].games = (uint64_t)sqlite3_column_int64(st, 1);
+    r[m].positions = (uint64_t)sqlite3_column_int64(st, 2);
+    m++;
+  }
+  sqlite3_finalize(st);
+  *rows = r;
+  *n = m;
+  return 0;
+}
+
 int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l) {
   sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO losses(step, time, loss, policy, value)"
                               " VALUES(?,?,?,?,?)");
@@ -185,11 +232,16 @@ static void loss_row(sqlite3_stmt *st, xqc_loss_row_t *l) {
   l->value = sqlite3_column_double(st, 4);
 }
 
-int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
-  *rows = NULL;
-  *n = 0;
-  /* Every k-th row (k chosen so at most max_points - 1 are kept) plus the newest one. */
-  sqlite3_stmt *st = xqc_db_prep(db, "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM losses");
+/* Thinning a growing table (losses, throughput) to at most max_points rows: every k-th
+ * row, k chosen so at most max_points - 1 are kept, plus the newest one. Prepares
+ * "SELECT cols FROM table WHERE <thinned> ORDER BY rowid" into *st (NULL when the table is
+ * empty or max_points < 2). */
+static int thinned(xqc_db_t *db, const char *table, const char *cols, int max_points,
+                   sqlite3_stmt **out) {
+  *out = NULL;
+  char sql[300];
+  snprintf(sql, sizeof sql, "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM %s", table);
+  sqlite3_stmt *st = xqc_db_prep(db, sql);
   if (!st) return XQ_EIO;
   int64_t count = 0, last = 0;
   if (sqlite3_step(st) == SQLITE_ROW) {
@@ -199,11 +251,22 @@ int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
   sqlite3_finalize(st);
   if (count == 0 || max_points < 2) return 0;
   int64_t k = (count + max_points - 2) / (max_points - 1);
-  st = xqc_db_prep(db, "SELECT step, time, loss, policy, value FROM losses"
-                " WHERE (rowid - 1) % ? = 0 OR rowid = ? ORDER BY rowid");
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE (rowid - 1) %% ? = 0 OR rowid = ?"
+           " ORDER BY rowid", cols, table);
+  st = xqc_db_prep(db, sql);
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, k);
   sqlite3_bind_int64(st, 2, last);
+  *out = st;
+  return 0;
+}
+
+int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
+  *rows = NULL;
+  *n = 0;
+  sqlite3_stmt *st = NULL;
+  int rc = thinned(db, "losses", "step, time, loss, policy, value", max_points, &st);
+  if (rc < 0 || !st) return rc;
   xqc_loss_row_t *r = malloc((size_t)max_points * sizeof *r);
   if (!r) {
     sqlite3_finalize(st);

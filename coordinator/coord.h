@@ -100,6 +100,7 @@ typedef struct {
   uint32_t loss_acc_steps;
   uint64_t loss_saved_step;
   int64_t loss_saved_time;
+  int64_t throughput_saved_time; /* unix seconds of the last throughput row */
   struct {
     uint64_t ms[XQC_RATE_SAMPLES], positions[XQC_RATE_SAMPLES]; /* ring of samples */
     int head, n;

@@ -419,6 +419,7 @@ static void on_timer(uv_timer_t *t) {
   xqc_ingest_flush(c);
   xqc_status_rate_sample(c, now);
   xqc_status_balance_tick(c, now);
+  xqc_status_throughput_tick(c, false);
   /* Worker statistics are worth a transaction a second, not one per fsync tick. */
   if (now - c->last_workers_save_ms >= 1000) {
     c->last_workers_save_ms = now;
@@ -498,6 +499,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   uv_signal_start(&c->sigterm, on_signal, SIGTERM);
   xqc_promote_resume(c);
   xqc_anchor_resume(c);
+  xqc_status_throughput_tick(c, true); /* the counters as rebuilt from the segments */
   XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
           c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
           (unsigned long long)c->campaign_id);
@@ -507,6 +509,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   /* Stopping: make everything acknowledged durable, send the last acks, close. */
   xqc_ingest_flush(c);
   xqc_workers_save(&c->workers, c->db);
+  xqc_status_throughput_tick(c, true);
   status_line(c);
   uv_close((uv_handle_t *)&c->router_poll, on_close);
   xqc_auth_unwatch(&c->auth);

@@ -7,6 +7,7 @@
  * candidate the best net and announces it on the PUB socket.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <zmq.h>
@@ -62,6 +63,13 @@ static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
           c->cfg.gating, c->gate.npairs);
 }
 
+/* Status.last_gating: one line on a decided match. */
+static void describe(xqc_t *c, uint64_t cand, int64_t w, int64_t d, int64_t l, double score,
+                     const char *decision) {
+  snprintf(c->last_gating, sizeof c->last_gating, "net %016llx: %lld-%lld-%lld score %.2f %s",
+           (unsigned long long)cand, (long long)w, (long long)d, (long long)l, score, decision);
+}
+
 /* Reopens the stored match m (of candidate m->net_a against the best net) with its pairs;
  * false when it cannot be. */
 static bool resume_match(xqc_t *c, const xqc_open_match_t *m) {
@@ -87,6 +95,13 @@ static bool resume_match(xqc_t *c, const xqc_open_match_t *m) {
 static void close_match(xqc_t *c, xqc_gate_decision_t d);
 
 void xqc_promote_resume(xqc_t *c) {
+  /* The last decision survives a restart: it is the newest row of the matches table. */
+  xqc_match_info_t *last = NULL;
+  int nlast = 0;
+  if (xqc_db_matches(c->db, 0, 1, 1, &last, &nlast) == 0 && nlast == 1)
+    describe(c, last->net_a, last->wins, last->draws, last->losses, last->score,
+             last->decision);
+  free(last);
   uint64_t pend;
   int64_t pend_step;
   if (xqc_db_pending_candidate(c->db, &pend, &pend_step) < 0 || !pend) pend = 0;
@@ -196,9 +211,7 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
            (unsigned long long)c->positions);
   if (xqc_campaign_log_line(c->dir, "promotions.log", line, &eb) < 0)
     XQ_LOGE(COMP, "promotions.log not written reason=\"%s\"", eb.msg);
-  snprintf(c->last_gating, sizeof c->last_gating, "net %016llx: %lld-%lld-%lld score %.2f %s",
-           (unsigned long long)g->cand, (long long)g->w, (long long)g->d, (long long)g->l,
-           score, promote ? "promoted" : "rejected");
+  describe(c, g->cand, g->w, g->d, g->l, score, promote ? "promoted" : "rejected");
   if (promote) {
     xqc_db_set_net_state(c->db, g->best, "retired", c->best_elo);
     xqc_db_set_net_state(c->db, g->cand, "best", new_elo);

@@ -67,10 +67,17 @@ static const char LAYOUT_3[] =
     " step INTEGER NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL,"
     " losses INTEGER NOT NULL, score REAL NOT NULL, time INTEGER NOT NULL);";
 
+/* Layout 4: the campaign's counters over time (status.c), a row every 30 s and at each
+ * start and stop, for the games/s and positions/s charts. */
+static const char LAYOUT_4[] =
+    "CREATE TABLE IF NOT EXISTS throughput(time INTEGER NOT NULL, games INTEGER NOT NULL,"
+    " positions INTEGER NOT NULL);";
+
 static const step_t STEPS[] = {
     {1, "versioned layout with the campaign id", LAYOUT_1, add_missing_columns},
     {2, "open matches and their pairs", LAYOUT_2, NULL},
     {3, "anchor match results", LAYOUT_3, NULL},
+    {4, "throughput over time", LAYOUT_4, NULL},
 };
 #define NSTEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == XQC_SCHEMA_VERSION,

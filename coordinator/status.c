@@ -371,6 +371,25 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.loss_history = lh;
   s.n_loss_history = lh ? (size_t)nl : 0;
 
+  xqc_throughput_row_t *tp = NULL;
+  int nt = 0;
+  if (rc == 0) rc = xqc_db_throughput(c->db, XQC_THROUGHPUT_POINTS, &tp, &nt);
+  Xqz__ThroughputPoint **th = tmp_alloc(&t, (size_t)(nt + 1) * sizeof *th);
+  xqc_throughput_row_t live = {(int64_t)time(NULL), c->games, c->positions};
+  for (int i = 0; th && i <= nt; i++) {
+    const xqc_throughput_row_t *x = i < nt ? &tp[i] : &live; /* then the counters now */
+    Xqz__ThroughputPoint *q = tmp_alloc(&t, sizeof *q);
+    if (!q) break;
+    xqz__throughput_point__init(q);
+    q->time = x->time;
+    q->games = x->games;
+    q->positions = x->positions;
+    th[i] = q;
+  }
+  free(tp);
+  s.throughput_history = th;
+  s.n_throughput_history = th && !t.failed ? (size_t)nt + 1 : 0;
+
   if (rc == 0) rc = anchor_list(&t, c, &s.anchor_history, &s.n_anchor_history);
   s.open_anchor = open_anchor(&t, c);
 
@@ -466,11 +485,23 @@ void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
   }
 }
 
+void xqc_status_throughput_tick(xqc_t *c, bool force) {
+  int64_t now = (int64_t)time(NULL);
+  if (!force && now < c->throughput_saved_time + XQC_THROUGHPUT_EVERY_S) return;
+  xqc_throughput_row_t row = {now, c->games, c->positions};
+  xqc_db_add_throughput(c->db, &row); /* a failure is logged; the next row comes in 30 s */
+  c->throughput_saved_time = now;
+}
+
 void xqc_status_open(xqc_t *c) {
   bool found;
   if (xqc_db_last_loss(c->db, &c->last_loss, &found) == 0 && found) {
     c->loss_saved_step = c->last_loss.step;
     c->loss_saved_time = c->last_loss.time;
   }
+  /* The trainer reports its step with each batch request; until it does after a restart,
+   * the newest step the campaign stored (a loss point or a candidate) stands for it. */
+  int64_t step = 0;
+  if (xqc_db_trainer_step(c->db, &step) == 0 && step > c->trainer_step) c->trainer_step = step;
   xqc_workers_load(&c->workers, c->db);
 }

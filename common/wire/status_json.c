@@ -357,6 +357,18 @@ char *xq_status_json(const Xqz__Status *s) {
   jb_lit(&b, "]");
   jb_key(&b, &f, "open_anchor");
   anchor_obj(&b, s->open_anchor);
+  jb_key(&b, &f, "throughput_history");
+  jb_lit(&b, "[");
+  for (size_t i = 0; i < s->n_throughput_history; i++) {
+    const Xqz__ThroughputPoint *t = s->throughput_history[i];
+    bool tf = true;
+    jb_lit(&b, i ? ",{" : "{");
+    kv_i64(&b, &tf, "time", t->time);
+    kv_u64(&b, &tf, "games", t->games);
+    kv_u64(&b, &tf, "positions", t->positions);
+    jb_lit(&b, "}");
+  }
+  jb_lit(&b, "]");
   jb_key(&b, &f, "limits");
   jb_lit(&b, "{");
   bool lf = true;

@@ -5,7 +5,9 @@
  * killed (SIGKILL: nothing is flushed on the way out). Restarted on the same campaign, the
  * match is the same one with the scored pair's games counted once: a repeat of that result
  * is refused, the pair that was out still counts from its holder only, the last pair is
- * handed out, and the decided match holds exactly the match's six games.
+ * handed out, and the decided match holds exactly the match's six games. Across the
+ * restarts the Status keeps what campaign.db knows: the trainer's step (no trainer has
+ * spoken since), the last gating decision, the throughput rows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -112,6 +114,10 @@ static void test_restart_mid_match(void **state) {
   assert_int_equal(open_games(w1, &after), 2); /* the same match, its games counted once */
   assert_int_equal(after, match);
   assert_int_equal(log_count("gating match resumed after the restart"), 1);
+  /* No trainer has spoken since the restart: the step is the campaign's (the candidate's). */
+  Xqz__Envelope *st = status(w1);
+  assert_int_equal(st->status->trainer_step, 300);
+  xq_wire_free(&st);
   assert_false(result_taken(w1, "w1", match, p0, 1, 0)); /* scored already: not again */
   assert_false(result_taken(w1, "w1", match, p1, 1, 1)); /* p1 is w2's, not w1's */
   assert_int_equal(open_games(w1, &after), 2);
@@ -133,6 +139,21 @@ static void test_restart_mid_match(void **state) {
   xq_wire_free(&r);
   zmq_close(w1);
   zmq_close(w2);
+  kill(g_pid, SIGTERM);
+  waitpid(g_pid, NULL, 0);
+  g_pid = -1;
+  /* After another restart the last decision is still named, and the throughput rows of the
+   * three runs (a row at each start and clean stop, then one for now) are there. */
+  start_coordinator();
+  w1 = worker(ctx, "w1", &best);
+  r = status(w1);
+  char want[64];
+  snprintf(want, sizeof want, "net %016llx: 2-3-1", (unsigned long long)meta.net_id);
+  assert_non_null(strstr(r->status->last_gating, want));
+  assert_non_null(strstr(r->status->last_gating, "promoted"));
+  assert_true(r->status->n_throughput_history >= 4);
+  xq_wire_free(&r);
+  zmq_close(w1);
   kill(g_pid, SIGTERM);
   waitpid(g_pid, NULL, 0);
   g_pid = -1;
