@@ -90,44 +90,50 @@ static void stored(int rc, const char *what) {
             " play the unsaved part again (check the campaign disk) what=%s", what);
 }
 
-static void open_anchor(xqc_t *c, const char *spec) {
+/* Opens the anchor match of net (promotion number, training step) against spec. */
+static void open_anchor(xqc_t *c, uint64_t net, int64_t promotion, int64_t step,
+                        const char *spec) {
   xqc_anchor_t *a = &c->anchor;
   xq_errbuf_t eb;
   uint64_t mid = c->next_match_id++;
   int npairs = (int)((c->cfg.anchor_games + 1) / 2);
-  int64_t step = 0;
-  char state[16];
-  xqc_db_net_state(c->db, c->best, state, sizeof state, &step);
-  if (xqc_gate_open_pairs(&a->gate, npairs, mid, c->best, 0, 0, step, &eb) < 0) {
+  if (xqc_gate_open_pairs(&a->gate, npairs, mid, net, 0, 0, step, &eb) < 0) {
     XQ_LOGE(COMP, "cannot open an anchor match reason=\"%s\"", eb.msg);
     return;
   }
   snprintf(a->spec, sizeof a->spec, "%s", spec);
-  a->promotion = c->promotions;
+  a->promotion = promotion;
   a->step = step;
-  xqc_open_match_t row = {mid, c->best, 0, (uint64_t)a->promotion, step, npairs, "anchor", ""};
+  xqc_open_match_t row = {mid, net, 0, (uint64_t)promotion, step, npairs, "anchor", ""};
   snprintf(row.anchor, sizeof row.anchor, "%s", spec);
   stored(xqc_store_match_open(c->db, &row), "match");
   XQ_LOGI(COMP, "anchor match opened match=%llu net=%016llx anchor=%s games=%d promotion=%lld",
-          (unsigned long long)mid, (unsigned long long)c->best, spec, npairs * 2,
-          (long long)a->promotion);
+          (unsigned long long)mid, (unsigned long long)net, spec, npairs * 2,
+          (long long)promotion);
+}
+
+/* Opens net's match against the first anchor it has not played; false when none is left. */
+static bool schedule_net(xqc_t *c, uint64_t net, int64_t promotion, int64_t step) {
+  char specs[XQC_ANCHORS_MAX][XQC_ANCHOR_SPEC_MAX];
+  int n = 0;
+  xq_errbuf_t eb;
+  if (xqc_anchor_list(c->cfg.anchors, specs, &n, &eb) < 0) return false; /* checked at start */
+  for (int i = 0; i < n; i++)
+    if (xqc_anchor_db_has(c->db, net, specs[i]) == 0) {
+      open_anchor(c, net, promotion, step, specs[i]);
+      return c->anchor.gate.open;
+    }
+  return false;
 }
 
 void xqc_anchor_schedule(xqc_t *c) {
   if (c->anchor.gate.open || c->cfg.anchor_games <= 0 || !c->best) return;
   /* Net 1 is promotion 1; then every anchor_every-th promoted net. */
   if ((c->promotions - 1) % c->cfg.anchor_every != 0) return;
-  char specs[XQC_ANCHORS_MAX][XQC_ANCHOR_SPEC_MAX];
-  int n = 0;
-  xq_errbuf_t eb;
-  if (xqc_anchor_list(c->cfg.anchors, specs, &n, &eb) < 0) return; /* checked at start */
-  for (int i = 0; i < n; i++) {
-    int has = xqc_anchor_db_has(c->db, c->best, specs[i]);
-    if (has == 0) {
-      open_anchor(c, specs[i]);
-      return;
-    }
-  }
+  int64_t step = 0;
+  char state[16];
+  xqc_db_net_state(c->db, c->best, state, sizeof state, &step);
+  schedule_net(c, c->best, c->promotions, step);
 }
 
 void xqc_anchor_resume(xqc_t *c) {
@@ -183,6 +189,9 @@ void xqc_anchor_scored(xqc_t *c) {
           (long long)row.losses, row.score);
   xqc_gate_close(g);
   memset(a, 0, sizeof *a);
+  /* The same net against its next anchor first, so each measured net gets every anchor
+   * even when promotions come faster than measurements; then the best net's turn. */
+  if (c->cfg.anchor_games > 0 && schedule_net(c, row.net, row.promotion, row.step)) return;
   xqc_anchor_schedule(c);
 }
 

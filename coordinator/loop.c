@@ -400,17 +400,22 @@ static void status_line(xqc_t *c) {
   else
     snprintf(gating, sizeof gating, "%s", c->last_gating);
   if (xqc_anchor_summary(c, anchors, sizeof anchors) < 0) anchors[0] = 0;
+  char measuring[120] = "";
+  const xqc_gate_t *ag = &c->anchor.gate;
+  if (ag->open)
+    snprintf(measuring, sizeof measuring, "vs %s, %lld of %d games", c->anchor.spec,
+             (long long)(ag->w + ag->d + ag->l), 2 * ag->npairs);
   XQ_LOGI(COMP, "status games=%llu positions=%llu window=%llu workers=%u best=%016llx "
           "trainer_step=%lld served=%llu rejected=%llu duplicates=%llu copies=%llu"
           " refused_roles=%llu refused_ids=%llu bad_reports=%llu gating=\"%s\""
-          " anchors=\"%s\"",
+          " anchors=\"%s\" anchor_match=\"%s\"",
           (unsigned long long)c->games, (unsigned long long)c->positions,
           (unsigned long long)c->replay.count, count_workers(c), (unsigned long long)c->best,
           (long long)c->trainer_step, (unsigned long long)c->samples_served,
           (unsigned long long)c->rejected_games, (unsigned long long)c->duplicates,
           (unsigned long long)c->replayed_games, (unsigned long long)c->role_refusals,
           (unsigned long long)c->claims_refused, (unsigned long long)c->bad_reports,
-          gating, anchors);
+          gating, anchors, measuring);
 }
 
 static void on_timer(uv_timer_t *t) {

@@ -17,7 +17,8 @@
 #include "gating.h"
 
 typedef struct {
-  uint64_t match_id, net_a, net_b, parent; /* net_b: 0 for an anchor match */
+  uint64_t match_id, net_a, net_b; /* net_b: 0 for an anchor match */
+  uint64_t parent; /* gating: the candidate's parent; anchor: the net's promotion number */
   int64_t step;                            /* net_a's training step */
   int npairs;
   char kind[16];   /* "gating" or "anchor" */

@@ -57,7 +57,7 @@ campaign_alive() {
 _field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
 
 campaign_progress() {
-  local camp=$1 st tr pos rate gating anchors el
+  local camp=$1 st tr pos rate gating anchors measuring el
   st=$(grep " status " "$camp/coordinator.log" | tail -1)
   tr=$(grep "training step=" "$camp/trainer.log" | tail -1)
   pos=$(_field positions <<<"$st"); pos=${pos:-0}
@@ -66,7 +66,9 @@ campaign_progress() {
   else rate=$(( (pos - _last_pos) / (SECONDS - _last_t > 0 ? SECONDS - _last_t : 1) )); fi
   _last_pos=$pos _last_t=$SECONDS
   gating=$(sed -n 's/.*gating="\([^"]*\)".*/\1/p' <<<"$st")
-  anchors=$(sed -n 's/.*anchors="\([^"]*\)".*/\1/p' <<<"$st")
+  anchors=$(sed -n 's/.* anchors="\([^"]*\)".*/\1/p' <<<"$st")
+  measuring=$(sed -n 's/.* anchor_match="\([^"]*\)".*/\1/p' <<<"$st")
+  [ -n "$measuring" ] && anchors="${anchors:-not measured yet} (measuring $measuring)"
   printf '[%3dm%02ds] games %s  positions %s (%s/s)  trainer step %s  loss %s  best %s  gating: %s  best net: %s\n' \
     $((el / 60)) $((el % 60)) "$(_field games <<<"$st")" "$pos" "$rate" \
     "$(_field trainer_step <<<"$st")" "$(_field loss <<<"$tr")" "$(_field best <<<"$st")" \

@@ -9,8 +9,10 @@
  *    worker's result for it is refused as forged;
  *  - a complete match is recorded (Status.anchor_history, anchors.log) and the next
  *    anchor opens; the score is the net's (W + D/2) / games;
- *  - gating comes first: with a gating match open, arena jobs are its pairs;
+ *  - gating comes first: with a gating match open, every arena slot is its pair, and the
+ *    anchor match gets one self-play slot in two, so it is not starved;
  *  - an open anchor match resumes after a restart with its scored pair;
+ *  - a net promoted while another is measured waits until that one has every anchor;
  *  - an `anchors` setting naming anything but a built-in player is refused at start.
  */
 #include <setjmp.h>
@@ -81,7 +83,7 @@ static void test_anchor_matches(void **state) {
   g_extra = "--anchor_games=4";
   g_extra2 = "--anchors=greedy,alphabeta:1";
   g_extra3 = "--gating=none";
-  g_extra4 = "--threshold_games=2";
+  g_extra4 = "--threshold_games=8";
   start_coordinator();
   void *ctx = zmq_ctx_new();
   void *old = worker(ctx, "old-worker", 0);
@@ -178,16 +180,32 @@ static void test_anchor_matches(void **state) {
   free(net);
   assert_true(r->ack->accepted);
   xq_wire_free(&r);
-  r = arena_job(w1);
-  assert_non_null(r);
-  assert_string_equal(r->job->arena->anchor_b, "");
-  assert_int_equal(r->job->arena->net_a, meta.net_id);
-  assert_int_equal(r->job->arena->net_b, net1);
-  xq_wire_free(&r);
-  r = arena_job(w2); /* the one gating pair is out: the anchor's pairs come next */
-  assert_non_null(r);
-  assert_string_equal(r->job->arena->anchor_b, "alphabeta:1");
-  xq_wire_free(&r);
+  /* Eight jobs in a row: every arena slot (every other job) is a gating pair while the
+   * match has pairs to give, and an anchor pair still comes in before its last one. */
+  int gating = 0, anchor_pairs = 0, anchor_before_gating_done = 0;
+  for (int i = 0; i < 8; i++) {
+    Xqz__Envelope env2;
+    Xqz__JobRequest jr = XQZ__JOB_REQUEST__INIT;
+    xq_wire_init(&env2);
+    env2.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
+    env2.job_request = &jr;
+    env2.request_id = 70 + (uint64_t)i;
+    r = rpc(w1, &env2);
+    assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_JOB);
+    if (r->job->kind_case == XQZ__JOB__KIND_ARENA && !r->job->arena->anchor_b[0]) {
+      assert_int_equal(r->job->arena->net_a, meta.net_id);
+      assert_int_equal(r->job->arena->net_b, net1);
+      gating++;
+    } else if (r->job->kind_case == XQZ__JOB__KIND_ARENA) {
+      assert_string_equal(r->job->arena->anchor_b, "alphabeta:1");
+      anchor_pairs++;
+      if (gating < 4) anchor_before_gating_done = 1;
+    }
+    xq_wire_free(&r);
+  }
+  assert_int_equal(gating, 4);           /* the match's 4 pairs, on the 4 arena slots */
+  assert_int_equal(anchor_pairs, 2);     /* one self-play slot in two */
+  assert_true(anchor_before_gating_done); /* not starved by the open gating match */
   zmq_close(w1);
   zmq_close(w2);
   zmq_close(tr);
@@ -206,9 +224,84 @@ static void test_anchor_matches(void **state) {
   if (!getenv("XQZ_KEEP")) remove_dir();
 }
 
+/* A promotion while net 1 is measured: net 1 still gets its next anchor before the new
+ * best net is measured, so each measured net has every anchor. */
+static void test_each_net_every_anchor(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--anchor_games=2";
+  g_extra2 = "--anchors=greedy,alphabeta:1";
+  g_extra3 = "--gating=none";
+  g_extra4 = "--threshold_games=2";
+  start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *w1 = worker(ctx, "w1", XQ_FEATURE_ANCHOR_JOBS);
+  char anchor[64];
+  uint64_t net1 = 0, net = 0;
+  open_anchor(w1, anchor, sizeof anchor, &net1);
+  assert_string_equal(anchor, "greedy");
+  Xqz__Envelope *r = arena_job(w1); /* net 1's one greedy pair, out with w1 */
+  assert_non_null(r);
+  uint64_t greedy_match = r->job->arena->match_id;
+  uint32_t greedy_pair = r->job->arena->pair_index;
+  xq_wire_free(&r);
+  /* A candidate, promoted by its one pair. */
+  void *tr = connect_dealer(ctx);
+  unsigned char *buf;
+  size_t len;
+  nn_file_meta_t meta;
+  tiny_net(&buf, &len, &meta, net1, 100);
+  Xqz__Envelope env;
+  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
+  xq_wire_init(&env);
+  cn.net.data = buf;
+  cn.net.len = len;
+  cn.step = 100;
+  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
+  env.candidate = &cn;
+  env.request_id = 40;
+  r = rpc(tr, &env);
+  free(buf);
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
+  r = arena_job(w1);
+  assert_non_null(r);
+  assert_string_equal(r->job->arena->anchor_b, "");
+  uint64_t gm = r->job->arena->match_id;
+  uint32_t gp = r->job->arena->pair_index;
+  xq_wire_free(&r);
+  assert_true(result_taken(w1, "w1", gm, gp, 1, 1));
+  r = status_of(w1);
+  assert_int_equal(r->status->best_net_id, meta.net_id);
+  xq_wire_free(&r);
+  /* Net 1's greedy match ends: next is net 1 against alphabeta:1, not the new best. */
+  assert_true(result_taken(w1, "w1", greedy_match, greedy_pair, 0, 0));
+  open_anchor(w1, anchor, sizeof anchor, &net);
+  assert_string_equal(anchor, "alphabeta:1");
+  assert_int_equal(net, net1);
+  r = arena_job(w1);
+  assert_non_null(r);
+  assert_true(result_taken(w1, "w1", r->job->arena->match_id, r->job->arena->pair_index, 0, 0));
+  xq_wire_free(&r);
+  /* Then the new best net (promotion 2). */
+  open_anchor(w1, anchor, sizeof anchor, &net);
+  assert_string_equal(anchor, "greedy");
+  assert_int_equal(net, meta.net_id);
+  r = status_of(w1);
+  assert_int_equal(r->status->n_anchor_history, 2);
+  assert_int_equal(r->status->open_anchor->promotion, 2);
+  xq_wire_free(&r);
+  zmq_close(w1);
+  zmq_close(tr);
+  stop();
+  zmq_ctx_term(ctx);
+  if (!getenv("XQZ_KEEP")) remove_dir();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_anchor_matches, teardown),
+      cmocka_unit_test_teardown(test_each_net_every_anchor, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
