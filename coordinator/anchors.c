@@ -101,11 +101,11 @@ static void open_anchor(xqc_t *c, uint64_t net, int64_t promotion, int64_t step,
     XQ_LOGE(COMP, "cannot open an anchor match reason=\"%s\"", eb.msg);
     return;
   }
-  snprintf(a->spec, sizeof a->spec, "%s", spec);
+  snprintf(a->spec, sizeof a->spec, "%.*s", XQC_ANCHOR_SPEC_MAX - 1, spec);
   a->promotion = promotion;
   a->step = step;
   xqc_open_match_t row = {mid, net, 0, (uint64_t)promotion, step, npairs, "anchor", ""};
-  snprintf(row.anchor, sizeof row.anchor, "%s", spec);
+  snprintf(row.anchor, sizeof row.anchor, "%.*s", XQC_ANCHOR_SPEC_MAX - 1, spec);
   stored(xqc_store_match_open(c->db, &row), "match");
   XQ_LOGI(COMP, "anchor match opened match=%llu net=%016llx anchor=%s games=%d promotion=%lld",
           (unsigned long long)mid, (unsigned long long)net, spec, npairs * 2,
