@@ -128,7 +128,7 @@ static int create_first_net(const char *dir, const xqc_config_t *cfg, xqc_db_t *
            "{\"net\":\"%016llx\",\"parent\":\"0000000000000000\",\"step\":0,"
            "\"promoted\":true,\"first\":true,\"elo\":0,\"time\":%lld}",
            (unsigned long long)meta.net_id, (long long)time(NULL));
-  if ((rc = xqc_campaign_log_line(dir, line, eb)) < 0) return rc;
+  if ((rc = xqc_campaign_log_line(dir, "promotions.log", line, eb)) < 0) return rc;
   XQ_LOGI("campaign", "created net 1 net=%016llx size=%s path=%s",
           (unsigned long long)meta.net_id, cfg->net_size, path);
   *id_out = meta.net_id;
@@ -163,9 +163,10 @@ int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
   return 0;
 }
 
-int xqc_campaign_log_line(const char *dir, const char *line, xq_errbuf_t *eb) {
+int xqc_campaign_log_line(const char *dir, const char *name, const char *line,
+                          xq_errbuf_t *eb) {
   char p[1024];
-  snprintf(p, sizeof p, "%s/promotions.log", dir);
+  snprintf(p, sizeof p, "%s/%s", dir, name);
   int fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0644);
   if (fd < 0) return xq_err_set(eb, XQ_EIO, "%s: cannot open", p);
   size_t n = strlen(line);

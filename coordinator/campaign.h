@@ -1,6 +1,6 @@
 /*
  * campaign.h: the campaign directory: campaign.ini, campaign.db, nets/, games/,
- * promotions.log. xqc_campaign_prepare creates what is missing (writing campaign.ini with
+ * promotions.log, anchors.log. xqc_campaign_prepare creates what is missing (writing campaign.ini with
  * the defaults and net 1 with the configured size) or resumes from what is there.
  */
 #ifndef XQC_CAMPAIGN_H
@@ -27,7 +27,8 @@ void xqc_campaign_record_endpoints(const char *dir, const xqc_config_t *cfg);
 int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
                       uint64_t *campaign_id, uint64_t *best, double *best_elo,
                       int64_t *promotions, xq_errbuf_t *eb);
-/* Appends one line to DIR/promotions.log and fsyncs it. */
-int xqc_campaign_log_line(const char *dir, const char *line, xq_errbuf_t *eb);
+/* Appends one line to DIR/name (promotions.log, anchors.log) and fsyncs it. */
+int xqc_campaign_log_line(const char *dir, const char *name, const char *line,
+                          xq_errbuf_t *eb);
 
 #endif

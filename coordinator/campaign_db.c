@@ -48,14 +48,14 @@ void xqc_db_close(xqc_db_t **db) {
   *db = NULL;
 }
 
-static int step_done(sqlite3 *db, sqlite3_stmt *st) {
+int xqc_db_step_done(xqc_db_t *db, sqlite3_stmt *st) {
   int rc = sqlite3_step(st);
   if (rc != SQLITE_DONE) XQ_LOGE("db", "sqlite error: %s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
   return rc == SQLITE_DONE ? 0 : XQ_EIO;
 }
 
-static sqlite3_stmt *prep(sqlite3 *db, const char *sql) {
+sqlite3_stmt *xqc_db_prep(xqc_db_t *db, const char *sql) {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
     XQ_LOGE("db", "sqlite prepare failed: %s sql=\"%s\"", sqlite3_errmsg(db), sql);
@@ -68,7 +68,7 @@ int xqc_db_best(xqc_db_t *db, uint64_t *net_id, double *elo, int64_t *promotions
   *net_id = 0;
   *elo = 0;
   *promotions = 0;
-  sqlite3_stmt *st = prep(db, "SELECT net, elo, (SELECT COUNT(*) FROM promotions)"
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT net, elo, (SELECT COUNT(*) FROM promotions)"
                               " FROM promotions ORDER BY seq DESC LIMIT 1");
   if (!st) return XQ_EIO;
   if (sqlite3_step(st) == SQLITE_ROW) {
@@ -81,7 +81,7 @@ int xqc_db_best(xqc_db_t *db, uint64_t *net_id, double *elo, int64_t *promotions
 }
 
 int xqc_db_add_net(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t step, const char *state) {
-  sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO nets(id, hex, parent, step, state, elo,"
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT OR REPLACE INTO nets(id, hex, parent, step, state, elo,"
                               " created) VALUES(?,?,?,?,?,NULL,?)");
   if (!st) return XQ_EIO;
   char hex[17];
@@ -92,20 +92,20 @@ int xqc_db_add_net(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t step, con
   sqlite3_bind_int64(st, 4, step);
   sqlite3_bind_text(st, 5, state, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 int xqc_db_set_net_state(xqc_db_t *db, uint64_t id, const char *state, double elo) {
-  sqlite3_stmt *st = prep(db, "UPDATE nets SET state=?, elo=? WHERE id=?");
+  sqlite3_stmt *st = xqc_db_prep(db, "UPDATE nets SET state=?, elo=? WHERE id=?");
   if (!st) return XQ_EIO;
   sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
   sqlite3_bind_double(st, 2, elo);
   sqlite3_bind_int64(st, 3, (sqlite3_int64)id);
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 int xqc_db_add_match(xqc_db_t *db, const xqc_match_row_t *m) {
-  sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO matches VALUES(?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT OR REPLACE INTO matches VALUES(?,?,?,?,?,?,?,?,?,?)");
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, (sqlite3_int64)m->match_id);
   sqlite3_bind_int64(st, 2, (sqlite3_int64)m->net_a);
@@ -117,12 +117,12 @@ int xqc_db_add_match(xqc_db_t *db, const xqc_match_row_t *m) {
   sqlite3_bind_double(st, 8, m->elo);
   sqlite3_bind_text(st, 9, m->decision, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(st, 10, (sqlite3_int64)time(NULL));
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t step,
                          uint64_t match_id, double score, double elo) {
-  sqlite3_stmt *st = prep(db, "INSERT INTO promotions(net, parent, step, match, score, elo,"
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO promotions(net, parent, step, match, score, elo,"
                               " time) VALUES(?,?,?,?,?,?,?)");
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
@@ -132,13 +132,13 @@ int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t ste
   sqlite3_bind_double(st, 5, score);
   sqlite3_bind_double(st, 6, elo);
   sqlite3_bind_int64(st, 7, (sqlite3_int64)time(NULL));
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step) {
   *id = 0;
   *step = 0;
-  sqlite3_stmt *st = prep(db, "SELECT id, step FROM nets WHERE state='candidate'"
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT id, step FROM nets WHERE state='candidate'"
                               " ORDER BY created DESC, rowid DESC LIMIT 1");
   if (!st) return XQ_EIO;
   if (sqlite3_step(st) == SQLITE_ROW) {
@@ -149,8 +149,71 @@ int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step) {
   return 0;
 }
 
+int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n, int64_t *step) {
+  assert(n > 0);
+  state[0] = 0;
+  if (step) *step = 0;
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT state, step FROM nets WHERE id=?");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    snprintf(state, n, "%s", t ? (const char *)t : "");
+    if (step) *step = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+static int thinned(xqc_db_t *db, const char *table, const char *cols, int max_points,
+                   sqlite3_stmt **out);
+
+int xqc_db_trainer_step(xqc_db_t *db, int64_t *step) {
+  *step = 0;
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT MAX(COALESCE((SELECT MAX(step) FROM losses), 0),"
+                                     " COALESCE((SELECT MAX(step) FROM nets), 0))");
+  if (!st) return XQ_EIO;
+  if (sqlite3_step(st) == SQLITE_ROW) *step = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return 0;
+}
+
+int xqc_db_add_throughput(xqc_db_t *db, const xqc_throughput_row_t *r) {
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO throughput(time, games, positions)"
+                                     " VALUES(?,?,?)");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, r->time);
+  sqlite3_bind_int64(st, 2, (sqlite3_int64)r->games);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)r->positions);
+  return xqc_db_step_done(db, st);
+}
+
+int xqc_db_throughput(xqc_db_t *db, int max_points, xqc_throughput_row_t **rows, int *n) {
+  *rows = NULL;
+  *n = 0;
+  sqlite3_stmt *st = NULL;
+  int rc = thinned(db, "throughput", "time, games, positions", max_points, &st);
+  if (rc < 0 || !st) return rc;
+  xqc_throughput_row_t *r = malloc((size_t)max_points * sizeof *r);
+  if (!r) {
+    sqlite3_finalize(st);
+    return XQ_ENOMEM;
+  }
+  int m = 0;
+  while (m < max_points && sqlite3_step(st) == SQLITE_ROW) {
+    r[m].time = sqlite3_column_int64(st, 0);
+    r[m].games = (uint64_t)sqlite3_column_int64(st, 1);
+    r[m].positions = (uint64_t)sqlite3_column_int64(st, 2);
+    m++;
+  }
+  sqlite3_finalize(st);
+  *rows = r;
+  *n = m;
+  return 0;
+}
+
 int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l) {
-  sqlite3_stmt *st = prep(db, "INSERT INTO losses(step, time, loss, policy, value)"
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO losses(step, time, loss, policy, value)"
                               " VALUES(?,?,?,?,?)");
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, (sqlite3_int64)l->step);
@@ -158,7 +221,7 @@ int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l) {
   sqlite3_bind_double(st, 3, l->loss);
   sqlite3_bind_double(st, 4, l->policy);
   sqlite3_bind_double(st, 5, l->value);
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 static void loss_row(sqlite3_stmt *st, xqc_loss_row_t *l) {
@@ -169,11 +232,16 @@ static void loss_row(sqlite3_stmt *st, xqc_loss_row_t *l) {
   l->value = sqlite3_column_double(st, 4);
 }
 
-int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
-  *rows = NULL;
-  *n = 0;
-  /* Every k-th row (k chosen so at most max_points - 1 are kept) plus the newest one. */
-  sqlite3_stmt *st = prep(db, "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM losses");
+/* Thinning a growing table (losses, throughput) to at most max_points rows: every k-th
+ * row, k chosen so at most max_points - 1 are kept, plus the newest one. Prepares
+ * "SELECT cols FROM table WHERE <thinned> ORDER BY rowid" into *st (NULL when the table is
+ * empty or max_points < 2). */
+static int thinned(xqc_db_t *db, const char *table, const char *cols, int max_points,
+                   sqlite3_stmt **out) {
+  *out = NULL;
+  char sql[300];
+  snprintf(sql, sizeof sql, "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM %s", table);
+  sqlite3_stmt *st = xqc_db_prep(db, sql);
   if (!st) return XQ_EIO;
   int64_t count = 0, last = 0;
   if (sqlite3_step(st) == SQLITE_ROW) {
@@ -183,11 +251,22 @@ int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
   sqlite3_finalize(st);
   if (count == 0 || max_points < 2) return 0;
   int64_t k = (count + max_points - 2) / (max_points - 1);
-  st = prep(db, "SELECT step, time, loss, policy, value FROM losses"
-                " WHERE (rowid - 1) % ? = 0 OR rowid = ? ORDER BY rowid");
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE (rowid - 1) %% ? = 0 OR rowid = ?"
+           " ORDER BY rowid", cols, table);
+  st = xqc_db_prep(db, sql);
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, k);
   sqlite3_bind_int64(st, 2, last);
+  *out = st;
+  return 0;
+}
+
+int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
+  *rows = NULL;
+  *n = 0;
+  sqlite3_stmt *st = NULL;
+  int rc = thinned(db, "losses", "step, time, loss, policy, value", max_points, &st);
+  if (rc < 0 || !st) return rc;
   xqc_loss_row_t *r = malloc((size_t)max_points * sizeof *r);
   if (!r) {
     sqlite3_finalize(st);
@@ -204,7 +283,7 @@ int xqc_db_losses(xqc_db_t *db, int max_points, xqc_loss_row_t **rows, int *n) {
 int xqc_db_last_loss(xqc_db_t *db, xqc_loss_row_t *l, bool *found) {
   *found = false;
   memset(l, 0, sizeof *l);
-  sqlite3_stmt *st = prep(db, "SELECT step, time, loss, policy, value FROM losses"
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT step, time, loss, policy, value FROM losses"
                               " ORDER BY rowid DESC LIMIT 1");
   if (!st) return XQ_EIO;
   if (sqlite3_step(st) == SQLITE_ROW) {
@@ -232,7 +311,7 @@ int xqc_db_matches(xqc_db_t *db, uint64_t after_id, int newest, int max_rows,
              " ORDER BY id DESC LIMIT %d) ORDER BY m.id", COLS, newest);
   else
     snprintf(sql, sizeof sql, "%s WHERE m.id > ? ORDER BY m.id LIMIT %d", COLS, max_rows);
-  sqlite3_stmt *st = prep(db, sql);
+  sqlite3_stmt *st = xqc_db_prep(db, sql);
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, (sqlite3_int64)after_id);
   int cap = newest > 0 ? newest : max_rows, m = 0;
@@ -264,25 +343,25 @@ int xqc_db_matches(xqc_db_t *db, uint64_t after_id, int newest, int max_rows,
 }
 
 int xqc_db_ban_set(xqc_db_t *db, const char *target, const char *reason) {
-  sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO bans(target, reason, time) VALUES(?,?,?)");
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT OR REPLACE INTO bans(target, reason, time) VALUES(?,?,?)");
   if (!st) return XQ_EIO;
   sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 int xqc_db_ban_remove(xqc_db_t *db, const char *target) {
-  sqlite3_stmt *st = prep(db, "DELETE FROM bans WHERE target = ?");
+  sqlite3_stmt *st = xqc_db_prep(db, "DELETE FROM bans WHERE target = ?");
   if (!st) return XQ_EIO;
   sqlite3_bind_text(st, 1, target, -1, SQLITE_TRANSIENT);
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 /* Runs a two-text-column query, calling each(col0, col1, int64 col2 or 0, user) per row. */
 static int each_row(xqc_db_t *db, const char *sql,
                     int (*each)(const char *, const char *, int64_t, void *), void *user) {
-  sqlite3_stmt *st = prep(db, sql);
+  sqlite3_stmt *st = xqc_db_prep(db, sql);
   if (!st) return XQ_EIO;
   int rc = 0, s;
   while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
@@ -301,11 +380,11 @@ int xqc_db_bans_load(xqc_db_t *db, int (*each)(const char *target, const char *r
 }
 
 int xqc_db_worker_key_set(xqc_db_t *db, const char *worker_id, const char *key) {
-  sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO worker_keys(worker_id, key) VALUES(?,?)");
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT OR REPLACE INTO worker_keys(worker_id, key) VALUES(?,?)");
   if (!st) return XQ_EIO;
   sqlite3_bind_text(st, 1, worker_id, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }
 
 int xqc_db_worker_keys_load(xqc_db_t *db, int (*each)(const char *worker_id, const char *key,
@@ -315,7 +394,7 @@ int xqc_db_worker_keys_load(xqc_db_t *db, int (*each)(const char *worker_id, con
 
 int xqc_db_campaign_id(xqc_db_t *db, uint64_t *id) {
   *id = 0;
-  sqlite3_stmt *st = prep(db, "SELECT id FROM campaign LIMIT 1");
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT id FROM campaign LIMIT 1");
   if (!st) return XQ_EIO;
   if (sqlite3_step(st) == SQLITE_ROW) *id = (uint64_t)sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
@@ -326,11 +405,11 @@ int xqc_db_campaign_id_set(xqc_db_t *db, uint64_t id) {
   assert(id != 0);
   char hex[17];
   snprintf(hex, sizeof hex, "%016llx", (unsigned long long)id);
-  sqlite3_stmt *st = prep(db, "INSERT INTO campaign(id, hex, created) SELECT ?, ?, ?"
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO campaign(id, hex, created) SELECT ?, ?, ?"
                               " WHERE NOT EXISTS (SELECT 1 FROM campaign)");
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
   sqlite3_bind_text(st, 2, hex, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(st, 3, (sqlite3_int64)time(NULL));
-  return step_done(db, st);
+  return xqc_db_step_done(db, st);
 }

@@ -15,6 +15,13 @@
 #include "support/error.h"
 
 typedef struct sqlite3 xqc_db_t;
+struct sqlite3_stmt;
+
+/* For the other stores of campaign.db (match_store.c): a prepared statement (NULL on
+ * error, logged), and stepping a statement that returns no rows, finalizing it (0 or
+ * XQ_EIO, logged). */
+struct sqlite3_stmt *xqc_db_prep(xqc_db_t *db, const char *sql);
+int xqc_db_step_done(xqc_db_t *db, struct sqlite3_stmt *st);
 
 typedef struct {
   uint64_t match_id, net_a, net_b;
@@ -56,6 +63,24 @@ int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t ste
 /* The newest net still in state "candidate" (its match was cut short by a restart):
  * 0 when none. */
 int xqc_db_pending_candidate(xqc_db_t *db, uint64_t *id, int64_t *step);
+
+/* The state of net id ("candidate", "best", "retired", "rejected"; "" when unknown) into
+ * state (n bytes), and its training step into *step (0 when unknown; step may be NULL). */
+int xqc_db_net_state(xqc_db_t *db, uint64_t id, char *state, size_t n, int64_t *step);
+
+/* The trainer's newest step the campaign knows of: the largest step of a stored loss
+ * point or net (0 when none), so a restarted coordinator does not show step 0. */
+int xqc_db_trainer_step(xqc_db_t *db, int64_t *step);
+
+/* The campaign's counters at a time (the throughput table). */
+typedef struct {
+  int64_t time; /* unix seconds */
+  uint64_t games, positions;
+} xqc_throughput_row_t;
+int xqc_db_add_throughput(xqc_db_t *db, const xqc_throughput_row_t *r);
+/* The throughput rows thinned to at most max_points (>= 2), oldest first, ending with the
+ * newest; *rows malloc'd (caller frees). */
+int xqc_db_throughput(xqc_db_t *db, int max_points, xqc_throughput_row_t **rows, int *n);
 
 int xqc_db_add_loss(xqc_db_t *db, const xqc_loss_row_t *l);
 /* The newest loss point (*found false when there is none). */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anchor_list.h"
 #include "nn/nn_model.h"
 #include "rules/material.h"
 #include "support/net_addr.h"
@@ -146,6 +147,14 @@ static const crow_t ROWS[] = {
    "threshold mode: promote when score >= this"},
   {"threshold_games", T_INT, O(threshold_games), "40", 2, 100000, NULL,
    "threshold mode: games before deciding"},
+  /* anchor matches (anchors.h) */
+  {"anchors", T_STRING, O(anchors), "greedy,alphabeta:1", SZ(anchors), 0, NULL,
+   "built-in players the best net is measured against, comma-separated (random, greedy,"
+   " alphabeta:D): the absolute strength curve of docs/operations.md, \"Anchors\""},
+  {"anchor_games", T_INT, O(anchor_games), "20", 0, 1000, NULL,
+   "games per anchor of each anchor match, played at gating_sims (0 = no anchor matches)"},
+  {"anchor_every", T_INT, O(anchor_every), "1", 1, 100000, NULL,
+   "measure net 1 and then every Nth promoted net against the anchors"},
   {"fsync_ms", T_INT, O(fsync_ms), "200", 1, 60000, NULL, "fsync batching interval (ms)"},
   {"heartbeat_ms", T_INT, O(heartbeat_ms), "5000", 100, 600000, NULL,
    "heartbeat interval asked of peers (ms)"},
@@ -346,6 +355,10 @@ int xqc_config_check(const xqc_config_t *c, xq_errbuf_t *eb) {
                       "sims_max: %lld is below sims (%lld): self_balance moves the job"
                       " simulations between the two; raise sims_max or lower sims",
                       (long long)c->sims_max, (long long)c->sims);
+  char specs[XQC_ANCHORS_MAX][XQC_ANCHOR_SPEC_MAX];
+  int nspecs = 0;
+  int rc = xqc_anchor_list(c->anchors, specs, &nspecs, eb);
+  if (rc < 0) return rc;
   /* The window only grows (window.h), so it can hold window_max positions at most. */
   int64_t reach = c->window_max ? c->window_max : c->window;
   const char *limit = c->window_max ? "window_max" : "window";

@@ -43,6 +43,9 @@ typedef struct {
   xqc_gating_t gating;
   int64_t gating_sims, gating_max_games, threshold_games;
   double sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, threshold_score;
+  /* anchor matches (anchors.h): the best net against fixed built-in players */
+  char anchors[160];       /* comma-separated built-in player specs */
+  int64_t anchor_games, anchor_every; /* games per anchor (0 = off); every Nth promotion */
   /* durability and liveness */
   int64_t fsync_ms, heartbeat_ms, worker_timeout_ms, status_ms, segment_bytes;
   int64_t max_peer_errors, seed;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "anchors.h"
 #include "auth.h"
 #include "balance.h"
 #include "self_balance.h"
@@ -63,6 +64,7 @@ typedef struct {
   xqc_segments_t seg;
   xqc_replay_t replay;
   xqc_gate_t gate;
+  xqc_anchor_t anchor; /* the open anchor match (anchors.h); anchor.gate.open when one is */
   xqc_seen_t seen;
   xqc_copies_t copies;
   xq_rng_t rng;
@@ -98,6 +100,7 @@ typedef struct {
   uint32_t loss_acc_steps;
   uint64_t loss_saved_step;
   int64_t loss_saved_time;
+  int64_t throughput_saved_time; /* unix seconds of the last throughput row */
   struct {
     uint64_t ms[XQC_RATE_SAMPLES], positions[XQC_RATE_SAMPLES]; /* ring of samples */
     int head, n;
@@ -157,14 +160,29 @@ void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w);
 void xqc_nets_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__NetRequest *r);
 
 /* promote.c: candidates, gating matches, promotions. */
-/* Reopens the match of a candidate left undecided by a restart (from zero games). */
+/* Resumes the match left open by a restart with its pairs (match_store.h), or reopens the
+ * match of a candidate left undecided from zero games when none was saved. */
 void xqc_promote_resume(xqc_t *c);
-/* Fills aj with the next pair of the open match to hand out (fen, >= XQ_FEN_MAX bytes,
- * backs its opening) and marks it issued to p; false when no arena job is due. Only p's
- * result for that pair, before the pair's deadline, is scored. */
+/* Fills aj with the next pair to hand out, of the open gating match first, else of the
+ * open anchor match when p can play anchor jobs (fen, >= XQ_FEN_MAX bytes, backs its
+ * opening), and marks it issued to p; false when no arena job is due. Only p's result for
+ * that pair, before the pair's deadline, is scored. */
 bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
 void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
+
+/* anchors.c: anchor matches (anchors.h); their pairs go out and come back through
+ * promote.c, after the gating pairs. */
+/* Opens the next anchor match that is due for the best net (none when one is open). */
+void xqc_anchor_schedule(xqc_t *c);
+/* Resumes the anchor match left open by a restart, else schedules. */
+void xqc_anchor_resume(xqc_t *c);
+/* After a pair of the anchor match is scored: a complete match is recorded (campaign.db,
+ * anchors.log) and the next one scheduled. */
+void xqc_anchor_scored(xqc_t *c);
+/* The newest score per anchor, "71% vs greedy, 3% vs alphabeta:1", into buf (n bytes;
+ * "" when none yet). */
+int xqc_anchor_summary(xqc_t *c, char *buf, size_t n);
 
 /* ingest.c */
 int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */

@@ -12,15 +12,27 @@
 #include "rules/fen.h"
 #include "search/elo.h"
 
-int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uint64_t cand,
-                  uint64_t best, uint64_t cand_parent, int64_t cand_step, xq_errbuf_t *eb) {
-  memset(g, 0, sizeof *g);
-  int rc = xq_openings_load(&g->openings, NULL, eb);
-  if (rc < 0) return rc;
+int xqc_gate_pairs_for(const xqc_config_t *cfg) {
   int64_t games = cfg->gating_max_games;
   if (cfg->gating != XQC_GATING_SPRT && cfg->threshold_games < games)
     games = cfg->threshold_games;
-  g->npairs = (int)((games + 1) / 2);
+  return (int)((games + 1) / 2);
+}
+
+int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uint64_t cand,
+                  uint64_t best, uint64_t cand_parent, int64_t cand_step, xq_errbuf_t *eb) {
+  return xqc_gate_open_pairs(g, xqc_gate_pairs_for(cfg), match_id, cand, best, cand_parent,
+                             cand_step, eb);
+}
+
+int xqc_gate_open_pairs(xqc_gate_t *g, int npairs, uint64_t match_id, uint64_t cand,
+                        uint64_t best, uint64_t cand_parent, int64_t cand_step,
+                        xq_errbuf_t *eb) {
+  assert(npairs > 0);
+  memset(g, 0, sizeof *g);
+  int rc = xq_openings_load(&g->openings, NULL, eb);
+  if (rc < 0) return rc;
+  g->npairs = npairs;
   g->state = calloc((size_t)g->npairs, 1);
   g->issued_ms = calloc((size_t)g->npairs, sizeof *g->issued_ms);
   g->holders = calloc((size_t)g->npairs, sizeof *g->holders);
@@ -117,11 +129,15 @@ void xqc_gate_score(const xqc_gate_t *g, double *score, double *elo) {
   *elo = x;
 }
 
+bool xqc_gate_done(const xqc_gate_t *g) {
+  for (int i = 0; i < g->npairs; i++)
+    if (g->state[i] != 2) return false;
+  return true;
+}
+
 xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg) {
   int64_t games = g->w + g->d + g->l;
-  int done_all = 1;
-  for (int i = 0; i < g->npairs; i++)
-    if (g->state[i] != 2) done_all = 0;
+  bool done_all = xqc_gate_done(g);
   double score, elo;
   xqc_gate_score(g, &score, &elo);
   if (cfg->gating == XQC_GATING_SPRT) {

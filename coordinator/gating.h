@@ -49,9 +49,16 @@ typedef struct {
   xq_openings_t openings;
 } xqc_gate_t;
 
-/* Opens a match; openings are the built-in arena set. */
+/* Opens a match of as many pairs as the gating mode's game cap (cfg); openings are the
+ * built-in arena set. */
 int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uint64_t cand,
                   uint64_t best, uint64_t cand_parent, int64_t cand_step, xq_errbuf_t *eb);
+/* The same with npairs (> 0) pairs: a match resumed after a restart, or an anchor match. */
+int xqc_gate_open_pairs(xqc_gate_t *g, int npairs, uint64_t match_id, uint64_t cand,
+                        uint64_t best, uint64_t cand_parent, int64_t cand_step,
+                        xq_errbuf_t *eb);
+/* The pairs of a match under cfg's gating mode. */
+int xqc_gate_pairs_for(const xqc_config_t *cfg);
 void xqc_gate_close(xqc_gate_t *g);
 /* Next pair to hand out (free, or issued longer than timeout_ms ago); -1 when none. */
 int xqc_gate_next_pair(xqc_gate_t *g, uint64_t now_ms, uint64_t timeout_ms);
@@ -65,6 +72,8 @@ xqc_gate_check_t xqc_gate_check(const xqc_gate_t *g, int pair, const char *who,
                                 uint64_t now_ms, uint64_t deadline_ms);
 /* Records a pair result (values in -1..1); XQ_EINVAL for a bad or repeated pair. */
 int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black);
+/* Whether every pair is scored. */
+bool xqc_gate_done(const xqc_gate_t *g);
 /* Decision after the results so far. */
 xqc_gate_decision_t xqc_gate_decide(const xqc_gate_t *g, const xqc_config_t *cfg);
 /* Score and Elo (clipped to +-800) of the match so far, from A's view. */

@@ -98,6 +98,7 @@ static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) 
   }
   snprintf(p->worker_id, sizeof p->worker_id, "%s", wid);
   p->role = h->role;
+  p->features = h->features;
   p->hello = true;
   xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
                                      (uint64_t)c->cfg.worker_timeout_ms);
@@ -398,16 +399,29 @@ static void on_router(uv_poll_t *h, int status, int events) {
 }
 
 static void status_line(xqc_t *c) {
+  char gating[200], anchors[200];
+  if (c->gate.open)
+    snprintf(gating, sizeof gating, "match open, %lld of %d games",
+             (long long)(c->gate.w + c->gate.d + c->gate.l), 2 * c->gate.npairs);
+  else
+    snprintf(gating, sizeof gating, "%s", c->last_gating);
+  if (xqc_anchor_summary(c, anchors, sizeof anchors) < 0) anchors[0] = 0;
+  char measuring[120] = "";
+  const xqc_gate_t *ag = &c->anchor.gate;
+  if (ag->open)
+    snprintf(measuring, sizeof measuring, "vs %s, %lld of %d games", c->anchor.spec,
+             (long long)(ag->w + ag->d + ag->l), 2 * ag->npairs);
   XQ_LOGI(COMP, "status games=%llu positions=%llu window=%llu workers=%u best=%016llx "
           "trainer_step=%lld served=%llu rejected=%llu duplicates=%llu copies=%llu"
-          " refused_roles=%llu refused_ids=%llu bad_reports=%llu gating=\"%s\"",
+          " refused_roles=%llu refused_ids=%llu bad_reports=%llu gating=\"%s\""
+          " anchors=\"%s\" anchor_match=\"%s\"",
           (unsigned long long)c->games, (unsigned long long)c->positions,
           (unsigned long long)c->replay.count, count_workers(c), (unsigned long long)c->best,
           (long long)c->trainer_step, (unsigned long long)c->samples_served,
           (unsigned long long)c->rejected_games, (unsigned long long)c->duplicates,
           (unsigned long long)c->replayed_games, (unsigned long long)c->role_refusals,
           (unsigned long long)c->claims_refused, (unsigned long long)c->bad_reports,
-          c->gate.open ? "match open" : c->last_gating);
+          gating, anchors, measuring);
 }
 
 static void on_timer(uv_timer_t *t) {
@@ -416,6 +430,7 @@ static void on_timer(uv_timer_t *t) {
   xqc_ingest_flush(c);
   xqc_status_rate_sample(c, now);
   xqc_status_balance_tick(c, now);
+  xqc_status_throughput_tick(c, false);
   /* Worker statistics are worth a transaction a second, not one per fsync tick. */
   if (now - c->last_workers_save_ms >= 1000) {
     c->last_workers_save_ms = now;
@@ -499,6 +514,8 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   xqc_promote_resume(c);
   xqc_campaign_record_endpoints(c->dir, &c->cfg);
   xqc_net_files_open(c->dir, c->best);
+  xqc_anchor_resume(c);
+  xqc_status_throughput_tick(c, true); /* the counters as rebuilt from the segments */
   XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
           c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
           (unsigned long long)c->campaign_id);
@@ -508,6 +525,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   /* Stopping: make everything acknowledged durable, send the last acks, close. */
   xqc_ingest_flush(c);
   xqc_workers_save(&c->workers, c->db);
+  xqc_status_throughput_tick(c, true);
   status_line(c);
   uv_close((uv_handle_t *)&c->router_poll, on_close);
   xqc_auth_unwatch(&c->auth);

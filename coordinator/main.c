@@ -143,6 +143,7 @@ int main(int argc, char **argv) {
   if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
   xqc_seg_close(&c->seg);
   xqc_gate_close(&c->gate);
+  xqc_gate_close(&c->anchor.gate);
   xqc_replay_close(&c->replay);
   xqc_seen_free(&c->seen);
   xqc_copies_close(&c->copies);

@@ -34,6 +34,7 @@ typedef struct {
   char key[XQ_Z85_KEY_LEN + 1];
   char address[64];       /* IP address it connects from ("" when not TCP) */
   int role;               /* the role its Hello claims (statistics only: roles.h decides) */
+  uint32_t features;      /* its Hello's XQ_FEATURE_* bits (0 before a Hello) */
   uint64_t last_seen_ms;
   uint64_t net_id, games_done;
   int64_t errors, rejected;

@@ -42,6 +42,17 @@ static const char LAYOUT_1[] =
 
 static int add_missing_columns(sqlite3 *db, xq_errbuf_t *eb);
 
+/* Layout 2: the open matches (match_store.h), so that a restart resumes one with its games
+ * so far: a row per open match (kind "gating", or "anchor" with the anchor player's spec
+ * in `anchor`) and a row per pair handed out (its holder's identity; the results once in). */
+static const char LAYOUT_2[] =
+    "CREATE TABLE IF NOT EXISTS open_matches(id INTEGER PRIMARY KEY, kind TEXT NOT NULL,"
+    " net_a INTEGER NOT NULL, net_b INTEGER NOT NULL, anchor TEXT NOT NULL,"
+    " parent INTEGER NOT NULL, step INTEGER NOT NULL, npairs INTEGER NOT NULL,"
+    " opened INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS match_pairs(match INTEGER NOT NULL, pair INTEGER NOT NULL,"
+    " holder TEXT NOT NULL, a_red INTEGER, a_black INTEGER, PRIMARY KEY(match, pair));";
+
 typedef struct {
   int version;        /* user_version after this step */
   const char *what;   /* for the log */
@@ -49,8 +60,24 @@ typedef struct {
   int (*fn)(sqlite3 *db, xq_errbuf_t *eb); /* then this (may be NULL) */
 } step_t;
 
+/* Layout 3: decided anchor matches (anchors.h), one row per match, from the net's view. */
+static const char LAYOUT_3[] =
+    "CREATE TABLE IF NOT EXISTS anchor_results(id INTEGER PRIMARY KEY, net INTEGER NOT NULL,"
+    " hex TEXT NOT NULL, anchor TEXT NOT NULL, promotion INTEGER NOT NULL,"
+    " step INTEGER NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL,"
+    " losses INTEGER NOT NULL, score REAL NOT NULL, time INTEGER NOT NULL);";
+
+/* Layout 4: the campaign's counters over time (status.c), a row every 30 s and at each
+ * start and stop, for the games/s and positions/s charts. */
+static const char LAYOUT_4[] =
+    "CREATE TABLE IF NOT EXISTS throughput(time INTEGER NOT NULL, games INTEGER NOT NULL,"
+    " positions INTEGER NOT NULL);";
+
 static const step_t STEPS[] = {
     {1, "versioned layout with the campaign id", LAYOUT_1, add_missing_columns},
+    {2, "open matches and their pairs", LAYOUT_2, NULL},
+    {3, "anchor match results", LAYOUT_3, NULL},
+    {4, "throughput over time", LAYOUT_4, NULL},
 };
 #define NSTEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == XQC_SCHEMA_VERSION,

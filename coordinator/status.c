@@ -121,6 +121,54 @@ static Xqz__MatchStatus *open_match(tmp_t *t, const xqc_t *c) {
   return match_status(t, &r);
 }
 
+static Xqz__AnchorPoint *anchor_point(tmp_t *t, const xqc_anchor_row_t *r) {
+  Xqz__AnchorPoint *a = tmp_alloc(t, sizeof *a);
+  if (!a) return NULL;
+  xqz__anchor_point__init(a);
+  a->net_id = r->net;
+  a->anchor = tmp_str(t, r->anchor);
+  a->wins = r->wins;
+  a->draws = r->draws;
+  a->losses = r->losses;
+  a->score = r->score;
+  a->time = r->time;
+  a->promotion = r->promotion;
+  a->step = r->step;
+  a->games = r->wins + r->draws + r->losses;
+  return a;
+}
+
+/* Every decided anchor match (the newest XQC_ANCHOR_HISTORY), oldest first. */
+static int anchor_list(tmp_t *t, xqc_t *c, Xqz__AnchorPoint ***out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  xqc_anchor_row_t *rows = NULL;
+  int nr = 0;
+  int rc = xqc_anchor_db_history(c->db, XQC_ANCHOR_HISTORY, &rows, &nr);
+  if (rc < 0) return rc;
+  Xqz__AnchorPoint **v = tmp_alloc(t, (size_t)(nr ? nr : 1) * sizeof *v);
+  for (int i = 0; v && i < nr; i++) v[i] = anchor_point(t, &rows[i]);
+  free(rows);
+  if (v) {
+    *out = v;
+    *n = (size_t)nr;
+  }
+  return 0;
+}
+
+/* The open anchor match so far (NULL when none). */
+static Xqz__AnchorPoint *open_anchor(tmp_t *t, const xqc_t *c) {
+  const xqc_anchor_t *a = &c->anchor;
+  if (!a->gate.open) return NULL;
+  int64_t games = a->gate.w + a->gate.d + a->gate.l;
+  xqc_anchor_row_t r = {a->gate.match_id, a->gate.cand, "", a->promotion, a->step, a->gate.w,
+                        a->gate.d, a->gate.l, 0, games ? (a->gate.w + 0.5 * a->gate.d) / games : 0};
+  snprintf(r.anchor, sizeof r.anchor, "%s", a->spec);
+  Xqz__AnchorPoint *p = anchor_point(t, &r);
+  if (p) p->games = 2 * (int64_t)a->gate.npairs;
+  return p;
+}
+
 static Xqz__LossPoint *loss_point(tmp_t *t, const xqc_loss_row_t *l) {
   Xqz__LossPoint *p = tmp_alloc(t, sizeof *p);
   if (!p) return NULL;
@@ -323,6 +371,28 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.loss_history = lh;
   s.n_loss_history = lh ? (size_t)nl : 0;
 
+  xqc_throughput_row_t *tp = NULL;
+  int nt = 0;
+  if (rc == 0) rc = xqc_db_throughput(c->db, XQC_THROUGHPUT_POINTS, &tp, &nt);
+  Xqz__ThroughputPoint **th = tmp_alloc(&t, (size_t)(nt + 1) * sizeof *th);
+  xqc_throughput_row_t live = {(int64_t)time(NULL), c->games, c->positions};
+  for (int i = 0; th && i <= nt; i++) {
+    const xqc_throughput_row_t *x = i < nt ? &tp[i] : &live; /* then the counters now */
+    Xqz__ThroughputPoint *q = tmp_alloc(&t, sizeof *q);
+    if (!q) break;
+    xqz__throughput_point__init(q);
+    q->time = x->time;
+    q->games = x->games;
+    q->positions = x->positions;
+    th[i] = q;
+  }
+  free(tp);
+  s.throughput_history = th;
+  s.n_throughput_history = th && !t.failed ? (size_t)nt + 1 : 0;
+
+  if (rc == 0) rc = anchor_list(&t, c, &s.anchor_history, &s.n_anchor_history);
+  s.open_anchor = open_anchor(&t, c);
+
   limits(&t, c, &s);
   if (rc == 0 && t.failed) rc = XQ_ENOMEM;
   if (rc == 0) {
@@ -346,6 +416,9 @@ int xqc_promotions_build(xqc_t *c, uint64_t after_match_id, Xqz__Promotions **ou
   Xqz__Promotions p;
   xqz__promotions__init(&p);
   int rc = match_list(&t, c, after_match_id, 0, XQC_PROMOTIONS_MAX, &p.matches, &p.n_matches);
+  /* The anchors come with the first page: its readers print them beside the matches. */
+  if (rc == 0 && after_match_id == 0) rc = anchor_list(&t, c, &p.anchors, &p.n_anchors);
+  if (rc == 0 && t.failed) rc = XQ_ENOMEM;
   if (rc == 0) {
     *out = repack(&p.base);
     if (!*out) rc = XQ_ENOMEM;
@@ -412,11 +485,23 @@ void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
   }
 }
 
+void xqc_status_throughput_tick(xqc_t *c, bool force) {
+  int64_t now = (int64_t)time(NULL);
+  if (!force && now < c->throughput_saved_time + XQC_THROUGHPUT_EVERY_S) return;
+  xqc_throughput_row_t row = {now, c->games, c->positions};
+  xqc_db_add_throughput(c->db, &row); /* a failure is logged; the next row comes in 30 s */
+  c->throughput_saved_time = now;
+}
+
 void xqc_status_open(xqc_t *c) {
   bool found;
   if (xqc_db_last_loss(c->db, &c->last_loss, &found) == 0 && found) {
     c->loss_saved_step = c->last_loss.step;
     c->loss_saved_time = c->last_loss.time;
   }
+  /* The trainer reports its step with each batch request; until it does after a restart,
+   * the newest step the campaign stored (a loss point or a candidate) stands for it. */
+  int64_t step = 0;
+  if (xqc_db_trainer_step(c->db, &step) == 0 && step > c->trainer_step) c->trainer_step = step;
   xqc_workers_load(&c->workers, c->db);
 }

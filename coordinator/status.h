@@ -39,7 +39,12 @@ void xqc_status_batch_answered(xqc_t *c, const xqc_peer_t *p, xqc_batch_answer_t
 /* The self_balance settings of the campaign (self_balance.h). */
 xqc_self_balance_cfg_t xqc_status_self_balance_cfg(const xqc_t *c);
 void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms);
-/* Loads the last loss point at start. */
+/* Loads the last loss point and the trainer's step at start (campaign.db). */
 void xqc_status_open(xqc_t *c);
+/* Stores the campaign's counters (the throughput table) when XQC_THROUGHPUT_EVERY_S have
+ * passed since the last row, or now when force (a start, a stop). */
+#define XQC_THROUGHPUT_EVERY_S 30
+#define XQC_THROUGHPUT_POINTS 200 /* Status.throughput_history */
+void xqc_status_throughput_tick(xqc_t *c, bool force);
 
 #endif

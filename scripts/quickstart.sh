@@ -55,9 +55,7 @@ stop_all() {
   echo
   echo "== stopping (worker, trainer, then coordinator)"
   campaign_stop
-  echo "== promotions ($camp/promotions.log):"
-  grep -c '"promoted":true' "$camp/promotions.log" 2>/dev/null | sed 's/^/   nets promoted so far: /'
-  tail -3 "$camp/promotions.log" 2>/dev/null | sed 's/^/   /'
+  campaign_summary "$camp"
   echo "== run scripts/quickstart.sh again to resume; see docs/operations.md"
 }
 trap 'stop_all; exit 130' INT TERM

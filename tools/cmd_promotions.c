@@ -3,7 +3,8 @@
  * (every decided match, oldest first: net, parent, W-D-L, score, Elo with its 95%
  * interval, decision, time). --follow then asks again every few seconds for the matches
  * decided since (PromotionsRequest.after_match_id) and prints them as they come, until
- * Ctrl-C. --json prints a JSON array (with --follow, one array per batch of new matches,
+ * Ctrl-C. Then the strength of the measured nets against the anchors (anchors.h), a
+ * column per anchor, and the newest score per anchor. --json prints a JSON array (with --follow, one array per batch of new matches,
  * one per line).
  */
 #include <signal.h>
@@ -38,7 +39,8 @@ static void usage(FILE *f) {
 /* Fetches every match decided after *after (page by page: the coordinator answers at
  * most a page at a time, and an empty page ends) and prints them; *after moves to the
  * newest. Returns 0, or 1 when the coordinator did not answer (already reported). */
-static int fetch_new(xqz_remote_t *r, uint64_t *after, int json, int *printed_header) {
+static int fetch_new(xqz_remote_t *r, uint64_t *after, int json, int *printed_header,
+                     bool first) {
   Xqz__Envelope **pages = NULL;
   Xqz__MatchStatus **all = NULL;
   size_t npages = 0, nall = 0;
@@ -83,6 +85,15 @@ static int fetch_new(xqz_remote_t *r, uint64_t *after, int json, int *printed_he
     if (!*printed_header) xqz_match_header(stdout);
     *printed_header = 1;
     for (size_t i = 0; i < nall; i++) xqz_match_row(stdout, all[i]);
+    /* The anchors come with the first page of the first fetch (the whole history). */
+    const Xqz__Promotions *p0 = npages ? pages[0]->promotions : NULL;
+    if (first && p0 && p0->n_anchors) {
+      printf("\nstrength against the anchors (score and W-D-L of each measured net)\n");
+      xqz_anchor_table(stdout, p0->anchors, p0->n_anchors);
+      printf("  best net: ");
+      xqz_anchor_line(stdout, p0->anchors, p0->n_anchors);
+      printf("\n");
+    }
   }
   fflush(stdout);
   for (size_t i = 0; i < npages; i++) xq_wire_free(&pages[i]);
@@ -115,7 +126,7 @@ int xqz_cmd_promotions(int argc, char **argv) {
   if (xqz_remote_open(&r)) return 1;
   uint64_t after = 0;
   int header = 0;
-  int rc = fetch_new(&r, &after, json, &header);
+  int rc = fetch_new(&r, &after, json, &header, true);
   if (rc == 0 && follow) {
     signal(SIGINT, on_sigint);
     signal(SIGTERM, on_sigint);
@@ -125,7 +136,7 @@ int xqz_cmd_promotions(int argc, char **argv) {
       if (g_stop) break;
       /* A coordinator that stops answering is reported and following goes on; one of
        * another protocol version ends it. */
-      if (fetch_new(&r, &after, json, &header) && r.version_mismatch) {
+      if (fetch_new(&r, &after, json, &header, false) && r.version_mismatch) {
         rc = 1;
         break;
       }

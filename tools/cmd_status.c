@@ -121,6 +121,14 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
            (long long)m->draws, (long long)m->losses, m->score, m->elo, m->elo_lo, m->elo_hi);
   else
     printf("; no match open; last: %s\n", s->last_gating);
+  printf("anchors    best net: ");
+  xqz_anchor_line(stdout, s->anchor_history, s->n_anchor_history);
+  printf("\n");
+  const Xqz__AnchorPoint *oa = s->open_anchor;
+  if (oa)
+    printf("           measuring %016llx vs %s: %lld-%lld-%lld of %lld games\n",
+           (unsigned long long)oa->net_id, oa->anchor, (long long)oa->wins,
+           (long long)oa->draws, (long long)oa->losses, (long long)oa->games);
   print_workers(s);
   printf("\nlast gating matches (%zu)\n", s->n_recent_matches);
   if (s->n_recent_matches) {

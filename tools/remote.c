@@ -148,3 +148,57 @@ void xqz_match_row(FILE *f, const Xqz__MatchStatus *m) {
           (unsigned long long)m->net_a, (unsigned long long)m->net_b, (long long)m->step, wdl,
           m->score, elo, m->decision, when);
 }
+
+/* The anchors named in a, in order of first appearance (at most max). */
+static size_t anchor_names(Xqz__AnchorPoint *const *a, size_t n, const char **names,
+                           size_t max) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t j = 0;
+    while (j < k && strcmp(names[j], a[i]->anchor)) j++;
+    if (j == k && k < max) names[k++] = a[i]->anchor;
+  }
+  return k;
+}
+
+void xqz_anchor_line(FILE *f, Xqz__AnchorPoint *const *a, size_t n) {
+  const char *names[8];
+  size_t k = anchor_names(a, n, names, 8);
+  if (!k) {
+    fprintf(f, "none measured yet");
+    return;
+  }
+  for (size_t j = 0; j < k; j++) {
+    const Xqz__AnchorPoint *last = NULL;
+    for (size_t i = 0; i < n; i++)
+      if (!strcmp(a[i]->anchor, names[j])) last = a[i];
+    fprintf(f, "%s%.0f%% vs %s (%lld games, net %016llx, promotion %lld)", j ? ", " : "",
+            100.0 * last->score, last->anchor, (long long)last->games,
+            (unsigned long long)last->net_id, (long long)last->promotion);
+  }
+}
+
+void xqz_anchor_table(FILE *f, Xqz__AnchorPoint *const *a, size_t n) {
+  const char *names[8];
+  size_t k = anchor_names(a, n, names, 8);
+  if (!k) return;
+  fprintf(f, "  %-9s  %-16s  %6s", "promotion", "net", "step");
+  for (size_t j = 0; j < k; j++) fprintf(f, "  %-16s", names[j]);
+  fprintf(f, "\n");
+  for (size_t i = 0; i < n; i++) {
+    bool seen = false; /* one row per net, at its first result */
+    for (size_t p = 0; p < i && !seen; p++) seen = a[p]->net_id == a[i]->net_id;
+    if (seen) continue;
+    fprintf(f, "  %-9lld  %016llx  %6lld", (long long)a[i]->promotion,
+            (unsigned long long)a[i]->net_id, (long long)a[i]->step);
+    for (size_t j = 0; j < k; j++) {
+      char cell[40] = "-";
+      for (size_t q = i; q < n; q++)
+        if (a[q]->net_id == a[i]->net_id && !strcmp(a[q]->anchor, names[j]))
+          snprintf(cell, sizeof cell, "%3.0f%% %lld-%lld-%lld", 100.0 * a[q]->score,
+                   (long long)a[q]->wins, (long long)a[q]->draws, (long long)a[q]->losses);
+      fprintf(f, "  %-16s", cell);
+    }
+    fprintf(f, "\n");
+  }
+}

@@ -52,5 +52,11 @@ Xqz__Envelope *xqz_remote_call(xqz_remote_t *r, Xqz__Envelope *env,
 /* A gating match as one table row (xqz status, xqz promotions). */
 void xqz_match_header(FILE *f);
 void xqz_match_row(FILE *f, const Xqz__MatchStatus *m);
+/* Strength against the anchors (oldest first, as Status and Promotions carry them):
+ * the newest score per anchor as one line, "71% vs greedy (20 games, net 1a2b…, promotion
+ * 3), 3% vs alphabeta:1 (…)" ("none measured yet" when n is 0), and one table row per
+ * measured net with a column per anchor (xqz promotions). */
+void xqz_anchor_line(FILE *f, Xqz__AnchorPoint *const *a, size_t n);
+void xqz_anchor_table(FILE *f, Xqz__AnchorPoint *const *a, size_t n);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "link.h"
 #include "wire/netcache.h"
+#include "search/players.h"
 #include "selfplay_loop.h"
 #include "spool.h"
 #include "spool_campaign.h"
@@ -53,7 +54,7 @@ typedef struct {
   int64_t job_games;
   uint64_t job_stamp;
   Xqz__ArenaJob arena;
-  char arena_fen[160];
+  char arena_fen[160], arena_anchor[64];
   int job_pending;
   int64_t job_pending_ms;
   /* nets */
@@ -81,6 +82,7 @@ static void send_hello(agent_t *a) {
   Xqz__Hello h;
   xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, a->worker_id, a->host,
                (uint32_t)a->o->threads, a->campaign_id);
+  h.features = XQ_FEATURE_ANCHOR_JOBS;
   send_env(a, &env, 1);
 }
 
@@ -242,6 +244,17 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
         a->arena = *j->arena;
         snprintf(a->arena_fen, sizeof a->arena_fen, "%s", j->arena->opening_fen ? j->arena->opening_fen : "");
         a->arena.opening_fen = a->arena_fen;
+        const char *anchor = j->arena->anchor_b ? j->arena->anchor_b : "";
+        if (*anchor && (strlen(anchor) >= sizeof a->arena_anchor || !xq_player_is_builtin(anchor))) {
+          /* Only a built-in player may be named: never a file or a command of the peer's. */
+          XQ_LOGW(C, "arena job names an anchor that is not a built-in player; skipped"
+                  " match=%" PRIu64 " anchor=\"%.60s\"", j->arena->match_id, anchor);
+          a->job_kind = 0;
+          if (a->welcomed) send_job_request(a);
+          break;
+        }
+        snprintf(a->arena_anchor, sizeof a->arena_anchor, "%s", anchor);
+        a->arena.anchor_b = a->arena_anchor;
       }
       a->job_stamp = ++a->stamp;
       break;
@@ -314,8 +327,10 @@ static void schedule(agent_t *a, int stopping) {
   memset(&t, 0, sizeof t);
   t.kind = (xq_task_kind_t)a->job_kind;
   if (t.kind == XQ_TASK_ARENA) {
-    int ha = want_net(a, a->arena.net_a), hb = want_net(a, a->arena.net_b);
+    bool anchor = a->arena_anchor[0] != 0;
+    int ha = want_net(a, a->arena.net_a), hb = anchor || want_net(a, a->arena.net_b);
     if (!ha || !hb) return;
+    snprintf(t.anchor_b, sizeof t.anchor_b, "%s", a->arena_anchor);
     t.match_id = a->arena.match_id;
     t.pair_index = a->arena.pair_index;
     xq_netcache_path(a->o->cache, a->arena.net_a, t.path_a, sizeof t.path_a);

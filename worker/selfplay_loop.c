@@ -43,7 +43,8 @@ static int a_score(xq_result_t r, bool a_red) {
 static void run_arena(xq_task_t *t) {
   char spec_a[1100], spec_b[1100];
   snprintf(spec_a, sizeof spec_a, "net:%s:%d", t->path_a, t->sims);
-  snprintf(spec_b, sizeof spec_b, "net:%s:%d", t->path_b, t->sims);
+  if (t->anchor_b[0]) snprintf(spec_b, sizeof spec_b, "%s", t->anchor_b);
+  else snprintf(spec_b, sizeof spec_b, "net:%s:%d", t->path_b, t->sims);
   xq_player_t *a = NULL, *b = NULL;
   xq_errbuf_t eb = {{0}};
   int rc = xq_player_new(&a, spec_a, t->seed, &eb);

@@ -28,6 +28,7 @@ typedef struct {
   uint64_t match_id;
   uint32_t pair_index;
   char path_a[1024], path_b[1024];
+  char anchor_b[64];  /* non-empty: B is this built-in player (an anchor match), not path_b */
   char opening[160];
   int sims, max_plies;
   double adjudicate_material;

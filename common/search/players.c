@@ -27,6 +27,14 @@ bool xq_player_parse_int(const char *s, long long lo, long long hi, long long *o
   return true;
 }
 
+bool xq_player_is_builtin(const char *spec) {
+  long long v;
+  if (!spec) return false;
+  if (!strcmp(spec, "random") || !strcmp(spec, "greedy")) return true;
+  return !strncmp(spec, "alphabeta:", 10) &&
+         xq_player_parse_int(spec + 10, 1, XQ_AB_MAX_DEPTH, &v);
+}
+
 int xq_player_new(xq_player_t **out, const char *spec, uint64_t seed, xq_errbuf_t *eb) {
   *out = NULL;
   if (!spec || !*spec) return xq_err_set(eb, XQ_EINVAL, "empty player spec; " PLAYER_SPECS);

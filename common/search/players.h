@@ -12,6 +12,7 @@
 #ifndef XQ_PLAYERS_H
 #define XQ_PLAYERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rules/board.h"
@@ -29,6 +30,9 @@ int xq_player_new_game(xq_player_t *p, xq_errbuf_t *eb);
 /* Chooses a legal move in pos (which is not finished); pos holds the game's history and
  * is returned unchanged. */
 int xq_player_move(xq_player_t *p, xq_pos_t *pos, xq_move_t *move, xq_errbuf_t *eb);
+/* true when spec names a built-in player (random, greedy, alphabeta:D with a valid D):
+ * one that needs no file and no process, so a peer may name it safely (anchor matches). */
+bool xq_player_is_builtin(const char *spec);
 /* The spec it was created from, for reports. */
 const char *xq_player_name(const xq_player_t *p);
 

@@ -6,7 +6,7 @@
  * finite (an Elo bound of a match won or lost 100%) is null; role is "worker",
  * "trainer", "cli" or "unknown"; by_reason is an object keyed by end reason name
  * ("checkmate", ...: xq_reason_name); limits is an object {name: value}; an absent
- * open_match, last_loss or balance is null (and so is balance.trainer_busy before it is
+ * open_match, open_anchor, last_loss or balance is null (and so is balance.trainer_busy before it is
  * measured).
  */
 #include "wire/status_json.h"
@@ -194,6 +194,26 @@ static void match_array(jbuf_t *b, Xqz__MatchStatus *const *m, size_t n) {
   jb_lit(b, "]");
 }
 
+static void anchor_obj(jbuf_t *b, const Xqz__AnchorPoint *a) {
+  if (!a) {
+    jb_lit(b, "null");
+    return;
+  }
+  bool f = true;
+  jb_lit(b, "{");
+  kv_id(b, &f, "net_id", a->net_id);
+  kv_str(b, &f, "anchor", a->anchor);
+  kv_i64(b, &f, "wins", a->wins);
+  kv_i64(b, &f, "draws", a->draws);
+  kv_i64(b, &f, "losses", a->losses);
+  kv_dbl(b, &f, "score", a->score);
+  kv_i64(b, &f, "time", a->time);
+  kv_i64(b, &f, "promotion", a->promotion);
+  kv_i64(b, &f, "step", a->step);
+  kv_i64(b, &f, "games", a->games);
+  jb_lit(b, "}");
+}
+
 static void loss_obj(jbuf_t *b, const Xqz__LossPoint *l) {
   if (!l) {
     jb_lit(b, "null");
@@ -326,6 +346,27 @@ char *xq_status_json(const Xqz__Status *s) {
   for (size_t i = 0; i < s->n_loss_history; i++) {
     if (i) jb_lit(&b, ",");
     loss_obj(&b, s->loss_history[i]);
+  }
+  jb_lit(&b, "]");
+  jb_key(&b, &f, "anchor_history");
+  jb_lit(&b, "[");
+  for (size_t i = 0; i < s->n_anchor_history; i++) {
+    if (i) jb_lit(&b, ",");
+    anchor_obj(&b, s->anchor_history[i]);
+  }
+  jb_lit(&b, "]");
+  jb_key(&b, &f, "open_anchor");
+  anchor_obj(&b, s->open_anchor);
+  jb_key(&b, &f, "throughput_history");
+  jb_lit(&b, "[");
+  for (size_t i = 0; i < s->n_throughput_history; i++) {
+    const Xqz__ThroughputPoint *t = s->throughput_history[i];
+    bool tf = true;
+    jb_lit(&b, i ? ",{" : "{");
+    kv_i64(&b, &tf, "time", t->time);
+    kv_u64(&b, &tf, "games", t->games);
+    kv_u64(&b, &tf, "positions", t->positions);
+    jb_lit(&b, "}");
   }
   jb_lit(&b, "]");
   jb_key(&b, &f, "limits");

@@ -58,6 +58,8 @@ typedef enum {
 /* The meaning of an Error.code ("unknown error code" for one not in the table). */
 const char *xq_wire_error_text(uint32_t code);
 
+/* Hello.features bits: what a worker can do beyond protocol 1 as first released. */
+#define XQ_FEATURE_ANCHOR_JOBS 1u /* plays ArenaJobs whose B is a built-in player (anchor_b) */
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's

@@ -68,7 +68,7 @@ campaign_alive() {
 _field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
 
 campaign_progress() {
-  local camp=$1 st tr pos rate gating el
+  local camp=$1 st tr pos rate gating anchors measuring el
   st=$(grep " status " "$camp/coordinator.log" | tail -1)
   tr=$(grep "training step=" "$camp/trainer.log" | tail -1)
   pos=$(_field positions <<<"$st"); pos=${pos:-0}
@@ -77,10 +77,42 @@ campaign_progress() {
   else rate=$(( (pos - _last_pos) / (SECONDS - _last_t > 0 ? SECONDS - _last_t : 1) )); fi
   _last_pos=$pos _last_t=$SECONDS
   gating=$(sed -n 's/.*gating="\([^"]*\)".*/\1/p' <<<"$st")
-  printf '[%3dm%02ds] games %s  positions %s (%s/s)  trainer step %s  loss %s  best %s  gating: %s\n' \
+  anchors=$(sed -n 's/.* anchors="\([^"]*\)".*/\1/p' <<<"$st")
+  measuring=$(sed -n 's/.* anchor_match="\([^"]*\)".*/\1/p' <<<"$st")
+  [ -n "$measuring" ] && anchors="${anchors:-not measured yet} (measuring $measuring)"
+  printf '[%3dm%02ds] games %s  positions %s (%s/s)  trainer step %s  loss %s  best %s  gating: %s  best net: %s\n' \
     $((el / 60)) $((el % 60)) "$(_field games <<<"$st")" "$pos" "$rate" \
     "$(_field trainer_step <<<"$st")" "$(_field loss <<<"$tr")" "$(_field best <<<"$st")" \
-    "${gating:-none yet}"
+    "${gating:-none yet}" "${anchors:-not measured yet}"
+}
+
+# The closing summary: every gating decision of promotions.log and every anchor match of
+# anchors.log as tables (the logs' JSON lines are documented in docs/operations.md).
+campaign_summary() {
+  local camp=$1
+  echo "== gating decisions ($camp/promotions.log)"
+  if [ -s "$camp/promotions.log" ]; then
+    awk 'function f(k,  m) { if (match($0, "\"" k "\":\"?[^,\"}]*")) {
+           m = substr($0, RSTART, RLENGTH); sub("^\"" k "\":\"?", "", m); return m } return "-" }
+         BEGIN { printf "   %-16s %7s %-9s %6s %7s %s\n", "net", "step", "W-D-L", "score", "Elo", "decision" }
+         f("match") == "-" { printf "   %-16s %7s %-9s %6s %7s %s\n", f("net"), f("step"), "-", "-", "0.0", "net 1"; next }
+         { printf "   %-16s %7s %-9s %6.2f %7.1f %s\n", f("net"), f("step"),
+                  f("w") "-" f("d") "-" f("l"), f("score"), f("elo"),
+                  f("promoted") == "true" ? "promoted" : "rejected" }' "$camp/promotions.log"
+    echo "   nets promoted so far (after net 1): $(grep '"promoted":true' "$camp/promotions.log" | grep -vc '"first":true')"
+  else
+    echo "   none yet"
+  fi
+  echo "== strength against the anchors ($camp/anchors.log)"
+  if [ -s "$camp/anchors.log" ]; then
+    awk 'function f(k,  m) { if (match($0, "\"" k "\":\"?[^,\"}]*")) {
+           m = substr($0, RSTART, RLENGTH); sub("^\"" k "\":\"?", "", m); return m } return "-" }
+         BEGIN { printf "   %-9s %-16s %7s %-12s %-9s %6s\n", "promotion", "net", "step", "anchor", "W-D-L", "score" }
+         { printf "   %-9s %-16s %7s %-12s %-9s %5.0f%%\n", f("promotion"), f("net"), f("step"),
+                  f("anchor"), f("w") "-" f("d") "-" f("l"), 100 * f("score") }' "$camp/anchors.log"
+  else
+    echo "   none measured yet"
+  fi
 }
 
 campaign_stop() {

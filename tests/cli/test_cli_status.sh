@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_cli_status.sh XQZ BINDIR: `xqz status` and `xqz promotions` against a live
+# test_cli_status.sh XQZ BINDIR: `xqz status` and `xqz promotions` (with the anchors) against a live
 # coordinator on a free loopback port with one worker playing short games (tiny net, few
 # simulations), and the version commands. Also: a clear error when nothing answers; the
 # screen names the campaign reached and its address, and workers "seen 12s ago"; the
@@ -29,7 +29,7 @@ check "status says clearly that nothing answers" no_answer
 
 "$COORD" --campaign "$dir/camp" --router "$router" --pub "tcp://127.0.0.1:$pubport" --http= \
   --net_size tiny --sims 8 --fast_sims 4 --max_plies 40 --games_per_job 2 --fsync_ms 50 \
-  >"$dir/coord.log" 2>&1 &
+  --anchors greedy --anchor_games 2 --gating_sims 4 >"$dir/coord.log" 2>&1 &
 pids+=("$!")
 "$WORKER" --coordinator "$router" --pub "tcp://127.0.0.1:$pubport" --id cli-w1 --threads 1 \
   --games-per-thread 2 --cache "$dir/cache" --spool "$dir/spool" --timeout 3000 \
@@ -116,6 +116,33 @@ promotions_json() {
 check "promotions --json parses" promotions_json
 check "promotions prints its table header" bash -c \
   "'$XQZ' promotions --coordinator '$router' | grep -q 'W-D-L'"
+
+# Net 1 against the anchor (one pair, played by the worker): status and promotions show it.
+anchors_shown() {
+  "$XQZ" status --coordinator "$router" >"$dir/screen2.out" 2>&1 &&
+    grep -Eq "^anchors    best net: [0-9]+% vs greedy \(2 games, net [0-9a-f]{16}, promotion 1\)" \
+      "$dir/screen2.out"
+}
+check "status shows the best net's score against the anchor" wait_for 60 anchors_shown
+anchor_table() {
+  "$XQZ" promotions --coordinator "$router" >"$dir/prom.out" 2>&1 &&
+    grep -q "^strength against the anchors" "$dir/prom.out" &&
+    grep -Eq "^  1 +[0-9a-f]{16} +0 +[0-9]+% [0-9]+-[0-9]+-[0-9]+" "$dir/prom.out" &&
+    grep -Eq "^  best net: [0-9]+% vs greedy" "$dir/prom.out"
+}
+check "promotions prints the anchor table" anchor_table
+anchor_json() {
+  "$XQZ" status --coordinator "$router" --json >"$dir/status2.json" &&
+    python3 - "$dir/status2.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+a = s["anchor_history"]
+assert len(a) == 1 and a[0]["anchor"] == "greedy" and a[0]["games"] == 2, a
+assert a[0]["wins"] + a[0]["draws"] + a[0]["losses"] == 2 and a[0]["net_id"] == s["best_net_id"]
+assert s["open_anchor"] is None
+EOF
+}
+check "status --json carries the anchor history" anchor_json
 
 follow_stops_on_ctrl_c() {
   "$XQZ" promotions --coordinator "$router" --follow >"$dir/follow.out" 2>&1 &

@@ -2,7 +2,8 @@
 # test_campaign.sh BINDIR: the whole loop on loopback, then its faults.
 #   coordinator + trainer + two workers (tiny net, few simulations, gating that decides
 #   fast): games flow and are acked, the trainer steps, a candidate is gated and promoted,
-#   the promotion reaches both workers, promotions.log and the database agree. Then:
+#   the promotion reaches both workers, promotions.log and the database agree, net 1 is
+#   measured against the anchors (greedy, alphabeta:1) on the workers. Then:
 #   kill -9 a worker (the other goes on), kill -9 the coordinator and restart it (same
 #   best net, window rebuilt from what was acked, workers reconnect), kill -9 the trainer
 #   and restart it (resumes at its checkpoint step), a torn last segment record (dropped,
@@ -20,7 +21,7 @@ camp=$dir/camp
 coord_args=(--campaign "$camp" --router "$router" --pub "$pub" --http= --min_positions 150
             --sims 16 --fast_sims 4 --max_plies 80 --games_per_job 4 --fsync_ms 50
             --status_ms 500 --gating threshold --threshold_games 4 --threshold_score 0
-            --gating_sims 8 --batch_size 32)
+            --gating_sims 8 --batch_size 32 --anchor_games 2)
 start_coord() { "$COORD" "${coord_args[@]}" >>"$dir/coord.log" 2>&1 & coord=$!; pids+=("$coord"); }
 start_trainer() {
   "$TRAINER" --coordinator "$router" --dir "$dir/trainer" --size tiny --batch 32 \
@@ -45,6 +46,10 @@ start_worker w2
 check "games flow and are acknowledged" wait_for 60 bash -c "[ \"\$(grep ' status ' '$dir/coord.log' | tail -1 | sed -n 's/.* games=\([0-9]*\).*/\1/p')\" -ge 8 ] 2>/dev/null"
 check "the trainer steps" wait_for 90 grep -q "training step=" "$dir/trainer.log"
 check "a candidate is promoted" wait_for 120 bash -c "[ \$(grep -c '\"promoted\":true' '$camp/promotions.log') -ge 2 ]"
+check "the workers measure net 1 against greedy and alphabeta:1" wait_for 120 bash -c \
+  "grep -q '\"anchor\":\"greedy\"' '$camp/anchors.log' && grep -q '\"anchor\":\"alphabeta:1\"' '$camp/anchors.log'"
+check "the status line shows the strength against the anchors" wait_for 20 bash -c \
+  "grep ' status ' '$dir/coord.log' | tail -1 | grep -q 'anchors=\"[0-9]*% vs greedy, [0-9]*% vs alphabeta:1\"'"
 # A worker switches at game boundaries to the newest net, so it may skip some promotions:
 # each must end up playing with one of the promoted nets (not the first).
 plays_promoted() { # plays_promoted WORKER_LOG

@@ -62,7 +62,7 @@ if [ "$MODE" = curve ]; then
 fi
 ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 "${curve_coord[@]}" --sims 8 \
   --fast_sims 4 --max_plies 40 --games_per_job 2 --min_positions 100 --batch_size 32 \
-  --gating none --fsync_ms 50 --status_ms 300 >"$dir/coord.log" 2>&1 &
+  --gating none --anchor_games 0 --fsync_ms 50 --status_ms 300 >"$dir/coord.log" 2>&1 &
 coord=$!; pids+=("$coord")
 check "the coordinator listens on its veth address" wait_for 10 grep -qs "listening router=$addr" "$dir/coord.log"
 check "the other namespace reaches it over the veth pair" \
@@ -148,7 +148,7 @@ pids=()
 check "the campaign database counts the worker's games the same" test \
   "$(sqlite3 "$camp/campaign.db" "select games from worker_stats where worker_id='lab-w1'")" = "$acked"
 # The segments are the campaign's games: a restarted coordinator counts them again.
-ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 "${curve_coord[@]}" --status_ms 300 >"$dir/coord2.log" 2>&1 &
+ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 "${curve_coord[@]}" --status_ms 300 --anchor_games 0 >"$dir/coord2.log" 2>&1 &
 coord=$!; pids+=("$coord")
 check "the segments hold exactly the acknowledged games" wait_for 10 grep -q "window rebuilt games=$acked " "$dir/coord2.log"
 kill -TERM "$coord"; wait "$coord"

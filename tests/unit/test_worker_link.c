@@ -52,6 +52,9 @@ typedef struct {
   const char *arena_fen;   /* its opening (NULL: the start position) */
   uint32_t arena_plies;    /* its length cap (0: 40) */
   float arena_material;    /* its adjudicate_material */
+  const char *arena_anchor; /* non-NULL: B is this built-in player (anchor_b), net_b 0 */
+  uint32_t hello_features; /* of the last Hello */
+  int job_requests;
   int arena_results;
   Xqz__ArenaResult arena;  /* the last one */
 } fake_t;
@@ -170,6 +173,7 @@ static void serve(fake_t *f) {
     case XQZ__ENVELOPE__BODY_HELLO: {
       assert_int_equal(in->hello->role, XQZ__ROLE__ROLE_WORKER);
       f->hellos++;
+      f->hello_features = in->hello->features;
       Xqz__Welcome w = XQZ__WELCOME__INIT;
       w.worker_id = in->hello->worker_id;
       w.best_net_id = f->job_net;
@@ -182,6 +186,7 @@ static void serve(fake_t *f) {
     }
     case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
       Xqz__Job j = XQZ__JOB__INIT;
+      f->job_requests++;
       if (f->arena_next) {
         f->arena_next = 0;
         Xqz__ArenaJob aj = XQZ__ARENA_JOB__INIT;
@@ -193,6 +198,10 @@ static void serve(fake_t *f) {
         aj.sims = 4;
         aj.max_plies = f->arena_plies ? f->arena_plies : 40;
         aj.adjudicate_material = f->arena_material;
+        if (f->arena_anchor) {
+          aj.net_b = 0;
+          aj.anchor_b = (char *)f->arena_anchor;
+        }
         j.kind_case = XQZ__JOB__KIND_ARENA;
         j.arena = &aj;
         env.body_case = XQZ__ENVELOPE__BODY_JOB;
@@ -379,6 +388,28 @@ static void test_worker_against_fake_coordinator(void **state) {
   assert_int_equal(f->arena.result_a_black, -1);
   assert_int_equal(f->arena.reason_a_red, XQ_REASON_LENGTH_CAP);
   assert_int_equal(f->arena.reason_a_black, XQ_REASON_LENGTH_CAP);
+
+  /* An anchor job (its Hello says it plays them): B is the built-in player, net_b 0;
+   * the same capped position scores the same, so the pair was played with the anchor. */
+  assert_true(f->hello_features & XQ_FEATURE_ANCHOR_JOBS);
+  f->arena_anchor = "alphabeta:1";
+  f->arena_results = 0;
+  f->arena_next = 1;
+  assert_true(serve_until(f, arena_done, NULL, 30));
+  assert_int_equal(f->arena.result_a_red, 1);
+  assert_int_equal(f->arena.result_a_black, -1);
+  /* An anchor that is not a built-in player (a command) is never run: no result, and the
+   * worker asks for its next job. */
+  f->arena_anchor = "uci:/bin/true";
+  f->arena_results = 0;
+  f->arena_next = 1;
+  int asked = f->job_requests;
+  int want_asks = asked + 2;
+  double t_anchor = now_s();
+  while (now_s() - t_anchor < 10 && f->job_requests < want_asks) serve(f);
+  assert_true(f->job_requests >= want_asks);
+  assert_int_equal(f->arena_results, 0);
+  f->arena_anchor = NULL;
 
   /* SIGTERM: exit 0 with the unacknowledged games left in the spool. */
   f->ack = 0;
