@@ -78,19 +78,25 @@ void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const flo
   out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value;
 }
 
-void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+double nn_loss_l2_range(nn_model_t *m, const nn_loss_cfg_t *cfg, size_t lo, size_t hi) {
   double s = 0;
   float c2 = 2.0f * cfg->l2;
   for (int t = 0; t < m->ntensors; t++) {
     const nn_param_info_t *ti = &m->table[t];
-    if (!ti->decay) continue;
-    const float *w = m->params + ti->offset;
-    float *g = m->grads + ti->offset;
-    for (size_t i = 0; i < ti->size; i++) {
+    size_t a = ti->offset > lo ? ti->offset : lo;
+    size_t e = ti->offset + ti->size < hi ? ti->offset + ti->size : hi;
+    if (!ti->decay || a >= e) continue;
+    const float *w = m->params;
+    float *g = m->grads;
+    for (size_t i = a; i < e; i++) {
       s += (double)w[i] * w[i];
       g[i] += c2 * w[i];
     }
   }
-  out->l2 = cfg->l2 * s;
+  return s;
+}
+
+void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+  out->l2 = cfg->l2 * nn_loss_l2_range(m, cfg, 0, m->nparams);
   out->total += out->l2;
 }

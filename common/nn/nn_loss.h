@@ -64,5 +64,8 @@ void nn_loss_heads_shard(float *dlogits, float *dvalue, const float *logits,
 
 /* Adds the L2 term to out (l2 and total) and its gradient 2 c w into m->grads. */
 void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out);
+/* The same over parameters [lo, hi) only: adds 2 c w of the decayed ones into m->grads and
+ * returns their sum of w^2 (the caller multiplies by c; slices of a data-parallel step). */
+double nn_loss_l2_range(nn_model_t *m, const nn_loss_cfg_t *cfg, size_t lo, size_t hi);
 
 #endif

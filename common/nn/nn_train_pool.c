@@ -13,6 +13,7 @@
 #include <cblas.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,6 +22,59 @@
 #include "nn/nn_backward.h"
 #include "nn/nn_forward.h"
 #include "nn/nn_plan.h"
+
+/*
+ * The ranks' barrier. A step waits at about 3 barriers per batch-norm layer, each a few
+ * microseconds of work apart, so a waiter first spins a short while (the others are
+ * usually about to arrive) and only then sleeps on a condition variable; a box whose
+ * cores are taken by other work loses at most the spin to each wait. On the 2-core test
+ * box the tiny net's 2-thread speed-up was 1.65-1.70x with pthread_barrier_wait and
+ * 1.70-1.73x with 4,000 spins (xqz bench train --sizes tiny --threads 1,2: docs/results.md).
+ */
+#define BARRIER_SPINS 4000
+
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  atomic_uint arrived;
+  atomic_uint generation;
+  unsigned n;
+} barrier_t;
+
+static void barrier_init(barrier_t *b, unsigned n) {
+  pthread_mutex_init(&b->mu, NULL);
+  pthread_cond_init(&b->cv, NULL);
+  atomic_init(&b->arrived, 0);
+  atomic_init(&b->generation, 0);
+  b->n = n;
+}
+
+static void barrier_destroy(barrier_t *b) {
+  pthread_mutex_destroy(&b->mu);
+  pthread_cond_destroy(&b->cv);
+}
+
+static void barrier_wait(barrier_t *b) {
+  unsigned gen = atomic_load_explicit(&b->generation, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->n) {
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    pthread_mutex_lock(&b->mu);
+    atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return;
+  }
+  for (int i = 0; i < BARRIER_SPINS; i++) {
+    if (atomic_load_explicit(&b->generation, memory_order_acquire) != gen) return;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  pthread_mutex_lock(&b->mu);
+  while (atomic_load_explicit(&b->generation, memory_order_acquire) == gen)
+    pthread_cond_wait(&b->cv, &b->mu);
+  pthread_mutex_unlock(&b->mu);
+}
 
 /* The longest vector a reduction carries: nn_bn_backward's 2 C + 1. */
 #define SLOT_DOUBLES (2 * NN_MAX_CHANNELS + 1)
@@ -35,6 +89,7 @@ typedef struct {
   nn_shard_t buf;
   int n;                /* samples in this step's shard */
   double loss[2];       /* this shard's cross-entropy and squared-error sums */
+  double l2;            /* sum of w^2 over this rank's slice of the decayed weights */
 } shard_t;
 
 struct nn_train_pool {
@@ -45,7 +100,7 @@ struct nn_train_pool {
   pthread_t *tid;              /* (T - 1) ranks 1.. */
   int nthreads_started;        /* ranks 1.. running rank_main */
   bool have_barrier;
-  pthread_barrier_t bar;
+  barrier_t bar;
   /* Start-up: the ranks wait for every thread to exist (start = 1) or for a failed
    * creation (start = -1) before they enter the barriers. */
   pthread_mutex_t start_mu;
@@ -69,7 +124,7 @@ static void reduce_sum(nn_reduce_t *r, double *v, int len) {
   assert(len <= SLOT_DOUBLES);
   double *slots = p->slots[s->nreduce++ & 1u];
   memcpy(slots + (size_t)r->rank * SLOT_DOUBLES, v, (size_t)len * sizeof(double));
-  pthread_barrier_wait(&p->bar);
+  barrier_wait(&p->bar);
   for (int i = 0; i < len; i++) {
     double acc = 0;
     for (int t = 0; t < p->T; t++) acc += slots[(size_t)t * SLOT_DOUBLES + i];
@@ -91,7 +146,7 @@ static void rank_step(struct nn_train_pool *p, int rank) {
   s->n = 0;
   if (hi > lo) s->n = p->fill(p->ctx, rank, lo, hi, &s->buf);
   assert(s->n >= 0 && s->n <= hi - lo);
-  if (p->T > 1) pthread_barrier_wait(&p->bar);
+  if (p->T > 1) barrier_wait(&p->bar);
   int n_total = 0;
   for (int t = 0; t < p->T; t++) n_total += p->sh[t].n;
   if (rank == 0) p->n_total = n_total;
@@ -103,14 +158,14 @@ static void rank_step(struct nn_train_pool *p, int rank) {
   nn_model_zero_grad(v);
   nn_loss_heads_shard(s->plan->dlogits, s->plan->dvalue, s->plan->logits, s->plan->value,
                       &b, p->cfg, n_total, s->loss);
-  if (rank == 0) { /* the L2 gradient once, in the model's own array, as nn_train_step */
+  if (p->T == 1) { /* the L2 gradient in the model's own array, as nn_train_step */
     nn_loss_t l2 = {0};
     nn_loss_l2(v, p->cfg, &l2);
     p->l2 = l2.l2;
   }
   nn_backward(s->plan, v, b.planes, b.n);
   if (p->T == 1) return;
-  pthread_barrier_wait(&p->bar);
+  barrier_wait(&p->bar);
   /* Sum the gradients of ranks 1.. into the model's, in rank order, over this rank's
    * slice of the parameters. */
   size_t P = p->m->nparams;
@@ -120,9 +175,11 @@ static void rank_step(struct nn_train_pool *p, int rank) {
     const float *gt = p->sh[t].grads;
     for (size_t i = a; i < e; i++) g[i] += gt[i];
   }
-  /* And the same slice's update: rank 0 only counts the step once every slice is done. */
+  /* Then the slice's L2 gradient and its update: rank 0 sums the L2 terms and counts the
+   * step once every slice is done. */
+  s->l2 = nn_loss_l2_range(p->m, p->cfg, a, e);
   nn_sgd_update_range(p->opt, p->m, a, e);
-  pthread_barrier_wait(&p->bar);
+  barrier_wait(&p->bar);
 }
 
 static void *rank_main(void *arg) {
@@ -134,7 +191,7 @@ static void *rank_main(void *arg) {
   pthread_mutex_unlock(&p->start_mu);
   if (start < 0) return NULL;
   for (;;) {
-    pthread_barrier_wait(&p->bar); /* "go" */
+    barrier_wait(&p->bar); /* "go" */
     if (p->quit) return NULL;
     rank_step(p, s->red.rank);
   }
@@ -205,7 +262,7 @@ int nn_train_pool_new(nn_train_pool_t **out, nn_model_t *m, int threads, int max
       nn_model_grad_view(s->view, m, s->grads);
     }
   }
-  if (pthread_barrier_init(&p->bar, NULL, (unsigned)threads)) goto oom;
+  barrier_init(&p->bar, (unsigned)threads);
   p->have_barrier = true;
   pthread_mutex_init(&p->start_mu, NULL);
   pthread_cond_init(&p->start_cv, NULL);
@@ -238,10 +295,10 @@ void nn_train_pool_free(nn_train_pool_t **pp) {
   if (p->have_barrier) {
     if (p->start > 0 && p->T > 1) { /* running: release them from "go" to quit */
       p->quit = 1;
-      pthread_barrier_wait(&p->bar);
+      barrier_wait(&p->bar);
     }
     for (int t = 0; t < p->nthreads_started; t++) pthread_join(p->tid[t], NULL);
-    pthread_barrier_destroy(&p->bar);
+    barrier_destroy(&p->bar);
     pthread_mutex_destroy(&p->start_mu);
     pthread_cond_destroy(&p->start_cv);
   }
@@ -280,7 +337,7 @@ int nn_train_pool_step(nn_train_pool_t *p, nn_sgd_t *opt, int count, nn_shard_fi
    * ranks wait for "go" (the parameters change only in the update below). */
   if (p->T > 1) {
     nn_model_prepare_train(p->m);
-    pthread_barrier_wait(&p->bar);
+    barrier_wait(&p->bar);
   }
   rank_step(p, 0);
   if (p->n_total == 0) return 0;
@@ -291,6 +348,11 @@ int nn_train_pool_step(nn_train_pool_t *p, nn_sgd_t *opt, int count, nn_shard_fi
   }
   out->policy = ce / p->n_total;
   out->value = mse / p->n_total;
+  if (p->T > 1) {
+    double l2 = 0;
+    for (int t = 0; t < p->T; t++) l2 += p->sh[t].l2;
+    p->l2 = cfg->l2 * l2;
+  }
   out->l2 = p->l2;
   out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value + out->l2;
   if (p->T == 1) nn_sgd_step(opt, p->m);
