@@ -38,6 +38,7 @@
 #include "rules/rules.h"
 #include "search/engine_proto.h"
 #include "search/eval_cache.h"
+#include "support/campaign_nets.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "support/clock.h"
@@ -484,11 +485,12 @@ static long read_line(char *buf, size_t size) {
 
 static void engine_usage(FILE *f) {
   fprintf(f,
-          "usage: xqz engine --net FILE [--threads N] [--seed S]\n\n"
+          "usage: xqz engine --net FILE | --campaign DIR [--threads N] [--seed S]\n\n"
           "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
           "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
           "MultiPV, WeightsFile, Simulations, Temperature; `uci` lists them with their\n"
-          "bounds. --threads sets Threads at start. See docs/engine.md.\n");
+          "bounds. --threads sets Threads at start; --campaign DIR plays that campaign's\n"
+          "best net (DIR/nets/best.xqzn). See docs/engine.md.\n");
 }
 
 static int engine_loop(engine_t *e) {
@@ -570,6 +572,7 @@ static int engine_loop(engine_t *e) {
 
 int xqz_cmd_engine(int argc, char **argv) {
   const char *net = NULL;
+  static char best[4096]; /* --campaign: its best net's file */
   uint64_t seed = 1;
   int threads = 1;
   for (int i = 1; i < argc; i++) {
@@ -587,6 +590,14 @@ int xqz_cmd_engine(int argc, char **argv) {
     errno = 0;
     if (!strcmp(a, "--net")) {
       net = v;
+    } else if (!strcmp(a, "--campaign")) {
+      xq_errbuf_t ceb = {{0}};
+      if (xq_campaign_best_net(v, best, sizeof best, &ceb) < 0) {
+        fprintf(stderr, "xqz engine: %s\n", ceb.msg);
+        return 2;
+      }
+      net = best; /* stdout is the GUI's: the choice is said on stderr */
+      fprintf(stderr, "xqz engine: the best net of campaign %s: %s\n", v, best);
     } else if (!strcmp(a, "--seed")) {
       seed = strtoull(v, &end, 0);
       if (errno || *end || !*v) {
@@ -608,7 +619,7 @@ int xqz_cmd_engine(int argc, char **argv) {
     i++;
   }
   if (!net) {
-    fprintf(stderr, "xqz engine: --net FILE is required\n");
+    fprintf(stderr, "xqz engine: --net FILE or --campaign DIR is required\n");
     engine_usage(stderr);
     return 2;
   }
