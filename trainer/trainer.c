@@ -26,6 +26,7 @@
 #include "support/dirlock.h"
 #include "support/mkdir_p.h"
 #include "wire/batch_shard.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 #include "support/clock.h"
 
@@ -226,13 +227,8 @@ static void flush_candidate(trainer_t *t) {
     XQ_LOGW(COMP, "no Ack for the candidate; uploading it again step=%lld net=%016llx",
             (long long)t->pending_step, (unsigned long long)t->pending_net_id);
   Xqz__Envelope env;
-  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-  xq_wire_init(&env);
-  cn.net.data = t->pending_candidate;
-  cn.net.len = t->pending_len;
-  cn.step = (uint64_t)t->pending_step;
-  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-  env.candidate = &cn;
+  Xqz__CandidateNet cn;
+  xq_msg_candidate(&env, &cn, t->pending_candidate, t->pending_len, (uint64_t)t->pending_step);
   if (send_env(t, &env) == 0) {
     XQ_LOGI(COMP, "candidate uploaded step=%lld bytes=%zu net=%016llx parent=%016llx",
             (long long)t->pending_step, t->pending_len, (unsigned long long)t->pending_net_id,

@@ -18,6 +18,17 @@ void xq_msg_hello(Xqz__Envelope *env, Xqz__Hello *h, Xqz__Role role, const char 
   env->hello = h;
 }
 
+void xq_msg_candidate(Xqz__Envelope *env, Xqz__CandidateNet *cn, const void *net, size_t len,
+                      uint64_t step) {
+  xq_wire_init(env);
+  xqz__candidate_net__init(cn);
+  cn->net.data = (uint8_t *)net;
+  cn->net.len = len;
+  cn->step = step;
+  env->body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
+  env->candidate = cn;
+}
+
 void xq_msg_game(Xqz__Envelope *env, Xqz__GameRecord *g, const char *worker_id, uint64_t seq,
                  const void *record, size_t len) {
   xq_wire_init(env);

@@ -21,5 +21,8 @@ void xq_msg_hello(Xqz__Envelope *env, Xqz__Hello *h, Xqz__Role role, const char 
  * (worker_id, seq). */
 void xq_msg_game(Xqz__Envelope *env, Xqz__GameRecord *g, const char *worker_id, uint64_t seq,
                  const void *record, size_t len);
+/* A CandidateNet: a weights file image (nn_file_encode) and its training step. */
+void xq_msg_candidate(Xqz__Envelope *env, Xqz__CandidateNet *cn, const void *net, size_t len,
+                      uint64_t step);
 
 #endif

@@ -260,6 +260,16 @@ static inline xq_move_t illegal_move(const xq_pos_t *pos, const xq_move_t *legal
   return 0;
 }
 
+/* A CandidateNet of net (len bytes) at step, as request 40; the coordinator's reply. */
+static inline Xqz__Envelope *upload_candidate(void *s, const void *net, size_t len,
+                                              uint64_t step) {
+  Xqz__Envelope env;
+  Xqz__CandidateNet cn;
+  xq_msg_candidate(&env, &cn, net, len, step);
+  env.request_id = 40;
+  return rpc(s, &env);
+}
+
 static inline uint64_t hello(void *s) { return hello_as(s, "test-worker"); }
 
 /* A random legal game of up to 40 plies ending on the length cap (or by the rules);

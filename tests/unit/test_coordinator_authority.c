@@ -62,19 +62,6 @@ static void stop(pid_t pid) {
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
-static Xqz__Envelope *candidate(void *s, const void *net, size_t len, uint64_t step) {
-  Xqz__Envelope env;
-  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-  xq_wire_init(&env);
-  cn.net.data = (uint8_t *)net;
-  cn.net.len = len;
-  cn.step = step;
-  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-  env.candidate = &cn;
-  env.request_id = 40;
-  return rpc(s, &env);
-}
-
 /* A BatchRequest of 16 samples with a report of step and loss. */
 static Xqz__Envelope *batch(void *s, uint64_t step, float loss) {
   Xqz__Envelope env;
@@ -207,7 +194,7 @@ static uint64_t open_match(void *tr, void *obs, uint64_t best, uint64_t *cand) {
   size_t net_len;
   nn_file_meta_t meta;
   tiny_net(&net, &net_len, &meta, best, 500);
-  Xqz__Envelope *r = candidate(tr, net, net_len, 500);
+  Xqz__Envelope *r = upload_candidate(tr, net, net_len, 500);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
   assert_true(r->ack->accepted);
   xq_wire_free(&r);
@@ -238,7 +225,7 @@ static void test_worker_candidate(void **state) {
   size_t net_len;
   nn_file_meta_t meta;
   tiny_net(&net, &net_len, &meta, best, 1000000000000ull);
-  Xqz__Envelope *r = candidate(w1, net, net_len, 1000000000000ull);
+  Xqz__Envelope *r = upload_candidate(w1, net, net_len, 1000000000000ull);
   free(net);
   bool refused = r->body_case == XQZ__ENVELOPE__BODY_ERROR;
   xq_wire_free(&r);

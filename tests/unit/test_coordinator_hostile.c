@@ -136,13 +136,8 @@ static void send_flawed_game(void *s, uint64_t seq, int flaw) {
 
 static void send_candidate(void *s, const void *net, size_t len, uint64_t step) {
   Xqz__Envelope env;
-  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-  xq_wire_init(&env);
-  cn.net.data = (uint8_t *)net;
-  cn.net.len = len;
-  cn.step = step;
-  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-  env.candidate = &cn;
+  Xqz__CandidateNet cn;
+  xq_msg_candidate(&env, &cn, net, len, step);
   send_env(s, &env);
 }
 

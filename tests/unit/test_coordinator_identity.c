@@ -102,16 +102,7 @@ static Xqz__Envelope *candidate(void *s, int blocks, int channels, uint64_t camp
   size_t len;
   assert_int_equal(nn_file_encode(&net, &len, m, &meta, NULL), 0);
   nn_model_free(&m);
-  Xqz__Envelope env;
-  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-  xq_wire_init(&env);
-  cn.net.data = net;
-  cn.net.len = len;
-  cn.step = (uint64_t)step;
-  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-  env.candidate = &cn;
-  env.request_id = 9;
-  Xqz__Envelope *r = rpc(s, &env);
+  Xqz__Envelope *r = upload_candidate(s, net, len, (uint64_t)step);
   free(net);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
   return r;

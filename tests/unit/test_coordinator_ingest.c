@@ -178,13 +178,8 @@ static void test_candidate_promotion(void **state) {
   tiny_net(&net, &net_len, &meta, best, 500);
 
   Xqz__Envelope env;
-  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-  xq_wire_init(&env);
-  cn.net.data = net;
-  cn.net.len = net_len;
-  cn.step = 500;
-  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-  env.candidate = &cn;
+  Xqz__CandidateNet cn;
+  xq_msg_candidate(&env, &cn, net, net_len, 500);
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
   assert_true(r->ack->accepted);

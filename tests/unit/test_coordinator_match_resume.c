@@ -23,19 +23,6 @@
 
 #include "coord_test_util.h"
 
-static Xqz__Envelope *candidate(void *s, const void *net, size_t len, uint64_t step) {
-  Xqz__Envelope env;
-  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-  xq_wire_init(&env);
-  cn.net.data = (uint8_t *)net;
-  cn.net.len = len;
-  cn.step = step;
-  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-  env.candidate = &cn;
-  env.request_id = 40;
-  return rpc(s, &env);
-}
-
 /* A DEALER that has said Hello as worker_id (after a restart: once the daemon answers). */
 static void *worker(void *ctx, const char *worker_id, uint64_t *best) {
   void *s = connect_dealer(ctx);
@@ -88,7 +75,7 @@ static void test_restart_mid_match(void **state) {
   size_t net_len;
   nn_file_meta_t meta;
   tiny_net(&net, &net_len, &meta, best, 300);
-  Xqz__Envelope *r = candidate(tr, net, net_len, 300);
+  Xqz__Envelope *r = upload_candidate(tr, net, net_len, 300);
   free(net);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
   assert_true(r->ack->accepted);

@@ -173,14 +173,7 @@ static void test_status_fields(void **state) {
   size_t net_len;
   nn_file_meta_t meta;
   tiny_net(&net, &net_len, &meta, best, 500);
-  Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-  xq_wire_init(&env);
-  cn.net.data = net;
-  cn.net.len = net_len;
-  cn.step = 500;
-  env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-  env.candidate = &cn;
-  r = rpc(tr, &env);
+  r = upload_candidate(tr, net, net_len, 500);
   assert_true(r->ack->accepted);
   xq_wire_free(&r);
   r = status(s);
