@@ -11,7 +11,7 @@
 
 #define ID_MAX 127 /* the coordinator keeps ids of up to 127 characters */
 
-/* The coordinator's rule for a worker id (coordinator/peers.c, xqc_worker_id_ok). */
+/* The coordinator's rule for a worker id (coordinator/peers/peers.c, xqc_worker_id_ok). */
 static bool id_ok(const char *s, size_t len) {
   if (len == 0 || len > ID_MAX) return false;
   for (size_t i = 0; i < len; i++) {

@@ -9,7 +9,7 @@
  * all little-endian. There is no marker between records: after damage the reader finds the
  * next record by trying each offset in turn (length in range, CRC), and a false match has a
  * chance of 2^-32 per offset tried. This side only reads and never changes a file: the
- * coordinator (coordinator/segments.c) writes them and repairs them on startup (a torn
+ * coordinator (coordinator/storage/segments.c) writes them and repairs them on startup (a torn
  * tail truncated, damage moved to quarantine); `xqz games` reads a running campaign's files
  * with it.
  */

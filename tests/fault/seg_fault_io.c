@@ -2,7 +2,7 @@
  * seg_fault_io.c: fault injection for the coordinator's segment writer, linked only into
  * the test build xqz-coordinator-faults (in the style of SQLite's test_vfs.c). When the
  * environment names a control directory, XQZ_FAULT_DIR, the writer's system calls
- * (coordinator/segments.h, xqc_seg_io) consult it on every call:
+ * (coordinator/storage/segments.h, xqc_seg_io) consult it on every call:
  *
  *   enospc          while it exists, writes fail as on a full disk: the first failing call
  *                   writes half its bytes and returns the short count, later ones -1/ENOSPC

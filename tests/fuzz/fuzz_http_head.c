@@ -1,6 +1,6 @@
 /*
  * fuzz_http_head.c: libFuzzer target for the coordinator's HTTP request head parser
- * (coordinator/http_parse.c, compiled in). The input is copied into a heap buffer of
+ * (coordinator/web/http_parse.c, compiled in). The input is copied into a heap buffer of
  * exactly its size plus the one writable byte the parser may use, so ASan catches any
  * read or write past it.
  *

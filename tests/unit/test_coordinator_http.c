@@ -1,5 +1,5 @@
 /*
- * test_coordinator_http.c: the coordinator's HTTP endpoint (coordinator/http.c, web.c and
+ * test_coordinator_http.c: the coordinator's HTTP endpoint (coordinator/web/http.c, web.c and
  * metrics.c, compiled in here, with stand-ins for status.c over a hand-filled Status), on
  * 127.0.0.1 with an ephemeral port and the server's loop in a thread of its own (and the
  * head parser, http_parse.c, alone on a table and 200k mutated heads): the
@@ -29,10 +29,10 @@
 
 #include "../../coordinator/balance.c" /* the state names of /metrics */
 #undef COMP
-#include "../../coordinator/http.c"
-#include "../../coordinator/http_parse.c"
-#include "../../coordinator/metrics.c"
-#include "../../coordinator/web.c"
+#include "../../coordinator/web/http.c"
+#include "../../coordinator/web/http_parse.c"
+#include "../../coordinator/web/metrics.c"
+#include "../../coordinator/web/web.c"
 #include "support/clock.h"
 #include "support/rng.h"
 

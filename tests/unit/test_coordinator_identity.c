@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "../../coordinator/schema.h"
+#include "../../coordinator/storage/schema.h"
 #include "coord_test_util.h"
 #include "nn/nn_checkpoint.h"
 #include "nn/nn_optim.h"

@@ -1,6 +1,6 @@
 /*
  * test_coordinator_match_resume.c: an open gating match survives a coordinator restart
- * (coordinator/match_store.c). A real xqz-coordinator (threshold gating, 3 pairs) opens a
+ * (coordinator/storage/match_store.c). A real xqz-coordinator (threshold gating, 3 pairs) opens a
  * match for a candidate; one pair is scored, one is out with a worker, and the daemon is
  * killed (SIGKILL: nothing is flushed on the way out). Restarted on the same campaign, the
  * match is the same one with the scored pair's games counted once: a repeat of that result

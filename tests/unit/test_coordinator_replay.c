@@ -1,5 +1,5 @@
 /*
- * test_coordinator_replay.c: the replay window's removal by source (coordinator/replay.c,
+ * test_coordinator_replay.c: the replay window's removal by source (coordinator/storage/replay.c,
  * used by bans). A wrapped ring of tagged samples loses every sample of one source; the
  * survivors keep their order, pushing goes on after them (and wraps again), and sampling
  * draws only survivors, each about equally often.

@@ -1,11 +1,11 @@
 /*
  * test_coordinator_roles.c: the coordinator's decisions on who may send what
- * (coordinator/roles.c), tested directly: the one table (a worker may not send
+ * (coordinator/peers/roles.c), tested directly: the one table (a worker may not send
  * BatchRequest, CandidateNet or AdminRequest; a trainer may not send games), the roles of
  * a peer with and without CURVE (without CURVE an admin request from a non-loopback
  * address is refused, and a trainer is let in only from loopback or trainer_addresses),
  * loopback addresses and endpoints (for the start-up warning); and the copies set
- * (coordinator/copies.c) that refuses a game already in the window: bounded by the window,
+ * (coordinator/peers/copies.c) that refuses a game already in the window: bounded by the window,
  * forgetting the oldest games first.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * test_coordinator_window.c: the growing replay window (coordinator/window.c, replay.c) and
+ * test_coordinator_window.c: the growing replay window (coordinator/storage/window.c, replay.c) and
  * the settings that shape it (config.c). The size function is checked against KataGo's
  * formula written as python/shuffle.py writes it (offset form, a different algebra from
  * ours); the replay ring grows across a wrap without losing or reordering a sample; the
