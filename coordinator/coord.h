@@ -83,7 +83,7 @@ typedef struct {
   uint64_t games, positions, samples_served, rejected_games, duplicates;
   uint64_t last_fsync_ms, last_status_ms, next_match_id;
   /* A candidate that arrived while a match was open (latest wins). */
-  uint64_t queued_cand, queued_parent;
+  uint64_t queued_cand;
   int64_t queued_step;
   char last_gating[160];
   bool stopping;
