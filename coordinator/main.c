@@ -40,95 +40,88 @@ static int apply_overrides(xqc_config_t *cfg, const override_t *ov, int nov, xq_
   return 0;
 }
 
-int main(int argc, char **argv) {
-  const char *dir = NULL;
-  override_t *ov = calloc((size_t)argc, sizeof *ov);
-  int nov = 0;
-  if (!ov) return 1;
+/* The command line: --campaign DIR into *dir, every other --key value (or --key=value)
+ * into ov. Returns -1 to go on, else the exit code (0 after --help or --version, 2 after
+ * bad usage, said on stderr). */
+static int parse_args(int argc, char **argv, const char **dir, override_t *ov, int *nov) {
+  static char keybuf[64][64];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       xqc_config_help(stdout);
-      free(ov);
       return 0;
     }
     if (strcmp(a, "--version") == 0) {
       printf("%s\n", XQ_VERSION_LINE);
-      free(ov);
       return 0;
     }
     if (strncmp(a, "--", 2) != 0) {
       fprintf(stderr, "xqz-coordinator: unexpected argument '%s' (see --help)\n", a);
-      free(ov);
       return 2;
     }
     const char *k = a + 2, *eq = strchr(k, '=');
-    static char keybuf[64][64];
     const char *key, *val;
     if (eq) {
-      if (nov >= 64 || (size_t)(eq - k) >= sizeof keybuf[0]) {
+      if (*nov >= 64 || (size_t)(eq - k) >= sizeof keybuf[0]) {
         fprintf(stderr, "xqz-coordinator: bad option '%s'\n", a);
-        free(ov);
         return 2;
       }
-      memcpy(keybuf[nov], k, (size_t)(eq - k));
-      keybuf[nov][eq - k] = '\0';
-      key = keybuf[nov];
+      memcpy(keybuf[*nov], k, (size_t)(eq - k));
+      keybuf[*nov][eq - k] = '\0';
+      key = keybuf[*nov];
       val = eq + 1;
     } else {
       if (i + 1 >= argc) {
         fprintf(stderr, "xqz-coordinator: option '%s' needs a value\n", a);
-        free(ov);
         return 2;
       }
       key = k;
       val = argv[++i];
     }
-    if (strcmp(key, "campaign") == 0) dir = val;
-    else ov[nov++] = (override_t){key, val};
+    if (strcmp(key, "campaign") == 0) *dir = val;
+    else ov[(*nov)++] = (override_t){key, val};
   }
-  if (!dir) {
+  if (!*dir) {
     fprintf(stderr, "xqz-coordinator: --campaign DIR is required (see --help)\n");
-    free(ov);
     return 2;
   }
-  xqc_t *c = calloc(1, sizeof *c);
-  if (!c) return 1;
-  snprintf(c->dir, sizeof c->dir, "%s", dir);
-  xq_errbuf_t eb;
+  return -1;
+}
+
+/* The settings of the campaign in dir with the overrides, checked on a scratch config
+ * before anything is created (the campaign's own campaign.ini when there is one, then the
+ * command line, also against each other); then the directory made and locked for the
+ * process's life (two coordinators would both append). */
+static int settings(xqc_t *c, const char *dir, const override_t *ov, int nov,
+                    xq_dirlock_t *dirlock, xq_errbuf_t *eb) {
   char ini[1024];
   snprintf(ini, sizeof ini, "%s/campaign.ini", dir);
-  /* A bad option fails before anything is created: try the settings on a scratch config
-   * (the campaign's own campaign.ini when there is one, then the command line), also
-   * against each other. */
   xqc_config_t probe;
   xqc_config_defaults(&probe);
-  int rc = access(ini, F_OK) == 0 ? xqc_config_load(&probe, ini, &eb) : 0;
-  if (rc == 0) rc = apply_overrides(&probe, ov, nov, &eb);
-  if (rc == 0) rc = xqc_config_check(&probe, &eb);
-  if (rc == 0) rc = xqc_campaign_init_dir(dir, &eb);
-  /* One coordinator per campaign, for the process's life: two would both append. */
-  xq_dirlock_t dirlock = {-1};
-  if (rc == 0) rc = xq_dirlock_acquire(&dirlock, dir, "xqz-coordinator", &eb);
+  int rc = access(ini, F_OK) == 0 ? xqc_config_load(&probe, ini, eb) : 0;
+  if (rc == 0) rc = apply_overrides(&probe, ov, nov, eb);
+  if (rc == 0) rc = xqc_config_check(&probe, eb);
+  if (rc == 0) rc = xqc_campaign_init_dir(dir, eb);
+  if (rc == 0) rc = xq_dirlock_acquire(dirlock, dir, "xqz-coordinator", eb);
   xqc_config_defaults(&c->cfg);
-  if (rc == 0) rc = xqc_config_load(&c->cfg, ini, &eb);
-  if (rc == 0) rc = apply_overrides(&c->cfg, ov, nov, &eb);
-  if (rc == 0) rc = xqc_config_check(&c->cfg, &eb);
-  free(ov);
-  if (rc < 0) {
-    XQ_LOGE(COMP, "cannot start: %s", eb.msg);
-    free(c);
-    return 2;
-  }
+  if (rc == 0) rc = xqc_config_load(&c->cfg, ini, eb);
+  if (rc == 0) rc = apply_overrides(&c->cfg, ov, nov, eb);
+  if (rc == 0) rc = xqc_config_check(&c->cfg, eb);
+  return rc;
+}
+
+/* Opens the campaign (keys, database, bans, the window rebuilt from the segments) and runs
+ * the loop until a signal or an error. */
+static int run_campaign(xqc_t *c, xq_errbuf_t *eb) {
   xq_rng_seed(&c->rng, (uint64_t)c->cfg.seed ^ (uint64_t)time(NULL));
   c->next_match_id = (uint64_t)time(NULL) * 1000u;
   snprintf(c->last_gating, sizeof c->last_gating, "none yet");
-  rc = xqc_auth_open(&c->auth, &c->cfg, &eb); /* CURVE settings first: fail fast */
+  int rc = xqc_auth_open(&c->auth, &c->cfg, eb); /* CURVE settings first: fail fast */
   if (rc == 0)
-    rc = xqc_campaign_open(dir, &c->cfg, &c->db, &c->campaign_id, &c->best, &c->best_elo,
-                           &c->promotions, &eb);
+    rc = xqc_campaign_open(c->dir, &c->cfg, &c->db, &c->campaign_id, &c->best, &c->best_elo,
+                           &c->promotions, eb);
   /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
-  if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, &eb);
+  if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, eb);
   if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)
     XQ_LOGW(COMP, "cannot read the workers' keys; bans on keys apply to new games only");
   xqc_window_rule_t rule = xqc_window_rule(&c->cfg);
@@ -136,11 +129,14 @@ int main(int argc, char **argv) {
   if (rc == 0) rc = xqc_workers_init(&c->workers);
   if (rc == 0) xqc_status_open(c);
   if (rc == 0) xqc_admin_mark_workers(c); /* bans may have changed while stopped */
-  if (rc == 0) rc = xqc_ingest_open(c, &eb);
-  if (rc == 0) rc = xqc_run(c, &eb);
+  if (rc == 0) rc = xqc_ingest_open(c, eb);
+  if (rc == 0) rc = xqc_run(c, eb);
   if (rc == 0 && xqc_seg_failed(&c->seg))
-    rc = xq_err_set(&eb, XQ_EIO, "game segments cannot be made durable: %s", c->seg.error);
-  if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
+    rc = xq_err_set(eb, XQ_EIO, "game segments cannot be made durable: %s", c->seg.error);
+  return rc;
+}
+
+static void coordinator_free(xqc_t *c) {
   xqc_seg_close(&c->seg);
   xqc_gate_close(&c->gate);
   xqc_gate_close(&c->anchor.gate);
@@ -156,6 +152,33 @@ int main(int argc, char **argv) {
   free(c->peers);
   free(c->acks);
   free(c);
+}
+
+int main(int argc, char **argv) {
+  const char *dir = NULL;
+  override_t *ov = calloc((size_t)argc, sizeof *ov);
+  int nov = 0;
+  if (!ov) return 1;
+  int code = parse_args(argc, argv, &dir, ov, &nov);
+  if (code >= 0) {
+    free(ov);
+    return code;
+  }
+  xqc_t *c = calloc(1, sizeof *c);
+  if (!c) return 1;
+  snprintf(c->dir, sizeof c->dir, "%s", dir);
+  xq_errbuf_t eb;
+  xq_dirlock_t dirlock = {-1};
+  int rc = settings(c, dir, ov, nov, &dirlock, &eb);
+  free(ov);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "cannot start: %s", eb.msg);
+    free(c);
+    return 2;
+  }
+  rc = run_campaign(c, &eb);
+  if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
+  coordinator_free(c);
   if (rc == 0) XQ_LOGI(COMP, "stopped cleanly");
   return rc < 0 ? 1 : 0;
 }
