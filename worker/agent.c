@@ -400,6 +400,110 @@ static void progress(agent_t *a, int64_t now) {
   a->last_progress_pos = pos;
 }
 
+/* Opens what the worker needs before its loop: the net cache directory, the spool (locked),
+ * its worker id and campaign, the connection and the game threads. Returns the stage
+ * reached (for agent_close): 0 nothing open, 1 the spool, 2 the link, 3 everything. */
+static int agent_open(agent_t *a) {
+  const xq_worker_opts_t *o = a->o;
+  xq_errbuf_t eb = {{0}};
+  if (xq_mkdir_p(o->cache, &eb) < 0) {
+    XQ_LOGE(C, "cannot create the net cache directory dir=%s error=\"%s\"", o->cache, eb.msg);
+    return 0;
+  }
+  if (xq_spool_open(&a->spool, o->spool, (size_t)o->max_spool, &eb)) {
+    XQ_LOGE(C, "cannot open the spool error=\"%s\"", eb.msg);
+    return 0;
+  }
+  /* The default id is stored in the spool, so a restarted worker keeps its id. */
+  if (o->id && *o->id) {
+    snprintf(a->worker_id, sizeof a->worker_id, "%s", o->id);
+  } else if (xq_spool_worker_id(o->spool, a->host, &a->rng, a->worker_id, sizeof a->worker_id,
+                                &eb) < 0) {
+    XQ_LOGE(C, "cannot read or store the worker id error=\"%s\"", eb.msg);
+    return 1;
+  }
+  /* Spooled games name their campaign in the Hello; an empty spool starts afresh. */
+  if (xq_spool_count(a->spool) > 0 && xq_spool_campaign_load(o->spool, &a->campaign_id, &eb))
+    XQ_LOGW(C, "spool's campaign unreadable; the coordinator will take its games"
+            " error=\"%s\"", eb.msg);
+  if (xq_link_open(&a->link, o->coordinator, o->pub, &o->curve, &eb)) {
+    XQ_LOGE(C, "cannot open the connection error=\"%s\"", eb.msg);
+    return 1;
+  }
+  if (xq_play_loop_start(&a->play, a->spool, a->worker_id)) return 2;
+  return 3;
+}
+
+/* After a stop signal: true once the running games are done and the last acks had their
+ * moment (or the grace period is over: then finished games are on disk, and it leaves). */
+static bool stop_done(agent_t *a, int64_t now, int64_t stop_ms) {
+  int idle = xq_play_loop_idle(&a->play);
+  if (!((idle && (xq_spool_count(a->spool) == 0 || now - stop_ms > 2000 || !a->welcomed)) ||
+        now - stop_ms > STOP_GRACE_MS))
+    return false;
+  if (!idle) {
+    XQ_LOGW(C, "games still running after the grace period; leaving now unacked=%zu",
+            xq_spool_count(a->spool));
+    _exit(0); /* finished games are on disk already */
+  }
+  return true;
+}
+
+/* Starts over with the coordinator: Hello again, every spooled game to be resent. */
+static void rejoin(agent_t *a) {
+  a->welcomed = 0;
+  a->job_pending = 0;
+  xq_spool_reset_sent(a->spool);
+  send_hello(a);
+}
+
+/* The coordinator side of one loop turn: an announced net, jobs, resends, heartbeats, a
+ * Hello to retry, and a lost or silent coordinator. */
+static void link_tick(agent_t *a, int64_t now, bool stopping) {
+  const xq_worker_opts_t *o = a->o;
+  /* Announced net: fetch after the random delay; play it from the next batch. */
+  if (a->announce_pending && now >= a->announce_at_ms && !stopping) {
+    if (want_net(a, a->announce_pending)) {
+      a->announced = a->announce_pending;
+      a->announce_stamp = ++a->stamp;
+      a->announce_pending = 0;
+      XQ_LOGI(C, "switching at the next game boundary net=%016" PRIx64, a->announced);
+    } /* else: fetching, or failed (logged by on_chunk) and retried after FETCH_RETRY_MS */
+  }
+  schedule(a, stopping);
+  if (a->welcomed) {
+    xq_spool_due(a->spool, now, RESEND_MS, 64, MAX_IN_FLIGHT, send_game, a);
+    if (now - a->last_hb_ms >= a->heartbeat_ms) send_heartbeat(a);
+  }
+  if (!a->welcomed && a->hello_retry_ms && now >= a->hello_retry_ms) {
+    a->hello_retry_ms = 0;
+    send_hello(a);
+  }
+  /* The DEALER connected again: the coordinator restarted and forgot this worker. */
+  if (a->link.reconnected) {
+    a->link.reconnected = 0;
+    XQ_LOGI(C, "connection re-established; saying hello and resending unacked=%zu",
+            xq_spool_count(a->spool));
+    rejoin(a);
+  }
+  /* No answer to any request for too long: the coordinator is gone or restarted. */
+  if (a->first_unanswered_ms && now - a->first_unanswered_ms > o->request_timeout_ms &&
+      now >= a->link.next_connect_ms) {
+    const char *hint = xq_link_handshake_hint(&a->link);
+    if (hint)
+      XQ_LOGW(C, "coordinator not answering: %s; reconnecting handshake_failures=%d"
+              " unacked=%zu attempt=%" PRId64, hint, a->link.handshake_failures,
+              xq_spool_count(a->spool), a->link.reconnects + 1);
+    else
+      XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
+              xq_spool_count(a->spool), a->link.reconnects + 1);
+    xq_errbuf_t eb = {{0}};
+    if (xq_link_reconnect(&a->link, &eb)) XQ_LOGE(C, "reconnect failed error=\"%s\"", eb.msg);
+    a->first_unanswered_ms = 0;
+    rejoin(a);
+  }
+}
+
 int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
   agent_t *a = calloc(1, sizeof *a);
   if (!a) return 1;
@@ -409,34 +513,8 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
   clock_gettime(CLOCK_REALTIME, &ts);
   xq_rng_seed(&a->rng, (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40));
   int code = 1;
-  xq_errbuf_t eb = {{0}};
-  if (xq_mkdir_p(o->cache, &eb) < 0) {
-    XQ_LOGE(C, "cannot create the net cache directory dir=%s error=\"%s\"", o->cache, eb.msg);
-    free(a);
-    return 1;
-  }
-  if (xq_spool_open(&a->spool, o->spool, (size_t)o->max_spool, &eb)) {
-    XQ_LOGE(C, "cannot open the spool error=\"%s\"", eb.msg);
-    free(a);
-    return 1;
-  }
-  /* The default id is stored in the spool, so a restarted worker keeps its id. */
-  if (o->id && *o->id) {
-    snprintf(a->worker_id, sizeof a->worker_id, "%s", o->id);
-  } else if (xq_spool_worker_id(o->spool, a->host, &a->rng, a->worker_id, sizeof a->worker_id,
-                                &eb) < 0) {
-    XQ_LOGE(C, "cannot read or store the worker id error=\"%s\"", eb.msg);
-    goto out_spool;
-  }
-  /* Spooled games name their campaign in the Hello; an empty spool starts afresh. */
-  if (xq_spool_count(a->spool) > 0 && xq_spool_campaign_load(o->spool, &a->campaign_id, &eb))
-    XQ_LOGW(C, "spool's campaign unreadable; the coordinator will take its games"
-            " error=\"%s\"", eb.msg);
-  if (xq_link_open(&a->link, o->coordinator, o->pub, &o->curve, &eb)) {
-    XQ_LOGE(C, "cannot open the connection error=\"%s\"", eb.msg);
-    goto out_spool;
-  }
-  if (xq_play_loop_start(&a->play, a->spool, a->worker_id)) goto out_link;
+  int opened = agent_open(a);
+  if (opened < 3) goto out;
   XQ_LOGI(C, "started worker=%s coordinator=%s pub=%s threads=%d games_per_thread=%d unacked=%zu",
           a->worker_id, o->coordinator, o->pub, o->threads, o->games_per_thread,
           xq_spool_count(a->spool));
@@ -453,19 +531,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
     }
     xq_task_t t;
     if (xq_play_loop_take(&a->play, &t)) task_done(a, &t);
-    if (stop_ms) {
-      int idle = xq_play_loop_idle(&a->play);
-      /* After the games: a moment for the last acks, then leave the rest in the spool. */
-      if ((idle && (xq_spool_count(a->spool) == 0 || now - stop_ms > 2000 || !a->welcomed)) ||
-          now - stop_ms > STOP_GRACE_MS) {
-        if (!idle) {
-          XQ_LOGW(C, "games still running after the grace period; leaving now unacked=%zu",
-                  xq_spool_count(a->spool));
-          _exit(0); /* finished games are on disk already */
-        }
-        break;
-      }
-    }
+    if (stop_ms && stop_done(a, now, stop_ms)) break;
     while (!a->fatal && poll_once(a, 0)) {
     }
     if (a->fatal) {
@@ -473,52 +539,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
       break;
     }
     now = xq_clock_ms();
-    /* Announced net: fetch after the random delay; play it from the next batch. */
-    if (a->announce_pending && now >= a->announce_at_ms && !stop_ms) {
-      if (want_net(a, a->announce_pending)) {
-        a->announced = a->announce_pending;
-        a->announce_stamp = ++a->stamp;
-        a->announce_pending = 0;
-        XQ_LOGI(C, "switching at the next game boundary net=%016" PRIx64, a->announced);
-      } /* else: fetching, or failed (logged by on_chunk) and retried after FETCH_RETRY_MS */
-    }
-    schedule(a, stop_ms != 0);
-    if (a->welcomed) {
-      xq_spool_due(a->spool, now, RESEND_MS, 64, MAX_IN_FLIGHT, send_game, a);
-      if (now - a->last_hb_ms >= a->heartbeat_ms) send_heartbeat(a);
-    }
-    if (!a->welcomed && a->hello_retry_ms && now >= a->hello_retry_ms) {
-      a->hello_retry_ms = 0;
-      send_hello(a);
-    }
-    /* The DEALER connected again: the coordinator restarted and forgot this worker. */
-    if (a->link.reconnected) {
-      a->link.reconnected = 0;
-      XQ_LOGI(C, "connection re-established; saying hello and resending unacked=%zu",
-              xq_spool_count(a->spool));
-      a->welcomed = 0;
-      a->job_pending = 0;
-      xq_spool_reset_sent(a->spool);
-      send_hello(a);
-    }
-    /* No answer to any request for too long: the coordinator is gone or restarted. */
-    if (a->first_unanswered_ms && now - a->first_unanswered_ms > o->request_timeout_ms &&
-        now >= a->link.next_connect_ms) {
-      const char *hint = xq_link_handshake_hint(&a->link);
-      if (hint)
-        XQ_LOGW(C, "coordinator not answering: %s; reconnecting handshake_failures=%d"
-                " unacked=%zu attempt=%" PRId64, hint, a->link.handshake_failures,
-                xq_spool_count(a->spool), a->link.reconnects + 1);
-      else
-        XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
-                xq_spool_count(a->spool), a->link.reconnects + 1);
-      if (xq_link_reconnect(&a->link, &eb)) XQ_LOGE(C, "reconnect failed error=\"%s\"", eb.msg);
-      a->welcomed = 0;
-      a->job_pending = 0;
-      a->first_unanswered_ms = 0;
-      xq_spool_reset_sent(a->spool);
-      send_hello(a);
-    }
+    link_tick(a, now, stop_ms != 0);
     if (now - a->last_progress_ms >= (int64_t)o->progress_s * 1000) progress(a, now);
     poll_once(a, 100);
   }
@@ -526,11 +547,12 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
   XQ_LOGI(C, "stopped unacked_in_spool=%zu", xq_spool_count(a->spool));
   code = a->fatal ? 1 : 0;
   xq_play_loop_join(&a->play);
-out_link:
-  xq_netfetch_close(&a->fetch);
-  xq_link_close(&a->link);
-out_spool:
-  xq_spool_free(&a->spool);
+out:
+  if (opened >= 2) {
+    xq_netfetch_close(&a->fetch);
+    xq_link_close(&a->link);
+  }
+  if (opened >= 1) xq_spool_free(&a->spool);
   free(a);
   return code;
 }
