@@ -68,6 +68,7 @@ int xqc_gate_next_pair(xqc_gate_t *g, uint64_t now_ms, uint64_t timeout_ms) {
 
 void xqc_gate_issue(xqc_gate_t *g, int pair, const char *who, uint64_t now_ms) {
   assert(g->open && pair >= 0 && pair < g->npairs);
+  assert(g->state[pair] != 2); /* a scored pair is never handed out again */
   xqc_gate_holders_t *h = &g->holders[pair];
   snprintf(h->who[h->nwho % XQC_GATE_HOLDERS], XQC_GATE_WHO_MAX, "%s", who);
   h->nwho++;
@@ -104,6 +105,16 @@ int xqc_gate_opening_fen(const xqc_gate_t *g, int pair, char *buf, xq_errbuf_t *
   return rc;
 }
 
+/* The match's invariants (Debug and sanitizer builds): every scored pair is one entry of
+ * the pentanomial and two games of the W/D/L, nothing else is. */
+static void gate_check(const xqc_gate_t *g) {
+  int64_t done = 0, penta = 0;
+  for (int i = 0; i < g->npairs; i++) done += g->state[i] == 2;
+  for (int k = 0; k < 5; k++) penta += g->penta[k];
+  assert(penta == done && g->w + g->d + g->l == 2 * done);
+  (void)done, (void)penta;
+}
+
 int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black) {
   if (!g->open || pair < 0 || pair >= g->npairs || g->state[pair] == 2) return XQ_EINVAL;
   if (a_red < -1 || a_red > 1 || a_black < -1 || a_black > 1) return XQ_EINVAL;
@@ -115,6 +126,7 @@ int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black) {
     else g->l++;
   }
   g->penta[a_red + a_black + 2]++;
+  gate_check(g);
   return 0;
 }
 
