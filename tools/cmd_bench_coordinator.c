@@ -335,60 +335,74 @@ static bool ahead_take(bench_ahead_t *a, uint64_t rq, double *sent) {
   return false;
 }
 
-int xqz_bench_coordinator(int argc, char **argv) {
-  const char *endpoint = NULL, *records = NULL;
-  int workers = 4, inflight = 64, pool_n = -1, batch = 256, prefetch = 1;
-  double seconds = 20.0, trainer_rate = 0.0, rate = 0.0, prate = 0.0;
-  bool trainer = false, json = false;
-  uint64_t seed = 1;
+/* The command line. */
+typedef struct {
+  const char *endpoint, *records;
+  int workers, inflight, pool_n, batch, prefetch;
+  double seconds, trainer_rate, rate, prate;
+  bool trainer, json;
+  uint64_t seed;
+} bench_opts_t;
+
+/* Returns 0, or 2 after printing the usage. */
+static int parse_opts(bench_opts_t *o, int argc, char **argv) {
+  *o = (bench_opts_t){.workers = 4, .inflight = 64, .pool_n = -1, .batch = 256, .prefetch = 1,
+                      .seconds = 20.0, .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has = i + 1 < argc;
-    if (!strcmp(a, "--endpoint") && has) endpoint = argv[++i];
-    else if (!strcmp(a, "--workers") && has) workers = atoi(argv[++i]);
-    else if (!strcmp(a, "--seconds") && has) seconds = atof(argv[++i]);
-    else if (!strcmp(a, "--inflight") && has) inflight = atoi(argv[++i]);
-    else if (!strcmp(a, "--pool") && has) pool_n = atoi(argv[++i]);
-    else if (!strcmp(a, "--records") && has) records = argv[++i];
-    else if (!strcmp(a, "--rate") && has) rate = atof(argv[++i]);
-    else if (!strcmp(a, "--position-rate") && has) prate = atof(argv[++i]);
-    else if (!strcmp(a, "--batch") && has) batch = atoi(argv[++i]);
-    else if (!strcmp(a, "--prefetch") && has) prefetch = atoi(argv[++i]);
-    else if (!strcmp(a, "--seed") && has) seed = strtoull(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--trainer-rate") && has) trainer_rate = atof(argv[++i]);
-    else if (!strcmp(a, "--trainer")) trainer = true;
-    else if (!strcmp(a, "--json")) json = true;
+    if (!strcmp(a, "--endpoint") && has) o->endpoint = argv[++i];
+    else if (!strcmp(a, "--workers") && has) o->workers = atoi(argv[++i]);
+    else if (!strcmp(a, "--seconds") && has) o->seconds = atof(argv[++i]);
+    else if (!strcmp(a, "--inflight") && has) o->inflight = atoi(argv[++i]);
+    else if (!strcmp(a, "--pool") && has) o->pool_n = atoi(argv[++i]);
+    else if (!strcmp(a, "--records") && has) o->records = argv[++i];
+    else if (!strcmp(a, "--rate") && has) o->rate = atof(argv[++i]);
+    else if (!strcmp(a, "--position-rate") && has) o->prate = atof(argv[++i]);
+    else if (!strcmp(a, "--batch") && has) o->batch = atoi(argv[++i]);
+    else if (!strcmp(a, "--prefetch") && has) o->prefetch = atoi(argv[++i]);
+    else if (!strcmp(a, "--seed") && has) o->seed = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(a, "--trainer-rate") && has) o->trainer_rate = atof(argv[++i]);
+    else if (!strcmp(a, "--trainer")) o->trainer = true;
+    else if (!strcmp(a, "--json")) o->json = true;
     else {
       usage();
       return 2;
     }
   }
-  if (pool_n < 0) pool_n = records ? BENCH_RECORDS_POOL : 512;
-  if (!endpoint || workers < 0 || workers > BENCH_MAX_WORKERS || (workers == 0 && !trainer) ||
-      seconds <= 0 || inflight < 1 || inflight > BENCH_MAX_INFLIGHT || pool_n < 1 ||
-      batch < 1 || batch > 8192 || !(trainer_rate >= 0) || !(rate >= 0) || !(prate >= 0) ||
-      (rate > 0 && prate > 0) || prefetch < 1 ||
-      prefetch > BENCH_MAX_PREFETCH) {
+  if (o->pool_n < 0) o->pool_n = o->records ? BENCH_RECORDS_POOL : 512;
+  if (!o->endpoint || o->workers < 0 || o->workers > BENCH_MAX_WORKERS ||
+      (o->workers == 0 && !o->trainer) || o->seconds <= 0 || o->inflight < 1 ||
+      o->inflight > BENCH_MAX_INFLIGHT || o->pool_n < 1 || o->batch < 1 || o->batch > 8192 ||
+      !(o->trainer_rate >= 0) || !(o->rate >= 0) || !(o->prate >= 0) ||
+      (o->rate > 0 && o->prate > 0) || o->prefetch < 1 || o->prefetch > BENCH_MAX_PREFETCH) {
     usage();
     return 2;
   }
+  return 0;
+}
 
-  /* The pool of records. */
-  bench_rec_t *pool = calloc((size_t)pool_n, sizeof *pool);
+/* The pool of records: read (--records) or random legal games. *pool_n becomes the number
+ * made. Returns the pool, or NULL (said on stderr). */
+static bench_rec_t *build_pool(const bench_opts_t *o, int *pool_n) {
+  bench_rec_t *pool = calloc((size_t)o->pool_n, sizeof *pool);
   xq_pos_t *pos = malloc(sizeof *pos);
-  if (!pool || !pos) return 1;
+  if (!pool || !pos) {
+    free(pool);
+    free(pos);
+    return NULL;
+  }
   double tg = now_s();
-  uint64_t pool_positions = 0, pool_bytes = 0;
   int built = 0;
   bool ok = true;
-  if (records) {
-    ok = load_records(records, pool_n, pool, &built) == 0;
+  if (o->records) {
+    ok = load_records(o->records, o->pool_n, pool, &built) == 0;
   } else {
     xq_game_record_t r;
     xq_record_init(&r);
     xq_rng_t rng;
-    xq_rng_seed(&rng, seed);
-    for (; built < pool_n; built++) {
+    xq_rng_seed(&rng, o->seed);
+    for (; built < o->pool_n; built++) {
       if (make_record(&rng, pos, &r, &pool[built])) {
         fprintf(stderr, "bench coordinator: cannot build record %d\n", built);
         ok = false;
@@ -399,199 +413,219 @@ int xqz_bench_coordinator(int argc, char **argv) {
   }
   free(pos);
   if (!ok) { /* pool is calloc'd: a record not made has buf NULL */
-    for (int i = 0; i < pool_n; i++) free(pool[i].buf);
+    for (int i = 0; i < o->pool_n; i++) free(pool[i].buf);
     free(pool);
-    return 1;
+    return NULL;
   }
-  pool_n = built;
-  for (int i = 0; i < pool_n; i++) {
-    pool_positions += (uint64_t)pool[i].positions;
-    pool_bytes += pool[i].len;
+  uint64_t positions = 0, bytes = 0;
+  for (int i = 0; i < built; i++) {
+    positions += (uint64_t)pool[i].positions;
+    bytes += pool[i].len;
   }
   fprintf(stderr, "bench coordinator: pool of %d %s records, %.1f positions and %.0f bytes each,"
-                  " %s in %.2f s\n", pool_n, records ? "recorded" : "random",
-          (double)pool_positions / pool_n, (double)pool_bytes / pool_n,
-          records ? "read" : "built", now_s() - tg);
+                  " %s in %.2f s\n", built, o->records ? "recorded" : "random",
+          (double)positions / built, (double)bytes / built, o->records ? "read" : "built",
+          now_s() - tg);
+  *pool_n = built;
+  return pool;
+}
 
-  void *ctx = zmq_ctx_new();
-  bench_worker_t *w = calloc((size_t)(workers ? workers : 1), sizeof *w);
-  zmq_pollitem_t *items = calloc((size_t)workers + 1, sizeof *items);
-  if (!ctx || !w || !items) return 1;
-  int rc = 1;
-  void *tr = NULL;
-  bool tr_welcomed = false;
-  bench_ahead_t ahead = {.n = 0};
-  bench_lat_t ack_lat = {0}, batch_lat = {0};
-  double tr_next = 0;
-  uint64_t tr_step = 0;
+/* One run: the sockets, what is in flight and what was counted. */
+typedef struct {
+  const bench_opts_t *o;
+  bench_rec_t *pool;
+  int pool_n, pool_next, rr;
+  bool pool_wrapped;
+  void *ctx;
+  bench_worker_t *w;     /* (workers) */
+  void *tr;              /* the trainer's socket, or NULL */
+  zmq_pollitem_t *items; /* (workers + 1) */
+  int nitems;
+  bench_ahead_t ahead;
+  bench_lat_t ack_lat, batch_lat;
+  double tr_next, next_game;
+  uint64_t tr_step, offered;
+  bool paced;
+  bench_counts_t c;
+} bench_t;
+
+/* The workers' and the trainer's sockets, each welcomed (within 10 s). 0 or -1. */
+static int connect_peers(bench_t *b) {
+  const bench_opts_t *o = b->o;
   unsigned pid = (unsigned)getpid();
-  for (int i = 0; i < workers; i++) {
-    snprintf(w[i].id, sizeof w[i].id, "bench-%u-%d", pid, i);
-    w[i].next_seq = 1;
-    w[i].ring = inflight * 2;
-    w[i].pos_of = calloc((size_t)w[i].ring, sizeof *w[i].pos_of);
-    w[i].sent_at = calloc((size_t)w[i].ring, sizeof *w[i].sent_at);
-    w[i].sock = dealer(ctx, endpoint);
-    if (!w[i].sock || !w[i].pos_of || !w[i].sent_at ||
-        send_hello(w[i].sock, w[i].id, XQZ__ROLE__ROLE_WORKER)) {
-      fprintf(stderr, "bench coordinator: cannot connect/say hello to %s\n", endpoint);
-      goto done;
+  for (int i = 0; i < o->workers; i++) {
+    bench_worker_t *x = &b->w[i];
+    snprintf(x->id, sizeof x->id, "bench-%u-%d", pid, i);
+    x->next_seq = 1;
+    x->ring = o->inflight * 2;
+    x->pos_of = calloc((size_t)x->ring, sizeof *x->pos_of);
+    x->sent_at = calloc((size_t)x->ring, sizeof *x->sent_at);
+    x->sock = dealer(b->ctx, o->endpoint);
+    if (!x->sock || !x->pos_of || !x->sent_at ||
+        send_hello(x->sock, x->id, XQZ__ROLE__ROLE_WORKER)) {
+      fprintf(stderr, "bench coordinator: cannot connect/say hello to %s\n", o->endpoint);
+      return -1;
     }
-    items[i].socket = w[i].sock;
-    items[i].events = ZMQ_POLLIN;
+    b->items[i] = (zmq_pollitem_t){x->sock, 0, ZMQ_POLLIN, 0};
   }
-  if (trainer) {
-    tr = dealer(ctx, endpoint);
-    if (!tr || send_hello(tr, "bench-trainer", XQZ__ROLE__ROLE_TRAINER)) {
-      fprintf(stderr, "bench coordinator: cannot connect the trainer to %s\n", endpoint);
-      goto done;
+  if (o->trainer) {
+    b->tr = dealer(b->ctx, o->endpoint);
+    if (!b->tr || send_hello(b->tr, "bench-trainer", XQZ__ROLE__ROLE_TRAINER)) {
+      fprintf(stderr, "bench coordinator: cannot connect the trainer to %s\n", o->endpoint);
+      return -1;
     }
-    items[workers].socket = tr;
-    items[workers].events = ZMQ_POLLIN;
+    b->items[o->workers] = (zmq_pollitem_t){b->tr, 0, ZMQ_POLLIN, 0};
   }
-  int nitems = workers + (trainer ? 1 : 0);
-
-  /* Welcomes (10 s). */
-  int welcomed = 0, need = nitems;
+  b->nitems = o->workers + (o->trainer ? 1 : 0);
+  int welcomed = 0;
+  bool tr_welcomed = false;
   double tw = now_s();
-  while (welcomed < need) {
+  while (welcomed < b->nitems) {
     if (now_s() - tw > 10.0) {
-      fprintf(stderr, "bench coordinator: %d of %d peers welcomed after 10 s\n", welcomed, need);
-      goto done;
+      fprintf(stderr, "bench coordinator: %d of %d peers welcomed after 10 s\n", welcomed,
+              b->nitems);
+      return -1;
     }
-    if (zmq_poll(items, nitems, 200) < 0 && errno != EINTR) goto done;
-    for (int i = 0; i < nitems; i++) {
-      if (!(items[i].revents & ZMQ_POLLIN)) continue;
+    if (zmq_poll(b->items, b->nitems, 200) < 0 && errno != EINTR) return -1;
+    for (int i = 0; i < b->nitems; i++) {
+      if (!(b->items[i].revents & ZMQ_POLLIN)) continue;
       Xqz__Envelope *e = NULL;
       xq_errbuf_t eb;
-      if (xq_wire_recv(items[i].socket, NULL, NULL, &e, ZMQ_DONTWAIT, &eb) == 0) {
+      if (xq_wire_recv(b->items[i].socket, NULL, NULL, &e, ZMQ_DONTWAIT, &eb) == 0) {
         if (e->body_case == XQZ__ENVELOPE__BODY_WELCOME) {
-          if (i < workers && !w[i].welcomed) w[i].welcomed = true, welcomed++;
-          else if (i == workers && !tr_welcomed) tr_welcomed = true, welcomed++;
+          if (i < o->workers && !b->w[i].welcomed) b->w[i].welcomed = true, welcomed++;
+          else if (i == o->workers && !tr_welcomed) tr_welcomed = true, welcomed++;
         }
         xq_wire_free(&e);
       }
     }
   }
+  return 0;
+}
 
-  bench_counts_t c = {0}, last = {0};
-  double t0 = now_s(), tend = t0 + seconds, tlast = t0, tnow = t0;
-  bool pool_wrapped = false;
-  /* With --rate, game k of the run is due at t0 + k / rate (with --position-rate, when
-   * the games before it hold position-rate x (t - t0) positions); a backlog (every window
-   * full) is forgiven beyond 0.1 s, so the offered rate never turns into a burst. */
-  bool paced = rate > 0 || prate > 0;
-  double next_game = t0;
-  int pool_next = 0, rr = 0;
-  uint64_t offered = 0;
-  while ((tnow = now_s()) < tend) {
-    /* Fill the workers' windows, round robin from where the last pass stopped. */
-    if (paced && next_game < tnow - 0.1) next_game = tnow - 0.1;
-    for (int k = 0; k < workers; k++) {
-      bench_worker_t *x = &w[rr];
-      while (x->inflight < inflight && (!paced || next_game <= tnow)) {
-        const bench_rec_t *rec = &pool[pool_next];
-        if (send_game(x, rec) != 0) break; /* EAGAIN: later */
-        x->pos_of[x->next_seq % (uint64_t)x->ring] = rec->positions;
-        x->sent_at[x->next_seq % (uint64_t)x->ring] = tnow;
-        x->next_seq++;
-        x->inflight++;
-        offered++;
-        pool_next = (pool_next + 1) % pool_n;
-        if (pool_next == 0 && !pool_wrapped) {
-          pool_wrapped = true;
-          fprintf(stderr, "bench coordinator: every record of the pool was sent; the"
-                  " coordinator refuses the copies that follow (raise --pool to cover the"
-                  " run)\n");
-        }
-        if (paced) {
-          next_game += rate > 0 ? 1.0 / rate : rec->positions / prate;
-          break; /* the next game goes to the next socket */
-        }
+/* Fills the workers' windows, round robin from where the last pass stopped; with --rate,
+ * game k of the run is due at t0 + k / rate (with --position-rate, when the games before it
+ * hold position-rate x (t - t0) positions), and a backlog (every window full) is forgiven
+ * beyond 0.1 s, so the offered rate never turns into a burst. */
+static void fill_workers(bench_t *b, double tnow) {
+  const bench_opts_t *o = b->o;
+  if (b->paced && b->next_game < tnow - 0.1) b->next_game = tnow - 0.1;
+  for (int k = 0; k < o->workers; k++) {
+    bench_worker_t *x = &b->w[b->rr];
+    while (x->inflight < o->inflight && (!b->paced || b->next_game <= tnow)) {
+      const bench_rec_t *rec = &b->pool[b->pool_next];
+      if (send_game(x, rec) != 0) break; /* EAGAIN: later */
+      x->pos_of[x->next_seq % (uint64_t)x->ring] = rec->positions;
+      x->sent_at[x->next_seq % (uint64_t)x->ring] = tnow;
+      x->next_seq++;
+      x->inflight++;
+      b->offered++;
+      b->pool_next = (b->pool_next + 1) % b->pool_n;
+      if (b->pool_next == 0 && !b->pool_wrapped) {
+        b->pool_wrapped = true;
+        fprintf(stderr, "bench coordinator: every record of the pool was sent; the"
+                " coordinator refuses the copies that follow (raise --pool to cover the"
+                " run)\n");
       }
-      rr = (rr + 1) % workers;
-      if (paced && next_game > tnow) break;
-    }
-    while (tr && ahead.n < prefetch && tnow >= tr_next) {
-      if (send_batch_request(tr, (uint32_t)batch, ++tr_step) != 0) break;
-      ahead.rq[ahead.n] = tr_step;
-      ahead.sent[ahead.n++] = tnow;
-      if (trainer_rate > 0) tr_next = tnow + 1.0 / trainer_rate;
-    }
-    long timeout = 100;
-    if (tr && ahead.n < prefetch) {
-      long ms = (long)((tr_next - tnow) * 1000.0) + 1;
-      if (ms < timeout) timeout = ms < 0 ? 0 : ms;
-    }
-    if (paced) {
-      long ms = (long)((next_game - tnow) * 1000.0) + 1;
-      if (ms < timeout) timeout = ms < 0 ? 0 : ms;
-    }
-    if (zmq_poll(items, nitems, timeout) < 0 && errno != EINTR) break;
-    for (int i = 0; i < nitems; i++) {
-      if (!(items[i].revents & ZMQ_POLLIN)) continue;
-      for (;;) {
-        Xqz__Envelope *e = NULL;
-        xq_errbuf_t eb;
-        int x = xq_wire_recv(items[i].socket, NULL, NULL, &e, ZMQ_DONTWAIT, &eb);
-        if (x == XQ_EIO) break; /* nothing more to read now */
-        if (x != 0) {
-          c.errors++;
-          continue;
-        }
-        double sent;
-        if (i < workers && e->body_case == XQZ__ENVELOPE__BODY_ACK &&
-            !strcmp(e->ack->worker_id, w[i].id)) {
-          uint64_t seq = e->ack->seq, slot = seq % (uint64_t)w[i].ring;
-          c.acked++;
-          lat_add(&ack_lat, (now_s() - w[i].sent_at[slot]) * 1000.0);
-          if (e->ack->accepted) {
-            c.accepted++;
-            c.positions += (uint64_t)w[i].pos_of[slot];
-          } else {
-            c.rejected++;
-            if (c.rejected <= 3)
-              fprintf(stderr, "bench coordinator: rejected %s seq %llu: %s\n", w[i].id,
-                      (unsigned long long)seq, e->ack->reason);
-          }
-          if (w[i].inflight > 0) w[i].inflight--;
-        } else if (i == workers && e->body_case == XQZ__ENVELOPE__BODY_BATCH &&
-                   ahead_take(&ahead, e->request_id, &sent)) {
-          c.batches++;
-          c.samples += e->batch->n_samples;
-          lat_add(&batch_lat, (now_s() - sent) * 1000.0);
-        } else if (i == workers && e->body_case == XQZ__ENVELOPE__BODY_WAIT &&
-                   ahead_take(&ahead, e->request_id, &sent)) {
-          c.waits++;
-          double ms = e->wait->retry_ms > 50 ? 50 : e->wait->retry_ms;
-          tr_next = now_s() + ms / 1000.0;
-        } else {
-          c.errors++;
-          if (e->body_case == XQZ__ENVELOPE__BODY_ERROR && c.errors <= 3)
-            fprintf(stderr, "bench coordinator: error %u: %s\n", e->error->code,
-                    e->error->message);
-          if (i == workers) ahead_take(&ahead, e->request_id, &sent);
-        }
-        xq_wire_free(&e);
+      if (b->paced) {
+        b->next_game += o->rate > 0 ? 1.0 / o->rate : rec->positions / o->prate;
+        break; /* the next game goes to the next socket */
       }
     }
-    tnow = now_s();
-    if (tnow - tlast >= 1.0) {
-      double dt = tnow - tlast;
-      fprintf(stderr, "  t=%5.1fs records/s %8.0f positions/s %9.0f rejected %llu "
-                      "batches/s %6.1f samples/s %8.0f waits/s %6.1f\n", tnow - t0,
-              (double)(c.accepted - last.accepted) / dt,
-              (double)(c.positions - last.positions) / dt, (unsigned long long)c.rejected,
-              (double)(c.batches - last.batches) / dt, (double)(c.samples - last.samples) / dt,
-              (double)(c.waits - last.waits) / dt);
-      last = c;
-      tlast = tnow;
+    b->rr = (b->rr + 1) % o->workers;
+    if (b->paced && b->next_game > tnow) break;
+  }
+}
+
+/* The trainer's requests up to --prefetch in flight (at most --trainer-rate a second);
+ * returns the poll timeout (ms) until the next one or the next paced game is due. */
+static long trainer_requests(bench_t *b, double tnow) {
+  const bench_opts_t *o = b->o;
+  while (b->tr && b->ahead.n < o->prefetch && tnow >= b->tr_next) {
+    if (send_batch_request(b->tr, (uint32_t)o->batch, ++b->tr_step) != 0) break;
+    b->ahead.rq[b->ahead.n] = b->tr_step;
+    b->ahead.sent[b->ahead.n++] = tnow;
+    if (o->trainer_rate > 0) b->tr_next = tnow + 1.0 / o->trainer_rate;
+  }
+  long timeout = 100;
+  if (b->tr && b->ahead.n < o->prefetch) {
+    long ms = (long)((b->tr_next - tnow) * 1000.0) + 1;
+    if (ms < timeout) timeout = ms < 0 ? 0 : ms;
+  }
+  if (b->paced) {
+    long ms = (long)((b->next_game - tnow) * 1000.0) + 1;
+    if (ms < timeout) timeout = ms < 0 ? 0 : ms;
+  }
+  return timeout;
+}
+
+/* One reply on socket i (a worker's, or the trainer's at i == workers). */
+static void on_reply(bench_t *b, int i, Xqz__Envelope *e) {
+  const bench_opts_t *o = b->o;
+  bench_counts_t *c = &b->c;
+  double sent;
+  if (i < o->workers && e->body_case == XQZ__ENVELOPE__BODY_ACK &&
+      !strcmp(e->ack->worker_id, b->w[i].id)) {
+    bench_worker_t *x = &b->w[i];
+    uint64_t seq = e->ack->seq, slot = seq % (uint64_t)x->ring;
+    c->acked++;
+    lat_add(&b->ack_lat, (now_s() - x->sent_at[slot]) * 1000.0);
+    if (e->ack->accepted) {
+      c->accepted++;
+      c->positions += (uint64_t)x->pos_of[slot];
+    } else {
+      c->rejected++;
+      if (c->rejected <= 3)
+        fprintf(stderr, "bench coordinator: rejected %s seq %llu: %s\n", x->id,
+                (unsigned long long)seq, e->ack->reason);
+    }
+    if (x->inflight > 0) x->inflight--;
+  } else if (i == o->workers && e->body_case == XQZ__ENVELOPE__BODY_BATCH &&
+             ahead_take(&b->ahead, e->request_id, &sent)) {
+    c->batches++;
+    c->samples += e->batch->n_samples;
+    lat_add(&b->batch_lat, (now_s() - sent) * 1000.0);
+  } else if (i == o->workers && e->body_case == XQZ__ENVELOPE__BODY_WAIT &&
+             ahead_take(&b->ahead, e->request_id, &sent)) {
+    c->waits++;
+    double ms = e->wait->retry_ms > 50 ? 50 : e->wait->retry_ms;
+    b->tr_next = now_s() + ms / 1000.0;
+  } else {
+    c->errors++;
+    if (e->body_case == XQZ__ENVELOPE__BODY_ERROR && c->errors <= 3)
+      fprintf(stderr, "bench coordinator: error %u: %s\n", e->error->code, e->error->message);
+    if (i == o->workers) ahead_take(&b->ahead, e->request_id, &sent);
+  }
+}
+
+/* Reads every reply there is; false when the poll failed. */
+static bool drain_replies(bench_t *b, long timeout) {
+  if (zmq_poll(b->items, b->nitems, timeout) < 0 && errno != EINTR) return false;
+  for (int i = 0; i < b->nitems; i++) {
+    if (!(b->items[i].revents & ZMQ_POLLIN)) continue;
+    for (;;) {
+      Xqz__Envelope *e = NULL;
+      xq_errbuf_t eb;
+      int x = xq_wire_recv(b->items[i].socket, NULL, NULL, &e, ZMQ_DONTWAIT, &eb);
+      if (x == XQ_EIO) break; /* nothing more to read now */
+      if (x != 0) {
+        b->c.errors++;
+        continue;
+      }
+      on_reply(b, i, e);
+      xq_wire_free(&e);
     }
   }
-  double dt = tnow - t0;
-  double a50 = lat_quantile(&ack_lat, 0.5), a99 = lat_quantile(&ack_lat, 0.99);
-  double b50 = lat_quantile(&batch_lat, 0.5), b99 = lat_quantile(&batch_lat, 0.99);
-  if (json) {
+  return true;
+}
+
+/* The summary on stdout (--json: one JSON line). */
+static void report(bench_t *b, double dt) {
+  const bench_opts_t *o = b->o;
+  const bench_counts_t *c = &b->c;
+  double a50 = lat_quantile(&b->ack_lat, 0.5), a99 = lat_quantile(&b->ack_lat, 0.99);
+  double b50 = lat_quantile(&b->batch_lat, 0.5), b99 = lat_quantile(&b->batch_lat, 0.99);
+  if (o->json) {
     printf("{\"workers\":%d,\"inflight\":%d,\"trainer\":%s,\"batch\":%d,\"prefetch\":%d,"
            "\"seconds\":%.3f,\"offered_per_s\":%.1f,"
            "\"records_acked\":%llu,\"records_per_s\":%.1f,\"positions_acked\":%llu,"
@@ -599,42 +633,85 @@ int xqz_bench_coordinator(int argc, char **argv) {
            "\"ack_p99_ms\":%.3f,\"batches\":%llu,\"batches_per_s\":%.2f,"
            "\"samples_per_s\":%.1f,\"batch_p50_ms\":%.3f,\"batch_p99_ms\":%.3f,"
            "\"waits\":%llu,\"errors\":%llu}\n",
-           workers, inflight, trainer ? "true" : "false", batch, prefetch, dt, offered / dt,
-           (unsigned long long)c.accepted, c.accepted / dt, (unsigned long long)c.positions,
-           c.positions / dt, (unsigned long long)c.rejected, a50, a99,
-           (unsigned long long)c.batches, c.batches / dt, c.samples / dt, b50, b99,
-           (unsigned long long)c.waits, (unsigned long long)c.errors);
-  } else {
-    printf("workers %d inflight %d trainer %s: %.1f s\n", workers, inflight,
-           trainer ? "yes" : "no", dt);
-    printf("  records/s acked   %10.0f (%llu; %.0f/s offered)\n", c.accepted / dt,
-           (unsigned long long)c.accepted, offered / dt);
-    printf("  positions/s acked %10.0f (%llu)\n", c.positions / dt,
-           (unsigned long long)c.positions);
-    printf("  ack latency       %10.2f ms p50, %.2f ms p99\n", a50, a99);
-    printf("  rejected          %10llu\n", (unsigned long long)c.rejected);
-    printf("  batches/s         %10.2f (%llu batches, %llu waits, %.0f samples/s)\n",
-           c.batches / dt, (unsigned long long)c.batches, (unsigned long long)c.waits,
-           c.samples / dt);
-    if (c.batches)
-      printf("  batch latency     %10.2f ms p50, %.2f ms p99 (%d in flight)\n", b50, b99,
-             prefetch);
-    if (c.errors) printf("  errors            %10llu\n", (unsigned long long)c.errors);
+           o->workers, o->inflight, o->trainer ? "true" : "false", o->batch, o->prefetch, dt,
+           b->offered / dt, (unsigned long long)c->accepted, c->accepted / dt,
+           (unsigned long long)c->positions, c->positions / dt,
+           (unsigned long long)c->rejected, a50, a99, (unsigned long long)c->batches,
+           c->batches / dt, c->samples / dt, b50, b99, (unsigned long long)c->waits,
+           (unsigned long long)c->errors);
+    return;
   }
-  rc = c.rejected || c.errors ? 1 : 0;
-done:
-  for (int i = 0; i < workers; i++) {
-    if (w[i].sock) zmq_close(w[i].sock);
-    free(w[i].pos_of);
-    free(w[i].sent_at);
+  printf("workers %d inflight %d trainer %s: %.1f s\n", o->workers, o->inflight,
+         o->trainer ? "yes" : "no", dt);
+  printf("  records/s acked   %10.0f (%llu; %.0f/s offered)\n", c->accepted / dt,
+         (unsigned long long)c->accepted, b->offered / dt);
+  printf("  positions/s acked %10.0f (%llu)\n", c->positions / dt,
+         (unsigned long long)c->positions);
+  printf("  ack latency       %10.2f ms p50, %.2f ms p99\n", a50, a99);
+  printf("  rejected          %10llu\n", (unsigned long long)c->rejected);
+  printf("  batches/s         %10.2f (%llu batches, %llu waits, %.0f samples/s)\n",
+         c->batches / dt, (unsigned long long)c->batches, (unsigned long long)c->waits,
+         c->samples / dt);
+  if (c->batches)
+    printf("  batch latency     %10.2f ms p50, %.2f ms p99 (%d in flight)\n", b50, b99,
+           o->prefetch);
+  if (c->errors) printf("  errors            %10llu\n", (unsigned long long)c->errors);
+}
+
+/* Sends and counts until --seconds are over, with a progress line a second on stderr. */
+static void run(bench_t *b, double t0) {
+  double tend = t0 + b->o->seconds, tlast = t0, tnow;
+  bench_counts_t last = {0};
+  while ((tnow = now_s()) < tend) {
+    fill_workers(b, tnow);
+    if (!drain_replies(b, trainer_requests(b, tnow))) break;
+    tnow = now_s();
+    if (tnow - tlast >= 1.0) {
+      double dt = tnow - tlast;
+      const bench_counts_t *c = &b->c;
+      fprintf(stderr, "  t=%5.1fs records/s %8.0f positions/s %9.0f rejected %llu "
+                      "batches/s %6.1f samples/s %8.0f waits/s %6.1f\n", tnow - t0,
+              (double)(c->accepted - last.accepted) / dt,
+              (double)(c->positions - last.positions) / dt, (unsigned long long)c->rejected,
+              (double)(c->batches - last.batches) / dt, (double)(c->samples - last.samples) / dt,
+              (double)(c->waits - last.waits) / dt);
+      last = *c;
+      tlast = tnow;
+    }
   }
-  if (tr) zmq_close(tr);
-  zmq_ctx_term(ctx);
-  for (int i = 0; i < pool_n; i++) free(pool[i].buf);
-  free(pool);
-  free(w);
-  free(items);
-  free(ack_lat.v);
-  free(batch_lat.v);
+}
+
+int xqz_bench_coordinator(int argc, char **argv) {
+  bench_opts_t o;
+  if (parse_opts(&o, argc, argv)) return 2;
+  bench_t b = {.o = &o};
+  b.pool = build_pool(&o, &b.pool_n);
+  if (!b.pool) return 1;
+  b.ctx = zmq_ctx_new();
+  b.w = calloc((size_t)(o.workers ? o.workers : 1), sizeof *b.w);
+  b.items = calloc((size_t)o.workers + 1, sizeof *b.items);
+  if (!b.ctx || !b.w || !b.items) return 1;
+  int rc = 1;
+  if (connect_peers(&b) == 0) {
+    double t0 = now_s();
+    b.paced = o.rate > 0 || o.prate > 0;
+    b.next_game = t0;
+    run(&b, t0);
+    report(&b, now_s() - t0);
+    rc = b.c.rejected || b.c.errors ? 1 : 0;
+  }
+  for (int i = 0; i < o.workers; i++) {
+    if (b.w[i].sock) zmq_close(b.w[i].sock);
+    free(b.w[i].pos_of);
+    free(b.w[i].sent_at);
+  }
+  if (b.tr) zmq_close(b.tr);
+  zmq_ctx_term(b.ctx);
+  for (int i = 0; i < b.pool_n; i++) free(b.pool[i].buf);
+  free(b.pool);
+  free(b.w);
+  free(b.items);
+  free(b.ack_lat.v);
+  free(b.batch_lat.v);
   return rc;
 }
