@@ -145,9 +145,13 @@ int xq_seg_scan(const char *path, xq_seg_visit_fn visit, xq_seg_damage_fn damage
   int rc = view(&r, 0, XQ_SEG_HEADER_SIZE, &hdr);
   if (rc == 0) { /* a file created but never completed: treat as empty */
     st->tail = st->size;
-  } else if (rc > 0 && (memcmp(hdr, XQ_SEG_MAGIC, 8) != 0 ||
-                        xq_get_le32(hdr + 8) != XQ_SEG_VERSION)) {
-    rc = xq_err_set(eb, XQ_EFORMAT, "%s: not a segment file (magic/version)", path);
+  } else if (rc > 0 && memcmp(hdr, XQ_SEG_MAGIC, 8) != 0) {
+    rc = xq_err_set(eb, XQ_EFORMAT, "%s: not a segment file (its first 8 bytes are not the"
+                    " segment magic); move it out of games/", path);
+  } else if (rc > 0 && xq_get_le32(hdr + 8) != XQ_SEG_VERSION) {
+    rc = xq_err_set(eb, XQ_EFORMAT, "%s: segment format version %u, this build reads version"
+                    " %d: run the xqzero that wrote it, or move the file out of games/", path,
+                    (unsigned)xq_get_le32(hdr + 8), XQ_SEG_VERSION);
   } else if (rc > 0) {
     rc = 0;
     uint64_t pos = XQ_SEG_HEADER_SIZE;

@@ -194,6 +194,16 @@ static void test_segment_reader(void **state) {
   xq_errbuf_t eb = {{0}};
   assert_int_equal(xq_seg_scan(other, NULL, NULL, NULL, &st, &eb), XQ_EFORMAT);
   assert_non_null(strstr(eb.msg, "not a segment file"));
+  /* A segment of another format version names both versions. */
+  f = fopen(other, "wb");
+  fwrite(XQ_SEG_MAGIC, 1, 8, f);
+  const unsigned char v9[4] = {9, 0, 0, 0};
+  fwrite(v9, 1, 4, f);
+  for (int k = 12; k < XQ_SEG_HEADER_SIZE; k++) fputc(0, f);
+  fclose(f);
+  assert_int_equal(xq_seg_scan(other, NULL, NULL, NULL, &st, &eb), XQ_EFORMAT);
+  if (!strstr(eb.msg, "version 9") || !strstr(eb.msg, "reads version 1"))
+    fail_msg("the versions are not named: %s", eb.msg);
   snprintf(other, sizeof other, "%s/seg-2.bin", dir);
   fclose(fopen(other, "wb"));
   snprintf(other, sizeof other, "%s/seg-000002.bin", dir);
