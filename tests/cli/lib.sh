@@ -31,9 +31,21 @@ wait_for() {
   local end=$((SECONDS + $1)); shift
   until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
 }
-# free_port: a loopback TCP port the kernel has just found free.
+# free_port: a loopback TCP port the kernel has just found free, whose successor is free too
+# (the coordinator's ROUTER takes P and its PUB P+1 in most tests; an ephemeral port of some
+# other test's connection sitting on P+1 made a coordinator fail to bind its PUB).
 free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  python3 - <<'PY'
+import socket
+for _ in range(200):
+    a = socket.socket(); a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]
+    b = socket.socket()
+    try:
+        b.bind(("127.0.0.1", p + 1))
+    except OSError:
+        a.close(); b.close(); continue
+    print(p); break
+PY
 }
 # stop_and_report DIR FILE...: for EXIT traps. Kills the processes in the caller's pids
 # array, shows the last lines of each FILE that exists when a check failed, and removes DIR.
