@@ -143,6 +143,17 @@ static void eng_expect(eng_t *e, const char *prefix, char *line, size_t size, in
   }
 }
 
+/* A new engine (caller frees after eng_quit) past the UCI handshake: `uci` sent, `uciok`
+ * read. */
+static inline eng_t *eng_uci(void) {
+  eng_t *e = calloc(1, sizeof *e);
+  assert_non_null(e);
+  eng_start(e);
+  eng_send(e, "uci");
+  eng_expect(e, "uciok", NULL, 0, 10000);
+  return e;
+}
+
 /* Waits for the engine to exit and checks it exited with status 0. */
 static void eng_wait(eng_t *e) {
   int status = 0;

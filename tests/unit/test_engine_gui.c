@@ -121,10 +121,7 @@ static void test_plays_on_when_our_rules_end_the_game(void **state) {
   assert_over_by_rules(BARE_KINGS_POS, XQ_REASON_NO_ATTACKERS);
   assert_over_by_rules(DEFENDERS_POS, XQ_REASON_NO_ATTACKERS);
   static char all[1 << 16];
-  eng_t *e = calloc(1, sizeof *e);
-  eng_start(e);
-  eng_send(e, "uci");
-  eng_expect(e, "uciok", NULL, 0, 10000);
+  eng_t *e = eng_uci();
   static const struct {
     const char *pos, *reason;
   } cases[] = {{REPETITION_POS, "(repetition)"},
@@ -208,10 +205,7 @@ static void test_handshakes(void **state) {
 
 static void test_bad_option_values(void **state) {
   (void)state;
-  eng_t *e = calloc(1, sizeof *e);
-  eng_start(e);
-  eng_send(e, "uci");
-  eng_expect(e, "uciok", NULL, 0, 10000);
+  eng_t *e = eng_uci();
   expect_error(e, "setoption name Threads value 0", "Threads", "1 to 64", NULL);
   expect_error(e, "setoption name Threads value 65", "Threads", "1 to 64", NULL);
   expect_error(e, "setoption name Threads value two", "Threads", "1 to 64", NULL);
@@ -249,10 +243,7 @@ static void test_bad_option_values(void **state) {
 static void test_options_applied(void **state) {
   (void)state;
   static char all[1 << 16];
-  eng_t *e = calloc(1, sizeof *e);
-  eng_start(e);
-  eng_send(e, "uci");
-  eng_expect(e, "uciok", NULL, 0, 10000);
+  eng_t *e = eng_uci();
 
   /* Threads: several search threads share the tree; the node limit holds exactly. */
   eng_send(e, "setoption name Threads value 3");
@@ -371,10 +362,7 @@ static void timed_go(eng_t *e, const char *pos_args, const char *go, int64_t lim
 
 static void test_clocks(void **state) {
   (void)state;
-  eng_t *e = calloc(1, sizeof *e);
-  eng_start(e);
-  eng_send(e, "uci");
-  eng_expect(e, "uciok", NULL, 0, 10000);
+  eng_t *e = eng_uci();
   /* Each budget is a small part of the clock (remaining / 30 or / movestogo, plus 3/4 of
    * the increment: 100 to 375 ms here), so the answer must come long before the flag
    * falls; the bound is the clock itself, many times the budget, so a loaded machine does
@@ -412,10 +400,7 @@ static void expect_no_bestmove(eng_t *e, int ms) {
 static void test_stop_ponderhit_quit(void **state) {
   (void)state;
   static char all[1 << 16];
-  eng_t *e = calloc(1, sizeof *e);
-  eng_start(e);
-  eng_send(e, "uci");
-  eng_expect(e, "uciok", NULL, 0, 10000);
+  eng_t *e = eng_uci();
 
   /* stop in the middle of an infinite search and of a long movetime. */
   eng_send(e, "position startpos");
