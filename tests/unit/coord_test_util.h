@@ -84,6 +84,16 @@ static inline pid_t start_coordinator(void) {
   return pid;
 }
 
+/* SIGTERM to the coordinator, which must exit cleanly (status 0). */
+static inline void coord_stop(pid_t pid) {
+  kill(pid, SIGTERM);
+  int st;
+  waitpid(pid, &st, 0);
+  g_pid = -1;
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static inline int teardown(void **state) {
   (void)state;
   if (g_pid > 0) {

@@ -53,15 +53,6 @@ static void *dealer_from(void *ctx, const char *from) {
   return s;
 }
 
-static void stop(pid_t pid) {
-  kill(pid, SIGTERM);
-  int st;
-  waitpid(pid, &st, 0);
-  g_pid = -1;
-  assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), 0);
-}
-
 /* A BatchRequest of 16 samples with a report of step and loss. */
 static Xqz__Envelope *batch(void *s, uint64_t step, float loss) {
   Xqz__Envelope env;
@@ -183,7 +174,7 @@ static pid_t start_plain(void) {
 }
 
 static void finish(pid_t pid, void *ctx) {
-  stop(pid);
+  coord_stop(pid);
   zmq_ctx_term(ctx);
   if (!getenv("XQZ_KEEP")) remove_dir();
 }
@@ -388,7 +379,7 @@ static void test_worker_id_owned_by_key(void **state) {
   expect_error_reply(hello_reply(w2, "w1-a", "x"), XQ_ERROR_WORKER_ID);
   zmq_close(w1);
   zmq_close(w2);
-  stop(pid);
+  coord_stop(pid);
   pid = start_coordinator();
   w2 = curve_dealer(ctx, "w2");
   expect_error_reply(hello_reply(w2, "w1-a", "x"), XQ_ERROR_WORKER_ID);
@@ -499,7 +490,7 @@ static void test_replay(void **state) {
   assert_int_equal(games_stored(w), 1);
   zmq_close(w);
   zmq_close(o);
-  stop(pid);
+  coord_stop(pid);
   /* Rebuilt from the segments: still one. */
   pid = start_coordinator();
   w = connect_dealer(ctx);

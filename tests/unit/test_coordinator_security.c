@@ -156,15 +156,6 @@ static void net_chunk(void *s, uint64_t net) {
   xq_wire_free(&r);
 }
 
-static void stop_coordinator(pid_t pid) {
-  kill(pid, SIGTERM);
-  int st;
-  waitpid(pid, &st, 0);
-  g_pid = -1;
-  assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), 0);
-}
-
 /* Starts a daemon from the build tree (argv[0] relative to XQZ_BINARY_DIR), output to
  * g_dir/NAME.log. */
 static pid_t spawn(const char *name, char *const argv[]) {
@@ -307,7 +298,7 @@ static void test_curve(void **state) {
   zmq_close(op);
   zmq_close(l);
   zmq_close(w);
-  stop_coordinator(pid);
+  coord_stop(pid);
   zmq_ctx_term(ctx);
   if (!getenv("XQZ_KEEP")) remove_dir();
 }
@@ -370,7 +361,7 @@ static void test_ban(void **state) {
   /* Restart: the ban is still there and the banned games are not in the window. */
   zmq_close(good);
   zmq_close(bad);
-  stop_coordinator(pid);
+  coord_stop(pid);
   pid = start_coordinator();
   good = connect_dealer(ctx);
   bad = connect_dealer(ctx);
@@ -389,7 +380,7 @@ static void test_ban(void **state) {
 
   zmq_close(good);
   zmq_close(bad);
-  stop_coordinator(pid);
+  coord_stop(pid);
   zmq_ctx_term(ctx);
   if (!getenv("XQZ_KEEP")) remove_dir();
 }
@@ -442,7 +433,7 @@ static void test_rate_limit(void **state) {
   assert_int_equal(log_count("peer let back in"), 1);
   zmq_close(h);
   zmq_close(honest);
-  stop_coordinator(pid);
+  coord_stop(pid);
   zmq_ctx_term(ctx);
   if (!getenv("XQZ_KEEP")) remove_dir();
 }
