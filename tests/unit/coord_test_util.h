@@ -246,6 +246,15 @@ static inline Xqz__Envelope *arena_result(void *s, const char *worker_id, uint64
   return r;
 }
 
+/* Whether the coordinator accepted that arena result. */
+static inline bool result_taken(void *s, const char *wid, uint64_t match, uint32_t pair,
+                                int red, int black) {
+  Xqz__Envelope *r = arena_result(s, wid, match, pair, red, black);
+  bool ok = r->ack->accepted;
+  xq_wire_free(&r);
+  return ok;
+}
+
 /* Flaws random_game can put into a game (0: none, a consistent game). */
 enum { GAME_OK = 0, GAME_BAD_RESULT = 1, GAME_ILLEGAL_MOVE = 2, GAME_PI_ILLEGAL = 3 };
 

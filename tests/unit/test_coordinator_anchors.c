@@ -60,14 +60,6 @@ static void open_anchor(void *s, char *anchor, size_t n, uint64_t *net) {
   xq_wire_free(&r);
 }
 
-static bool result_taken(void *s, const char *wid, uint64_t match, uint32_t pair, int red,
-                         int black) {
-  Xqz__Envelope *r = arena_result(s, wid, match, pair, red, black);
-  bool ok = r->ack->accepted;
-  xq_wire_free(&r);
-  return ok;
-}
-
 static void stop(void) {
   kill(g_pid, SIGTERM);
   int st;

@@ -52,14 +52,6 @@ static uint32_t arena_pair(void *s, uint64_t match) {
   return pair;
 }
 
-static bool result_taken(void *s, const char *wid, uint64_t match, uint32_t pair, int red,
-                         int black) {
-  Xqz__Envelope *r = arena_result(s, wid, match, pair, red, black);
-  bool ok = r->ack->accepted;
-  xq_wire_free(&r);
-  return ok;
-}
-
 static void test_restart_mid_match(void **state) {
   (void)state;
   fresh_dir();
