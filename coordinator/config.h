@@ -18,6 +18,12 @@ typedef enum {
   XQC_GATING_NONE,      /* every candidate promoted, still measured */
 } xqc_gating_t;
 
+/* Self-play's root search (SelfplaySettings.search). */
+typedef enum {
+  XQC_SEARCH_PUCT,   /* PUCT; the policy target is the visit counts */
+  XQC_SEARCH_GUMBEL, /* Gumbel's sequential halving; the target is the improved policy */
+} xqc_search_t;
+
 typedef struct {
   char router[128];        /* ROUTER bind address */
   char pub[128];           /* PUB bind address */
@@ -30,6 +36,8 @@ typedef struct {
   double adjudicate_material; /* pawns ahead that win a length-cap game (0 = draw) */
   double colour_swap;      /* share of served samples with the colours swapped */
   int64_t mate_probe;      /* 1: self-play searches use the mate probe (docs/search.md) */
+  xqc_search_t search;     /* self-play's root search */
+  int64_t gumbel_actions;  /* Gumbel: actions considered at the root */
   /* replay window and pacing */
   int64_t window, min_positions, batch_size;
   double reuse;

@@ -70,6 +70,8 @@ static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
   s->resign_threshold = (float)cfg->resign_threshold;
   s->no_resign_frac = (float)cfg->no_resign_frac;
   s->mate_probe = (uint32_t)cfg->mate_probe;
+  s->search = cfg->search == XQC_SEARCH_GUMBEL ? 1u : 0u;
+  s->gumbel_actions = (uint32_t)cfg->gumbel_actions;
 }
 
 /* Copies a peer's free text (host name, version) into out (n bytes) with every byte that

@@ -56,9 +56,11 @@ static int sp_sink(void *ctx, const xq_game_record_t *rec, const xq_selfplay_sta
 static int sp_usage(void) {
   fprintf(stderr, "usage: xqz selfplay --net FILE|uniform --games N --out FILE [--threads T] "
                   "[--parallel G] [--sims S] [--fast-sims S] [--full-frac P] [--max-plies N] "
-                  "[--no-resign-frac P] [--seed S] [--force]\n"
+                  "[--no-resign-frac P] [--seed S] [--search puct|gumbel] [--force]\n"
                   "  Plays N self-play games and writes their records (docs/game-records.md) to\n"
-                  "  FILE; refuses to replace an existing FILE unless --force is given.\n");
+                  "  FILE; refuses to replace an existing FILE unless --force is given.\n"
+                  "  --search gumbel: Gumbel AlphaZero's root search; the records then hold its\n"
+                  "  improved policy instead of visit counts (docs/search.md).\n");
   return 2;
 }
 
@@ -92,6 +94,8 @@ int xqz_cmd_selfplay(int argc, char **argv) {
     else if (!strcmp(a, "--max-plies")) cfg.mcts.max_plies = atoi(v);
     else if (!strcmp(a, "--no-resign-frac")) cfg.no_resign_frac = (float)atof(v);
     else if (!strcmp(a, "--seed")) cfg.seed = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--search") && (!strcmp(v, "puct") || !strcmp(v, "gumbel")))
+      cfg.mcts.search = !strcmp(v, "gumbel") ? XQ_SEARCH_GUMBEL : XQ_SEARCH_PUCT;
     else return sp_usage();
   }
   if (!net || !out) {

@@ -55,6 +55,10 @@ void xq_mcts_config_default(xq_mcts_config_t *cfg) {
   cfg->max_plies = 400;
   cfg->node_budget = 1 << 20;
   cfg->mate_probe = false;
+  cfg->search = XQ_SEARCH_PUCT;
+  cfg->gumbel_actions = 16;
+  cfg->gumbel_c_visit = 50.0f;
+  cfg->gumbel_c_scale = 0.1f;
 }
 
 static int lane_init(lane_t *l, xq_evaluator_t *ev, int batch) {
@@ -235,12 +239,17 @@ int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
   for (int k = 0; k < s->nlanes; k++)
     for (int i = 0; i < s->lanes[k].batch; i++) memcpy(&s->lanes[k].slots[i], pos, sizeof *pos);
   if (!(t->nodes[0].flags & XQT_EXPANDED)) run_batch(s, &s->lanes[0], 1, false); /* the root: not counted */
-  if (!again) xqt_add_noise(t, &s->rng, t->cfg.dirichlet_alpha, t->cfg.noise_frac);
+  bool gumbel = t->cfg.search == XQ_SEARCH_GUMBEL;
+  if (!again && !gumbel) xqt_add_noise(t, &s->rng, t->cfg.dirichlet_alpha, t->cfg.noise_frac);
   s->lim = lim;
   s->t0 = t0;
   s->max_sims = lim->nodes;
   if (s->max_sims <= 0 && lim->movetime_ms <= 0 && lim->depth <= 0 && !lim->stop)
     s->max_sims = 800; /* no limit at all: a default search */
+  /* Sequential halving spends a known budget: without a simulation limit the root is PUCT. */
+  if (gumbel && s->max_sims > 0 && s->max_sims <= INT32_MAX)
+    xqg_begin(t, t->cfg.noise_frac > 0.0f ? &s->rng : NULL, (int)s->max_sims);
+  else t->gumbel.active = false;
   atomic_store(&s->sims, 0);
   atomic_store(&s->claimed, 0);
   atomic_store(&s->done, 0);

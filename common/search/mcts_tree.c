@@ -35,6 +35,7 @@ void xqt_clear(xqt_tree_t *t) {
   memset(&t->nodes[0], 0, sizeof t->nodes[0]);
   t->used = 1;
   t->has_root = false;
+  t->gumbel.active = false;
 }
 
 /* Copies the subtree under c into scratch with c as the new root, then swaps the pools. */
@@ -83,6 +84,7 @@ bool xqt_set_root(xqt_tree_t *t, const xq_pos_t *pos) {
     }
   }
   if (!kept) xqt_clear(t);
+  t->gumbel.active = false;
   memcpy(&t->root_pos, pos, sizeof *pos);
   t->has_root = true;
   return kept;
@@ -97,6 +99,7 @@ static void backup(xqt_tree_t *t, const xqt_leaf_t *leaf, float v) {
 }
 
 void xqt_cancel(xqt_tree_t *t, const xqt_leaf_t *leaf) {
+  if (leaf->len >= 2) xqg_cancel(t, leaf->path[1] - t->nodes[0].first);
   for (int i = 0; i < leaf->len; i++) {
     t->nodes[leaf->path[i]].n -= 1;
     t->nodes[leaf->path[i]].w += 1.0f;
@@ -231,7 +234,7 @@ xqt_leaf_kind_t xqt_select(xqt_tree_t *t, xq_pos_t *slot, xqt_leaf_t *leaf) {
       leaf->nmoves = -1;
       return XQT_LEAF_EVAL;
     }
-    idx = select_child(t, nd);
+    idx = idx == 0 && t->gumbel.active ? nd->first + xqg_select_root(t) : select_child(t, nd);
     xq_pos_make(slot, t->nodes[idx].move);
   }
 }
@@ -252,6 +255,7 @@ void xqt_expand_backup(xqt_tree_t *t, const xqt_leaf_t *leaf, const float *child
       ch->prior = sum > 0.0f ? ch->prior / sum : 1.0f / (float)leaf->nmoves;
     }
     nd->flags = (uint8_t)((nd->flags & ~XQT_PENDING) | XQT_EXPANDED);
+    nd->tvalue = value;
   }
   backup(t, leaf, value);
 }
@@ -315,14 +319,17 @@ void xqt_fill_result(const xqt_tree_t *t, xq_mcts_result_t *res) {
     }
     res->nmoves = r->nchild;
   }
+  /* The root's move is the Gumbel search's choice while one is active, else the most
+   * visited; the principal variation goes on from it by visits. */
+  int gi = xqg_best(t);
   int32_t node = 0;
   while (res->pv_len < (int)(sizeof res->pv / sizeof res->pv[0])) {
-    int32_t c = xqt_best_child(t, node);
+    int32_t c = node == 0 && gi >= 0 ? r->first + gi : xqt_best_child(t, node);
     if (c < 0 || t->nodes[c].n == 0) break;
     res->pv[res->pv_len++] = t->nodes[c].move;
     node = c;
   }
   if (res->pv_len) res->best = res->pv[0];
-  else if (res->nmoves) res->best = t->nodes[xqt_best_child(t, 0)].move;
+  else if (res->nmoves) res->best = t->nodes[gi >= 0 ? r->first + gi : xqt_best_child(t, 0)].move;
   res->depth = res->pv_len;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "rules/board.h"
+#include "search/gumbel.h"
 #include "search/mcts.h"
 #include "support/rng.h"
 
@@ -34,16 +35,18 @@ typedef struct {
   xq_move_t move; /* move into this node */
   uint8_t nchild;
   uint8_t flags;
-  float tvalue;   /* terminal (or proven) value, view of the side to move at the node */
+  float tvalue;   /* terminal (or proven) value, or for an expanded node the value its
+                   * evaluation gave; view of the side to move at the node */
 } xqt_node_t;
 
-typedef struct {
+typedef struct xqt_tree {
   xqt_node_t *nodes;   /* (cap) */
   xqt_node_t *scratch; /* (cap) for compaction on reuse */
   int32_t cap, used;
   xq_pos_t root_pos;   /* the root position with its game history */
   bool has_root;
   xq_mcts_config_t cfg;
+  xqg_state_t gumbel;  /* the Gumbel root search under way (gumbel.h), if active */
 } xqt_tree_t;
 
 typedef enum { XQT_LEAF_EVAL, XQT_LEAF_DONE, XQT_LEAF_COLLISION } xqt_leaf_kind_t;
@@ -69,7 +72,7 @@ xqt_leaf_kind_t xqt_select(xqt_tree_t *t, xq_pos_t *slot, xqt_leaf_t *leaf);
  * a dense (XQ_POLICY_SIZE) array in dense) and backs value (side to move at the leaf) up. */
 void xqt_expand_backup(xqt_tree_t *t, const xqt_leaf_t *leaf, const float *child_priors,
                        const float *dense, float value);
-/* Takes back a collided selection's virtual loss. */
+/* Takes back a collided selection's virtual loss (and its Gumbel root visit). */
 void xqt_cancel(xqt_tree_t *t, const xqt_leaf_t *leaf);
 /* Undoes the leaf's moves on slot. */
 void xqt_unwind(xq_pos_t *slot, const xqt_leaf_t *leaf);

@@ -1,7 +1,9 @@
 /*
  * net_player.c: the `net:FILE[:SIMS]` player: PUCT MCTS (mcts.h) with a network
  * evaluator, SIMS simulations per move (default 800), no root noise, the most visited
- * move. The tree is kept between moves of one game and cleared by new_game.
+ * move; and `gnet:FILE[:SIMS]`, the same with a Gumbel root (gumbel.h) without noise,
+ * which plays the sequential halving's survivor. The tree is kept between moves of one
+ * game and cleared by new_game.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,10 +17,12 @@
 #define NET_DEFAULT_SIMS 800
 #define NET_MAX_SIMS 10000000
 
-int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed, xq_errbuf_t *eb) {
+int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed, bool gumbel,
+                        xq_errbuf_t *eb) {
   char path[1024];
   if (!*args || strlen(args) >= sizeof path)
-    return xq_err_set(eb, XQ_EINVAL, "net player needs a file: net:FILE[:SIMS]");
+    return xq_err_set(eb, XQ_EINVAL, "net player needs a file: %s:FILE[:SIMS]",
+                      gumbel ? "gnet" : "net");
   memcpy(path, args, strlen(args) + 1);
   p->net.sims = NET_DEFAULT_SIMS;
   char *colon = strrchr(path, ':');
@@ -33,6 +37,7 @@ int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed, xq_errb
   xq_mcts_config_t cfg;
   xq_mcts_config_default(&cfg);
   cfg.noise_frac = 0;
+  cfg.search = gumbel ? XQ_SEARCH_GUMBEL : XQ_SEARCH_PUCT;
   xq_evaluator_t *ev = NULL;
   xq_mcts_t *s = NULL;
   xq_errbuf_t why = {{0}};

@@ -2,6 +2,7 @@
  * players.h: everything that can choose a move, behind one interface, named by a spec
  * string as users type it:
  *   net:FILE[:SIMS]      MCTS with a network (default 800 simulations per move)
+ *   gnet:FILE[:SIMS]     the same with a Gumbel root (sequential halving, no noise)
  *   random               a uniformly random legal move
  *   greedy               captures the most valuable piece it can, else random
  *   alphabeta:D          material + mobility, depth D, quiescence on captures

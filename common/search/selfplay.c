@@ -168,6 +168,27 @@ static xq_move_t pick_with_temperature(const xq_mcts_result_t *res, float tau, x
   return fallback;
 }
 
+/* Scale of the improved policy's probabilities in the record's integer counts. */
+#define POLICY_COUNT_SCALE 65536.0f
+
+/* The policy target of a search: the visit counts, or under a Gumbel root the improved
+ * policy (gumbel.h) as counts out of POLICY_COUNT_SCALE (moves that round to 0 left out).
+ * Returns the entries written to vis. */
+static int policy_target(const game_t *g, const xq_mcts_result_t *res, xq_visit_t *vis) {
+  float pi[XQ_MAX_MOVES];
+  bool improved = g->tree.gumbel.active;
+  if (improved) xqg_improved_policy(&g->tree, pi);
+  int nv = 0;
+  for (int i = 0; i < res->nmoves; i++) {
+    uint32_t count = improved ? (uint32_t)lrintf(pi[i] * POLICY_COUNT_SCALE)
+                              : (uint32_t)(res->visits[i] > 0 ? res->visits[i] : 0);
+    if (!count) continue;
+    vis[nv].index = (uint16_t)xq_policy_index_for(res->moves[i], g->pos.side);
+    vis[nv++].count = count;
+  }
+  return nv;
+}
+
 /* The search of g is complete: choose, record and play the move. */
 static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) {
   const xq_selfplay_config_t *cfg = w->sh->cfg;
@@ -180,15 +201,11 @@ static void finish_move(worker_t *w, game_t *g, xq_rng_t *rng, uint64_t net_id) 
   xqt_fill_result(&g->tree, res);
   int stm = g->pos.side;
   xq_move_t m = res->best;
+  /* A Gumbel root has sampled its move already (its noise is the exploration). */
   float tau = (int)g->pos.ply < cfg->temp_plies ? 1.0f : cfg->temp_final;
-  if (tau > 0.0f) m = pick_with_temperature(res, tau, rng, m);
+  if (tau > 0.0f && !g->tree.gumbel.active) m = pick_with_temperature(res, tau, rng, m);
   xq_visit_t vis[XQ_MAX_MOVES];
-  int nv = 0;
-  for (int i = 0; i < res->nmoves; i++)
-    if (res->visits[i] > 0) {
-      vis[nv].index = (uint16_t)xq_policy_index_for(res->moves[i], stm);
-      vis[nv++].count = (uint32_t)res->visits[i];
-    }
+  int nv = policy_target(g, res, vis);
   float value = res->value;
   free(res);
   w->st.plies++;
@@ -290,6 +307,10 @@ static bool backup_from_cache(search_t *t, game_t *g, bool root) {
   return true;
 }
 
+static bool cfg_gumbel(const search_t *t) {
+  return t->w->sh->cfg->mcts.search == XQ_SEARCH_GUMBEL;
+}
+
 /* Stage 1: one descent in every active game; the leaves that need the net go into the
  * batch. Returns the batch size; *nactive gets the games still playing. */
 static int gather_leaves(search_t *t, int *nactive) {
@@ -300,6 +321,7 @@ static int gather_leaves(search_t *t, int *nactive) {
     if (!g->active) continue;
     (*nactive)++;
     bool root = !(g->tree.nodes[0].flags & XQT_EXPANDED);
+    if (!root && !g->tree.gumbel.active && cfg_gumbel(t)) xqg_begin(&g->tree, &t->rng, g->target);
     xqt_leaf_kind_t k = xqt_select(&g->tree, &g->slot, &g->leaf);
     if (k != XQT_LEAF_EVAL) {
       xqt_unwind(&g->slot, &g->leaf);
@@ -355,7 +377,8 @@ static void advance_games(search_t *t) {
     game_t *g = &t->games[i];
     if (!g->active) continue;
     if (!g->noise_done && (g->tree.nodes[0].flags & XQT_EXPANDED)) {
-      if (g->full) xqt_add_noise(&g->tree, &t->rng, cfg->mcts.dirichlet_alpha, cfg->mcts.noise_frac);
+      if (g->full && !cfg_gumbel(t))
+        xqt_add_noise(&g->tree, &t->rng, cfg->mcts.dirichlet_alpha, cfg->mcts.noise_frac);
       g->noise_done = true;
     }
     if (g->done >= g->target) finish_move(t->w, g, &t->rng, t->ev->net_id);

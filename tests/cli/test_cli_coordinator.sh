@@ -51,6 +51,12 @@ check "still no campaign directory after the addresses" test ! -e "$dir/new"
 err=$("$COORD" --campaign "$dir/new" --gating fast 2>&1); rc=$?
 check "an unknown gating mode exits 2 and lists the modes" \
   bash -c "[ $rc -eq 2 ] && grep -q \"gating: 'fast' is not one of sprt|threshold|none\" <<<\"\$1\"" _ "$err"
+err=$("$COORD" --campaign "$dir/new" --search alphazero 2>&1); rc=$?
+check "an unknown root search exits 2 and lists the choices" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"search: 'alphazero' is not one of puct|gumbel\" <<<\"\$1\"" _ "$err"
+err=$("$COORD" --campaign "$dir/new" --gumbel_actions 0 2>&1); rc=$?
+check "gumbel_actions 0 exits 2 with its range" \
+  bash -c "[ $rc -eq 2 ] && grep -q -- 'gumbel_actions: 0 outside \[1, 128\]' <<<\"\$1\"" _ "$err"
 mkdir -p "$dir/twice"
 printf 'sims = 8\n; a comment\nfast_sims = 4\n[more]\nsims = 16\n' >"$dir/twice/campaign.ini"
 cp "$dir/twice/campaign.ini" "$dir/twice.ini"
