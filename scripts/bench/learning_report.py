@@ -23,8 +23,9 @@ import re
 import shutil
 import sys
 
-GOALS = [("random", 0.95, "goal"), ("greedy", 0.90, "goal"), ("alphabeta:2", 0.50, "goal"),
-         ("alphabeta:3", 0.50, "stretch")]
+GOALS = [("random", 0.95, "goal"), ("greedy", 0.90, "goal"), ("alphabeta:1", 0.50, "goal"),
+         ("alphabeta:2", 0.50, "stretch")]
+PACE_OPPONENT, PACE_SCORE = "greedy", 0.90  # "minutes to 90% against greedy"
 BEGIN, END = "<!-- learning:begin -->", "<!-- learning:end -->"
 
 
@@ -218,6 +219,17 @@ def report(run, write_docs):
             goal_lines.append("- %s: %s %.1f%% (+%d =%d -%d) against `%s` in %d %s games (needs %.0f%%): **%s**" % (
                 kind, best["net"][:8], 100 * res["score"], res["wins"], res["draws"], res["losses"], opp,
                 res["games"], where, 100 * need, "met" if ok else "not met"))
+    # Pace: when the ladder first saw 90% against greedy, and self-Elo per CPU-hour.
+    pace = next((r for r in rows if (r["ladder"].get(PACE_OPPONENT) or {}).get("score", 0) >= PACE_SCORE), None)
+    cpu_h = info["minutes"] * info["cores"] / 60.0
+    pace_lines = [
+        "- minutes to %.0f%% against `%s`: %s" % (
+            100 * PACE_SCORE, PACE_OPPONENT,
+            "%.1f (%s, the first laddered net there)" % ((pace["time"] - t0) / 60.0, pace["net"][:8])
+            if pace else "not reached by a laddered net"),
+        "- self-Elo per CPU-hour: %+.0f (the last laddered net's %+.0f over %.1f CPU-hours)" % (
+            best["elo"] / cpu_h, best["elo"], cpu_h) if best and cpu_h > 0 else "- self-Elo per CPU-hour: -",
+    ]
     # Monotonicity: a promoted net much weaker on the ladder than the one before it.
     drops = []
     for a, b in zip(rows, rows[1:]):
@@ -254,6 +266,9 @@ def report(run, write_docs):
                 "(`scripts/bench/confirm.sh`: more games, seed 11) where it has some, else on "
                 "its ladder cells:")
     text.extend(goal_lines or ["- no laddered net"])
+    text.append("")
+    text.append("Pace:")
+    text.extend(pace_lines)
     text.append("")
     text.append("Promotion that lost more than 10 ladder points against its parent: " +
                 ("none" if not drops else ""))

@@ -55,6 +55,10 @@ out=$(cd "$dir/repo" && python3 "$REPORT" report "$run" --write-docs 2>&1); rc=$
 check "report exits 0" test "$rc" -eq 0
 check "table header: opponents weakest first" grep -q "| net | promoted at | games | positions trained | self-Elo | random | greedy |" <<<"$out"
 check "a row per laddered net" test "$(grep -c '^| 00000000 ' <<<"$out")" -eq 3
+check "minutes to 90% against greedy: the first laddered net there (d4 at 30 min)" \
+  grep -q "^- minutes to 90% against \`greedy\`: 30.0 (00000000, the first laddered net there)" <<<"$out"
+check "self-Elo per CPU-hour: the last net's +442 over 120 min on 2 cores" \
+  grep -q "^- self-Elo per CPU-hour: +110 (the last laddered net's +442 over 4.0 CPU-hours)" <<<"$out"
 check "promotion time in minutes, positions trained = step x batch" grep -q "^| 00000000 | 30.0 min | 1400 | 768000 | +294 | 100% (+inf) | 90% (+382 ± 300) |" <<<"$out"
 check "goal verdicts for the last net, from its ladder cells" grep -q "goal: 00000000 60.0% (+6 =0 -4) against \`random\` in 10 ladder games (needs 95%): \*\*not met\*\*" <<<"$out"
 check "weaker promotion flagged" grep -q "scores 45% on average, 50 points below" <<<"$out"
