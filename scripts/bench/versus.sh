@@ -6,22 +6,30 @@
 # ladders against fixed opponents (a 20-game ladder cell is +-20 points).
 #
 # usage: scripts/bench/versus.sh RUN_A RUN_B [--minute M] [--games N] [--sims S]
+#          [--search-a puct|gumbel] [--search-b puct|gumbel]
 #   --minute M   compare the nets promoted by minute M of each run (default: each run's last)
 #   --games N    games, a multiple of 4 (two halves of pairs in parallel, on alternate
 #                openings of the ladder's; default 100)
 #   --sims S     simulations per move (default 200, as the ladder)
+#   --search-a, --search-b   the root search each side plays with (default puct; gumbel:
+#                the gnet: player). RUN_A may equal RUN_B to compare two searches on one net.
 #   Environment: XQZ, the xqz binary to use (default: a Release build in build-bench/).
 # Prints the nets compared and the score of A's net, with its Elo and 95% interval.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -ge 2 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 run_a=$1 run_b=$2
 shift 2
-minute="" games=100 sims=200
+minute="" games=100 sims=200 kind_a=net kind_b=net
 while [ $# -gt 0 ]; do
   case "$1" in
     --minute) minute=$2; shift 2 ;;
+    --search-a|--search-b)
+      case "$2" in puct) k=net ;; gumbel) k=gnet ;;
+        *) echo "versus.sh: $1 takes puct or gumbel, not '$2'" >&2; exit 2 ;; esac
+      if [ "$1" = --search-a ]; then kind_a=$k; else kind_b=$k; fi
+      shift 2 ;;
     --games) games=$2; shift 2 ;;
     --sims) sims=$2; shift 2 ;;
     *) echo "versus.sh: unknown option '$1' (see the top of $0)" >&2; exit 2 ;;
@@ -50,13 +58,14 @@ read -r net_b file_b min_b < <(python3 scripts/bench/learning_report.py at "$run
 echo "== A: $run_a net ${net_a:0:8} (promoted at $min_a min)"
 echo "== B: $run_b net ${net_b:0:8} (promoted at $min_b min)"
 echo "== $games games, $sims simulations per move, no noise, two halves in parallel"
+echo "== A plays $kind_a:, B plays $kind_b: (net: PUCT, gnet: a Gumbel root)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The halves take alternate openings, so no pair is played twice (the nets play without
 # noise: a repeated opening would repeat its games).
 grep -v '^\s*\(#\|$\)' scripts/bench/openings-ladder.txt | awk -v d="$tmp" '{print > (d "/open" (NR % 2 + 1))}'
 for half in 1 2; do
-  "$XQZ" arena "net:$file_a:$sims" "net:$file_b:$sims" --games $((games / 2)) --seed 7 \
+  "$XQZ" arena "$kind_a:$file_a:$sims" "$kind_b:$file_b:$sims" --games $((games / 2)) --seed 7 \
     --openings "$tmp/open$half" >"$tmp/half$half.out" 2>"$tmp/half$half.err" &
 done
 fail=0

@@ -20,6 +20,12 @@ assert r["score"] == 0.5, r   # the same net on both sides, on paired openings
 ' "$out"
 out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --games 4 --sims 4 2>/dev/null)
 check "default: each run's last promoted net" grep -q "B: .* net 00000000 (promoted at 10.0 min)" <<<"$out"
+out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/a" --games 4 --sims 8 --search-a gumbel 2>"$dir/err"); rc=$?
+check "one run against itself, Gumbel root against PUCT, exits 0" test "$rc" -eq 0
+check "says which search each side plays" grep -q "A plays gnet:, B plays net:" <<<"$out"
+check "and plays the 4 games" grep -q '"games": 4' <<<"$out"
+"$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --search-b alphazero >/dev/null 2>"$dir/err"; rc=$?
+check "an unknown search refused" bash -c "[ $rc -eq 2 ] && grep -q \"takes puct or gumbel, not 'alphazero'\" '$dir/err'"
 "$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --games 6 >/dev/null 2>"$dir/err"; rc=$?
 check "games not a multiple of 4 refused" test "$rc" -eq 2
 check "says why" grep -q "multiple of 4" "$dir/err"
