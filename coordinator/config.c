@@ -122,9 +122,9 @@ static const crow_t ROWS[] = {
    "share of training samples served with the colours swapped (board turned, Red<->Black)"},
   {"mate_probe", T_INT, O(mate_probe), "0", 0, 1, NULL,
    "1: self-play searches score a mate (or stalemate) in one without the net"},
-  {"search", T_ENUM, O(search), "puct", 0, 0, SEARCH_NAMES,
-   "self-play's root search: puct (visit counts as policy targets) or gumbel (Gumbel"
-   " AlphaZero's sequential halving, the improved policy as targets; docs/search.md)"},
+  {"search", T_ENUM, O(search), "gumbel", 0, 0, SEARCH_NAMES,
+   "self-play's root search: gumbel (Gumbel AlphaZero's sequential halving, the improved"
+   " policy as targets; docs/search.md) or puct (visit counts as policy targets)"},
   {"gumbel_actions", T_INT, O(gumbel_actions), "16", 1, 128, NULL,
    "search = gumbel: actions considered at the root (the top ones by prior and Gumbel noise)"},
   {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,

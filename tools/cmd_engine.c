@@ -38,6 +38,7 @@
 #include "rules/rules.h"
 #include "search/engine_proto.h"
 #include "search/eval_cache.h"
+#include "default_net.h"
 #include "support/campaign_nets.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
@@ -485,12 +486,13 @@ static long read_line(char *buf, size_t size) {
 
 static void engine_usage(FILE *f) {
   fprintf(f,
-          "usage: xqz engine --net FILE | --campaign DIR [--threads N] [--seed S]\n\n"
+          "usage: xqz engine [--net FILE | --campaign DIR] [--threads N] [--seed S]\n\n"
           "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
           "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
           "MultiPV, WeightsFile, Simulations, Temperature; `uci` lists them with their\n"
           "bounds. --threads sets Threads at start; --campaign DIR plays that campaign's\n"
-          "best net (DIR/nets/best.xqzn). See docs/engine.md.\n");
+          "best net (DIR/nets/best.xqzn); with neither, the trained net shipped in nets/\n"
+          "(or $XQZ_NET). See docs/engine.md.\n");
 }
 
 static int engine_loop(engine_t *e) {
@@ -619,9 +621,14 @@ int xqz_cmd_engine(int argc, char **argv) {
     i++;
   }
   if (!net) {
-    fprintf(stderr, "xqz engine: --net FILE or --campaign DIR is required\n");
-    engine_usage(stderr);
-    return 2;
+    xq_errbuf_t deb = {{0}};
+    net = xqz_default_net(&deb);
+    if (!net) {
+      fprintf(stderr, "xqz engine: %s\n", deb.msg);
+      return 2;
+    }
+    fprintf(stderr, "xqz engine: the default net %s (--net FILE or --campaign DIR for another)\n",
+            net);
   }
   engine_t e = {0};
   int status = 1;
