@@ -22,7 +22,8 @@
 typedef struct {
   int threads;
   bool quick, json, no_net;
-  double min_time; /* seconds per measurement */
+  double min_time;  /* seconds per measurement */
+  const char *nets; /* comma-separated net sizes of the whole-net figures */
 } bench_opts_t;
 
 static float *alloc_rand(size_t count, unsigned *seed) {
@@ -175,15 +176,17 @@ static void bench_convs(const bench_opts_t *o, double peak, bool *first_json) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: xqz bench nn [--threads N] [--quick] [--json] [--no-net]\n"
+  fprintf(f, "usage: xqz bench nn [--threads N] [--quick] [--json] [--no-net] [--nets LIST]\n"
              "  --threads N  OpenBLAS threads (default 1: one per search thread)\n"
              "  --quick      shorter measurements, fewer batch sizes\n"
              "  --json       print the figures as one JSON object\n"
-             "  --no-net     only the sgemm peak and the conv layers\n");
+             "  --no-net     only the sgemm peak and the conv layers\n"
+             "  --nets LIST  whole-net figures of these sizes (default: default,large; e.g.\n"
+             "               tiny,tiny-g to see what global pooling costs)\n");
 }
 
 int xqz_bench_nn(int argc, char **argv) {
-  bench_opts_t o = {.threads = 1, .min_time = 0.4};
+  bench_opts_t o = {.threads = 1, .min_time = 0.4, .nets = "default,large"};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
       char *end;
@@ -200,6 +203,8 @@ int xqz_bench_nn(int argc, char **argv) {
       o.json = true;
     } else if (!strcmp(argv[i], "--no-net")) {
       o.no_net = true;
+    } else if (!strcmp(argv[i], "--nets") && i + 1 < argc) {
+      o.nets = argv[++i];
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -221,7 +226,8 @@ int xqz_bench_nn(int argc, char **argv) {
   else printf("sgemm peak (1024^3, single call, OpenBLAS core %s): %.1f GFLOP/s\n",
               openblas_get_corename(), peak), fflush(stdout);
   int rc = 0;
-  if (!o.no_net) rc = bench_nn_nets(o.quick, o.json, o.min_time, peak);
+  if (!o.no_net) rc = bench_nn_nets(o.nets, o.quick, o.json, o.min_time, peak);
+  if (rc == 2) return rc;
   bench_convs(&o, peak, &first_json);
   if (o.json) printf("}\n");
   return rc;
