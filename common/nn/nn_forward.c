@@ -2,6 +2,7 @@
 #include "nn/nn_forward.h"
 
 #include <assert.h>
+#include <string.h>
 
 #include "nn/conv3x3.h"
 #include "nn/nn_layers.h"
@@ -74,6 +75,8 @@ static void bn_apply(nn_plan_t *p, float *y, float *mean, float *var, const floa
 void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool train) {
   assert(p->training && n >= (p->reduce ? 0 : 1) && n <= p->max_n);
   assert(train || !p->reduce);
+  /* The plan's pooling buffers (gy) must be the model's pooling blocks. */
+  assert(memcmp(&p->arch, &m->arch, sizeof p->arch) == 0);
   const nn_arch_t *a = &m->arch;
   int C = a->channels;
   if (!p->reduce) nn_model_prepare_train(m);
