@@ -71,23 +71,27 @@ static void fill_planes(float *planes, size_t count, uint64_t *s) {
   }
 }
 
-int bench_nn_nets(const char *nets, bool quick, bool json, double min_time,
-                  double peak_gflops) {
-  static const int infer_batches[] = {1, 8, 32, 64, 256};
+int bench_nn_parse_nets(nn_arch_t *archs, const char *list) {
   char names[256];
-  snprintf(names, sizeof names, "%s", nets);
-  const char *presets[16];
-  size_t npresets = 0;
+  snprintf(names, sizeof names, "%s", list);
+  int n = 0;
   for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
        tok = strtok_r(NULL, ",", &save)) {
-    nn_arch_t probe;
-    if (npresets == sizeof presets / sizeof presets[0] || nn_arch_preset(tok, &probe)) {
-      fprintf(stderr, "xqz bench nn: --nets: '%s' is not a net size (tiny, default, large,"
-              " BxC, with a g suffix for global pooling), or more than 16 nets\n", tok);
-      return 2;
+    if (n == BENCH_NN_MAX_NETS || nn_arch_preset(tok, &archs[n])) {
+      fprintf(stderr, "xqz bench nn: --nets: '%s' is not a net size (tiny, default, large or"
+              " BxC, a g suffix adds global pooling: tiny-g), or more than %d nets\n", tok,
+              BENCH_NN_MAX_NETS);
+      return -1;
     }
-    presets[npresets++] = tok;
+    n++;
   }
+  if (n == 0) fprintf(stderr, "xqz bench nn: --nets names no net\n");
+  return n ? n : -1;
+}
+
+int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, double min_time,
+                  double peak_gflops) {
+  static const int infer_batches[] = {1, 8, 32, 64, 256};
   const int train_n = 256, max_n = 256;
   xq_errbuf_t eb = {{0}};
   char infer_json[4096] = "", train_json[1024] = "";
@@ -98,10 +102,9 @@ int bench_nn_nets(const char *nets, bool quick, bool json, double min_time,
     printf("%-8s %-6s %5s %12s %9s %6s %6s\n", "net", "mode", "batch", "rate/s", "GFLOP/s",
            "%peak", "%gemm");
   }
-  for (size_t a = 0; a < npresets; a++) {
+  for (int a = 0; a < narchs; a++) {
     net_ctx_t c = {0};
-    nn_arch_t arch;
-    nn_arch_preset(presets[a], &arch);
+    nn_arch_t arch = archs[a];
     char label[32];
     nn_arch_name(&arch, label, sizeof label);
     const double flops = nn_arch_flops(&arch); /* per position, forward */

@@ -6,6 +6,7 @@
  * can exceed 100% of the sgemm peak) and its share of the peak.
  * Benchmarks print figures; they are not tests. --json prints one JSON object.
  */
+#include <assert.h>
 #include <cblas.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,7 +24,8 @@ typedef struct {
   int threads;
   bool quick, json, no_net;
   double min_time;  /* seconds per measurement */
-  const char *nets; /* comma-separated net sizes of the whole-net figures */
+  nn_arch_t nets[BENCH_NN_MAX_NETS]; /* the whole-net figures' nets (--nets) */
+  int nnets;
 } bench_opts_t;
 
 static float *alloc_rand(size_t count, unsigned *seed) {
@@ -186,7 +188,9 @@ static void usage(FILE *f) {
 }
 
 int xqz_bench_nn(int argc, char **argv) {
-  bench_opts_t o = {.threads = 1, .min_time = 0.4, .nets = "default,large"};
+  bench_opts_t o = {.threads = 1, .min_time = 0.4};
+  o.nnets = bench_nn_parse_nets(o.nets, "default,large");
+  assert(o.nnets == 2);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
       char *end;
@@ -204,7 +208,7 @@ int xqz_bench_nn(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--no-net")) {
       o.no_net = true;
     } else if (!strcmp(argv[i], "--nets") && i + 1 < argc) {
-      o.nets = argv[++i];
+      if ((o.nnets = bench_nn_parse_nets(o.nets, argv[++i])) < 0) return 2;
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -226,8 +230,7 @@ int xqz_bench_nn(int argc, char **argv) {
   else printf("sgemm peak (1024^3, single call, OpenBLAS core %s): %.1f GFLOP/s\n",
               openblas_get_corename(), peak), fflush(stdout);
   int rc = 0;
-  if (!o.no_net) rc = bench_nn_nets(o.nets, o.quick, o.json, o.min_time, peak);
-  if (rc == 2) return rc;
+  if (!o.no_net) rc = bench_nn_nets(o.nets, o.nnets, o.quick, o.json, o.min_time, peak);
   bench_convs(&o, peak, &first_json);
   if (o.json) printf("}\n");
   return rc;
