@@ -2,15 +2,22 @@
 """Regenerates tests/fixtures/nn_tiny_ref.bin, the PyTorch reference for the network.
 
 Builds the xqzero architecture in PyTorch (float64), loads the weights of the tiny net
-that `xqz net init --size tiny --seed 1 --id 1` writes, feeds fixed random input planes,
+that `xqz net init --size tiny --seed 1 --id 1` writes (or of another --size), feeds fixed random input planes,
 legal masks and sparse targets, and records: the training-mode policy logits and values,
 the loss terms, the gradient of every parameter after one backward pass (the large
 policy FC weight every STRIDE-th element, to keep the fixture small), the BN running
 statistics after that forward pass, and the eval-mode logits and values with the
 updated statistics. tests/unit/test_nn_fixture.c compares xqzero's numbers with these.
 
+A net with global pooling (--size tiny-g) starts with zero pooling weights; the script
+replaces them with fixed random ones (GPOOL_STD) so their path carries gradient, and
+records them as "param.<name>" for the C test to load. The max's gradient goes to the
+index max(dim) returns, the first maximum, as in xqzero.
+
 Usage (Debian's torch lives under /usr/bin/python3):
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz
+    /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-g \
+        --out tests/fixtures/nn_tiny_gpool_ref.bin
 
 Fixture format: magic b"XQZFIX1\\0", then records until EOF, each: u32 name length,
 name (ASCII), u32 count, count little-endian float32 values.
@@ -36,6 +43,7 @@ N = 4       # batch size
 LEGAL = 30  # legal moves per sample
 TARGETS = 5 # pi entries per sample
 WP, WV, C_L2 = 1.0, 1.0, 1e-4
+GPOOL_STD = 0.2 # global pooling weights of the reference (xqzero starts them at zero)
 
 
 def read_xqzn(path):
@@ -45,11 +53,13 @@ def read_xqzn(path):
         struct.unpack_from("<10I", b, 8)
     nparams, nstats = struct.unpack_from("<2Q", b, 80)
     (pcrc,) = struct.unpack_from("<I", b, 96)
+    (gpool_every,) = struct.unpack_from("<I", b, 112) if version >= 3 else (0,)
     payload = b[hsize:]
     assert zlib.crc32(payload) == pcrc, "payload checksum"
     floats = np.frombuffer(payload, dtype="<f4")
     assert floats.size == nparams + nstats
-    arch = dict(blocks=blocks, channels=ch, pch=pch, vch=vch, hidden=hidden)
+    arch = dict(blocks=blocks, channels=ch, pch=pch, vch=vch, hidden=hidden,
+                gpool_every=gpool_every)
     return arch, floats[:nparams].copy(), floats[nparams:].copy(), pcrc
 
 
@@ -74,6 +84,15 @@ class Net(nn.Module):
         self.val_fc1 = nn.Linear(a["vch"] * HW, a["hidden"])
         self.val_fc2 = nn.Linear(a["hidden"], 1)
         self.blocks = a["blocks"]
+        # Global pooling bias of block b (C, 2C), or None: every gpool_every-th block
+        # counting from the last, as nn_arch_pools says.
+        k = a["gpool_every"]
+        self.gpool = nn.ParameterList()
+        self.gpool_of = {}
+        for b in range(self.blocks):
+            if k and (self.blocks - 1 - b) % k == 0:
+                self.gpool_of[b] = len(self.gpool)
+                self.gpool.append(nn.Parameter(torch.zeros(c, 2 * c)))
 
     def table(self):
         """(name, parameter, decayed) in xqzero's file order."""
@@ -84,6 +103,8 @@ class Net(nn.Module):
         cb("stem", self.tower[0])
         for b in range(self.blocks):
             cb("block%d.conv1" % b, self.tower[1 + 2 * b])
+            if b in self.gpool_of:
+                rows.append(("block%d.gpool.w" % b, self.gpool[self.gpool_of[b]], True))
             cb("block%d.conv2" % b, self.tower[2 + 2 * b])
         cb("policy.conv", self.pol)
         rows += [("policy.fc.w", self.pol_fc.weight, True), ("policy.fc.b", self.pol_fc.bias, False)]
@@ -104,6 +125,9 @@ class Net(nn.Module):
         t = cbr(self.tower[0], x)
         for b in range(self.blocks):
             h = cbr(self.tower[1 + 2 * b], t)
+            if b in self.gpool_of:
+                g = torch.cat([h.mean(dim=(2, 3)), h.flatten(2).max(dim=2).values], dim=1)
+                h = h + (g @ self.gpool[self.gpool_of[b]].t())[:, :, None, None]
             t = cbr(self.tower[2 + 2 * b], h, skip=t)
         p = cbr(self.pol, t).flatten(1)
         logits = self.pol_fc(p)
@@ -154,17 +178,26 @@ def make_inputs(rng):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xqz", default="build/tools/xqz", help="path to the xqz binary")
+    ap.add_argument("--size", default="tiny", help="net size, as `xqz net init --size`")
     ap.add_argument("--out", default="tests/fixtures/nn_tiny_ref.bin")
     args = ap.parse_args()
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "tiny.xqzn")
-        subprocess.run([args.xqz, "net", "init", "--size", "tiny", "--seed", "1", "--id", "1",
+        subprocess.run([args.xqz, "net", "init", "--size", args.size, "--seed", "1", "--id", "1",
                         "--out", path], check=True, stdout=subprocess.DEVNULL)
         arch, params, stats, pcrc = read_xqzn(path)
     net = Net(arch).double()
     load(net, params, stats)
     planes, mask, pi_idx, pi_p, z = make_inputs(np.random.RandomState(2024))
+    grng = np.random.RandomState(7)
+    gpool_init = []
+    with torch.no_grad():
+        for name, p, _ in net.table():
+            if ".gpool." in name:
+                gw = grng.normal(0.0, GPOOL_STD, p.shape).astype(np.float32)
+                p.copy_(torch.from_numpy(gw.astype(np.float64)))
+                gpool_init.append((name, gw))
 
     x = torch.from_numpy(planes.astype(np.float64)).view(N, PLANES, 10, 9)
     net.train()
@@ -189,6 +222,8 @@ def main():
     put("pi_index", pi_idx)
     put("pi_prob", pi_p)
     put("z", z)
+    for name, gw in gpool_init:
+        put("param." + name, gw)
     put("logits", logits.detach().numpy())
     put("value", v.detach().numpy())
     put("loss", [loss.item(), ce.item(), mse.item(), l2.item()])

@@ -2,7 +2,7 @@
  * bench_nn_net.c: whole-network rates for `xqz bench nn` (see bench_nn_net.h):
  * inference positions/s (nn_infer, BN folded) at several batch sizes and training
  * samples/s (nn_train_step: forward with batch-statistics BN, loss, backward, SGD) at
- * batch 256, for the default 6x64 and large 10x128 nets.
+ * batch 256, for the nets named (by default the default 6x64 and large 10x128 nets).
  *
  * The share of time inside sgemm comes from nn_blas.h's counting, switched on only
  * while a net is being timed: every GEMM of the network goes through nn_sgemm.
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nn/nn_blas.h"
 #include "nn/nn_forward.h"
@@ -70,12 +71,30 @@ static void fill_planes(float *planes, size_t count, uint64_t *s) {
   }
 }
 
-int bench_nn_nets(bool quick, bool json, double min_time, double peak_gflops) {
-  static const char *presets[] = {"default", "large"};
+int bench_nn_parse_nets(nn_arch_t *archs, const char *list) {
+  char names[256];
+  snprintf(names, sizeof names, "%s", list);
+  int n = 0;
+  for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
+    if (n == BENCH_NN_MAX_NETS || nn_arch_preset(tok, &archs[n])) {
+      fprintf(stderr, "xqz bench nn: --nets: '%s' is not a net size (tiny, default, large or"
+              " BxC, a g suffix adds global pooling: tiny-g), or more than %d nets\n", tok,
+              BENCH_NN_MAX_NETS);
+      return -1;
+    }
+    n++;
+  }
+  if (n == 0) fprintf(stderr, "xqz bench nn: --nets names no net\n");
+  return n ? n : -1;
+}
+
+int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, double min_time,
+                  double peak_gflops) {
   static const int infer_batches[] = {1, 8, 32, 64, 256};
   const int train_n = 256, max_n = 256;
   xq_errbuf_t eb = {{0}};
-  char infer_json[2048] = "", train_json[512] = "";
+  char infer_json[4096] = "", train_json[1024] = "";
   size_t ij = 0, tj = 0;
   if (!json) {
     printf("\nwhole net (GFLOP/s of direct-convolution FLOPs; %% of sgemm peak; "
@@ -83,12 +102,11 @@ int bench_nn_nets(bool quick, bool json, double min_time, double peak_gflops) {
     printf("%-8s %-6s %5s %12s %9s %6s %6s\n", "net", "mode", "batch", "rate/s", "GFLOP/s",
            "%peak", "%gemm");
   }
-  for (size_t a = 0; a < sizeof presets / sizeof presets[0]; a++) {
+  for (int a = 0; a < narchs; a++) {
     net_ctx_t c = {0};
-    nn_arch_t arch;
-    nn_arch_preset(presets[a], &arch);
+    nn_arch_t arch = archs[a];
     char label[32];
-    snprintf(label, sizeof label, "%dx%d", arch.blocks, arch.channels);
+    nn_arch_name(&arch, label, sizeof label);
     const double flops = nn_arch_flops(&arch); /* per position, forward */
     if (nn_model_new(&c.m, &arch, &eb) || nn_plan_new(&c.plan, &arch, max_n, true, &eb) ||
         nn_plan_new(&c.iplan, &arch, max_n, false, &eb)) {

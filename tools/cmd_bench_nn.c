@@ -6,6 +6,7 @@
  * can exceed 100% of the sgemm peak) and its share of the peak.
  * Benchmarks print figures; they are not tests. --json prints one JSON object.
  */
+#include <assert.h>
 #include <cblas.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,7 +23,9 @@
 typedef struct {
   int threads;
   bool quick, json, no_net;
-  double min_time; /* seconds per measurement */
+  double min_time;  /* seconds per measurement */
+  nn_arch_t nets[BENCH_NN_MAX_NETS]; /* the whole-net figures' nets (--nets) */
+  int nnets;
 } bench_opts_t;
 
 static float *alloc_rand(size_t count, unsigned *seed) {
@@ -175,15 +178,19 @@ static void bench_convs(const bench_opts_t *o, double peak, bool *first_json) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: xqz bench nn [--threads N] [--quick] [--json] [--no-net]\n"
+  fprintf(f, "usage: xqz bench nn [--threads N] [--quick] [--json] [--no-net] [--nets LIST]\n"
              "  --threads N  OpenBLAS threads (default 1: one per search thread)\n"
              "  --quick      shorter measurements, fewer batch sizes\n"
              "  --json       print the figures as one JSON object\n"
-             "  --no-net     only the sgemm peak and the conv layers\n");
+             "  --no-net     only the sgemm peak and the conv layers\n"
+             "  --nets LIST  whole-net figures of these sizes (default: default,large; e.g.\n"
+             "               tiny,tiny-g to see what global pooling costs)\n");
 }
 
 int xqz_bench_nn(int argc, char **argv) {
   bench_opts_t o = {.threads = 1, .min_time = 0.4};
+  o.nnets = bench_nn_parse_nets(o.nets, "default,large");
+  assert(o.nnets == 2);
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
       char *end;
@@ -200,6 +207,8 @@ int xqz_bench_nn(int argc, char **argv) {
       o.json = true;
     } else if (!strcmp(argv[i], "--no-net")) {
       o.no_net = true;
+    } else if (!strcmp(argv[i], "--nets") && i + 1 < argc) {
+      if ((o.nnets = bench_nn_parse_nets(o.nets, argv[++i])) < 0) return 2;
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
@@ -221,7 +230,7 @@ int xqz_bench_nn(int argc, char **argv) {
   else printf("sgemm peak (1024^3, single call, OpenBLAS core %s): %.1f GFLOP/s\n",
               openblas_get_corename(), peak), fflush(stdout);
   int rc = 0;
-  if (!o.no_net) rc = bench_nn_nets(o.quick, o.json, o.min_time, peak);
+  if (!o.no_net) rc = bench_nn_nets(o.nets, o.nnets, o.quick, o.json, o.min_time, peak);
   bench_convs(&o, peak, &first_json);
   if (o.json) printf("}\n");
   return rc;

@@ -222,8 +222,8 @@ int xqz_bench_train(int argc, char **argv) {
        name = strtok_r(NULL, ",", &save)) {
     nn_arch_t arch;
     if (nn_arch_preset(name, &arch)) {
-      fprintf(stderr, "xqz bench train: unknown size '%s' (tiny, default, large or BxC)\n",
-              name);
+      fprintf(stderr, "xqz bench train: unknown size '%s' (tiny, default, large or BxC;"
+              " a g suffix adds global pooling: tiny-g, 2x16g)\n", name);
       status = 2;
       break;
     }
@@ -237,8 +237,10 @@ int xqz_bench_train(int argc, char **argv) {
       if (k == 0) base = rate;
       double gf = rate * flops * 1e-9, share = 100 * gf / (peak * o.threads[k]);
       if (o.json) {
-        printf("%s{\"net\":\"%dx%d\",\"threads\":%d,\"samples_per_s\":%.1f,\"speedup\":%.3f,"
-               "\"peak_share\":%.3f}", first ? "" : ",", arch.blocks, arch.channels,
+        char label[32];
+        nn_arch_name(&arch, label, sizeof label);
+        printf("%s{\"net\":\"%s\",\"threads\":%d,\"samples_per_s\":%.1f,\"speedup\":%.3f,"
+               "\"peak_share\":%.3f}", first ? "" : ",", label,
                o.threads[k], rate, rate / base, share / 100);
         first = false;
       } else {

@@ -17,9 +17,12 @@
 
 static void net_usage(FILE *f) {
   fprintf(f,
-          "usage: xqz net init (--size tiny|default|large | --blocks B --channels C)\n"
+          "usage: xqz net init (--size SIZE | --blocks B --channels C)\n"
           "                    [--seed S] [--id ID] [--force] --out FILE\n"
           "       xqz net info FILE\n\n"
+          "SIZE is tiny (2x16), default (6x64), large (10x128) or BxC (e.g. 4x16); a g suffix\n"
+          "adds global pooling to every block (tiny-g, 2x16g), gK to every K-th block from\n"
+          "the last (6x64g2). docs/network.md explains the architectures.\n"
           "init writes a freshly initialised net (He-normal weights from seed S, default 1)\n"
           "atomically to FILE; its net id is ID (default: random), parent id 0, step 0.\n"
           "It refuses to replace an existing FILE unless --force is given.\n"
@@ -101,7 +104,8 @@ static int net_init(int argc, char **argv) {
       return 2;
     }
     if (nn_arch_preset(size, &arch)) {
-      fprintf(stderr, "xqz net init: unknown --size '%s' (tiny, default or large)\n", size);
+      fprintf(stderr, "xqz net init: unknown --size '%s' (tiny, default, large or BxC such as"
+              " 4x16; a g suffix adds global pooling: tiny-g, 2x16g)\n", size);
       return 2;
     }
   } else {
@@ -134,9 +138,12 @@ static int net_init(int argc, char **argv) {
   meta.created = (int64_t)time(NULL);
   rc = nn_file_save(out, m, &meta, &eb);
   if (rc) fprintf(stderr, "xqz net init: %s\n", eb.msg);
-  else
-    printf("wrote %s: %dx%d net, %zu parameters, id %016" PRIx64 "\n", out, arch.blocks,
-           arch.channels, m->nparams, meta.net_id);
+  else {
+    char name[32];
+    nn_arch_name(&arch, name, sizeof name);
+    printf("wrote %s: %s net, %zu parameters, id %016" PRIx64 "\n", out, name, m->nparams,
+           meta.net_id);
+  }
   nn_model_free(&m);
   return rc ? 1 : 0;
 }
@@ -168,6 +175,16 @@ static int net_info(int argc, char **argv) {
   printf("architecture:    %d blocks x %d channels, policy head %d ch, value head %d ch, "
          "value hidden %d\n", meta.arch.blocks, meta.arch.channels, meta.arch.policy_channels,
          meta.arch.value_channels, meta.arch.value_hidden);
+  if (meta.arch.gpool_every == 0)
+    printf("global pooling:  none\n");
+  else {
+    char name[32];
+    nn_arch_name(&meta.arch, name, sizeof name);
+    if (meta.arch.gpool_every == 1) printf("global pooling:  in every block (%s)\n", name);
+    else
+      printf("global pooling:  in the last block and every %d blocks before it (%s)\n",
+             meta.arch.gpool_every, name);
+  }
   printf("net id:          %016" PRIx64 "\n", meta.net_id);
   printf("parent id:       %016" PRIx64 "\n", meta.parent_id);
   if (meta.campaign_id)

@@ -113,17 +113,17 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   if (t->o.size_given && memcmp(want, &t->m->arch, sizeof *want) != 0) {
     XQ_LOGW(COMP, "--size differs from the campaign's best net: training a fresh net of"
             " that size (its candidates play the current architecture in gating) size=%s"
-            " best_blocks=%d best_channels=%d", t->o.size, t->m->arch.blocks,
-            t->m->arch.channels);
+            " best_blocks=%d best_channels=%d best_gpool_every=%d", t->o.size,
+            t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every);
     nn_sgd_close(&t->opt);
     nn_model_free(&t->m);
     return fresh_net(t, want);
   }
   t->best_net_id = id;
   t->opt.step = t->meta.step;
-  XQ_LOGI(COMP, "starting from the best net net=%016llx step=%lld blocks=%d channels=%d",
-          (unsigned long long)id, (long long)t->opt.step, t->m->arch.blocks,
-          t->m->arch.channels);
+  XQ_LOGI(COMP, "starting from the best net net=%016llx step=%lld blocks=%d channels=%d"
+          " gpool_every=%d", (unsigned long long)id, (long long)t->opt.step, t->m->arch.blocks,
+          t->m->arch.channels, t->m->arch.gpool_every);
   return 0;
 }
 
@@ -132,8 +132,8 @@ static int load_or_init(trainer_t *t) {
   struct stat st;
   nn_arch_t want;
   if (nn_arch_preset(t->o.size, &want)) {
-    XQ_LOGE(COMP, "unknown network size size=%s (tiny, default, large or BxC such as 4x16)",
-            t->o.size);
+    XQ_LOGE(COMP, "unknown network size size=%s (tiny, default, large or BxC such as 4x16;"
+            " a g suffix adds global pooling: tiny-g, 2x16g)", t->o.size);
     return -1;
   }
   if (stat(t->ckpt_path, &st) == 0) {
@@ -145,12 +145,13 @@ static int load_or_init(trainer_t *t) {
     }
     if (t->o.size_given && memcmp(&want, &t->m->arch, sizeof want) != 0) {
       XQ_LOGE(COMP, "checkpoint architecture differs from --size; drop --size to resume "
-              "path=%s size=%s blocks=%d channels=%d", t->ckpt_path, t->o.size,
-              t->m->arch.blocks, t->m->arch.channels);
+              "path=%s size=%s blocks=%d channels=%d gpool_every=%d", t->ckpt_path, t->o.size,
+              t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every);
       return -1;
     }
-    XQ_LOGI(COMP, "resumed from checkpoint path=%s step=%lld blocks=%d channels=%d",
-            t->ckpt_path, (long long)t->opt.step, t->m->arch.blocks, t->m->arch.channels);
+    XQ_LOGI(COMP, "resumed from checkpoint path=%s step=%lld blocks=%d channels=%d"
+            " gpool_every=%d", t->ckpt_path, (long long)t->opt.step, t->m->arch.blocks,
+            t->m->arch.channels, t->m->arch.gpool_every);
     trainer_campaign_loaded(&t->meta, t->ckpt_path);
   } else if (start_from_best(t, &want) < 0) {
     return -1;

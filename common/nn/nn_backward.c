@@ -1,8 +1,9 @@
 /*
  * nn_backward.c: backpropagation through the heads and the residual tower, mirroring
  * nn_forward. Three tower-sized buffers suffice: dA (gradient of the current layer's
- * output), dB (of the block's inner activation) and dskip (the gradient the skip
- * connection carries to the block's input).
+ * output), dB (of the block's inner activation, first with its global pooling bias if
+ * the block pools, then without) and dskip (the gradient the skip connection carries to
+ * the block's input).
  */
 #include "nn/nn_backward.h"
 
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "nn/conv3x3.h"
+#include "nn/nn_forward.h"
 #include "nn/nn_layers.h"
 
 /* Backward through "y = relu(bn(z))" of a head: dy (gradient of y, overwritten) -> the
@@ -67,7 +69,9 @@ void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
     int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
     nn_relu_backward(p->dA, p->dA, p->y[l2], tower);
     memcpy(p->dskip, p->dA, tower * sizeof(float));
-    conv_back(p, m, l2, p->dA, p->dB, p->y[l1], n);
+    conv_back(p, m, l2, p->dA, p->dB, nn_forward_conv_input(p, planes, l2), n);
+    if (p->gy[b]) /* dB: gradient of y1 + bias -> of y1 */
+      nn_gpool_backward(p->dB, m->g.gpool_w[b], p->dB, p->y[l1], m->p.gpool_w[b], n, C, NN_HW);
     nn_relu_backward(p->dB, p->dB, p->y[l1], tower);
     conv_back(p, m, l1, p->dB, p->dA, p->y[l1 - 1], n);
     for (size_t i = 0; i < tower; i++) p->dA[i] += p->dskip[i];

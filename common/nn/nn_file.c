@@ -27,12 +27,19 @@ enum {
   OFF_INPUT_PLANES = 20, OFF_BLOCKS = 24, OFF_CHANNELS = 28, OFF_POLICY_CH = 32,
   OFF_VALUE_CH = 36, OFF_VALUE_HIDDEN = 40, OFF_POLICY_SIZE = 44, OFF_NET_ID = 48,
   OFF_PARENT_ID = 56, OFF_STEP = 64, OFF_CREATED = 72, OFF_NPARAMS = 80, OFF_NSTATS = 88,
-  OFF_PAYLOAD_CRC = 96, OFF_HEADER_CRC = 100, OFF_CAMPAIGN = 104, OFF_RESERVED = 112,
+  OFF_PAYLOAD_CRC = 96, OFF_HEADER_CRC = 100, OFF_CAMPAIGN = 104, OFF_GPOOL = 112,
+  OFF_RESERVED = 116,
   OFF_RESERVED_V1 = 104, /* version 1 had no campaign id: reserved from here */
+  OFF_RESERVED_V2 = 112, /* version 2 had no global pooling: reserved from here */
 };
 
-/* Version 1's header CRC covers bytes 0..99 (the rest was reserved, zero); version 2's
- * also covers what follows the CRC field (the campaign id and the reserved bytes). */
+/* The first reserved (must be zero) header byte of a format version. */
+static int reserved_from(uint32_t version) {
+  return version == 1 ? OFF_RESERVED_V1 : version == 2 ? OFF_RESERVED_V2 : OFF_RESERVED;
+}
+
+/* Version 1's header CRC covers bytes 0..99 (the rest was reserved, zero); later versions'
+ * also cover what follows the CRC field (campaign id, global pooling, reserved bytes). */
 static uint32_t header_crc(const unsigned char *b, uint32_t version) {
   uint32_t crc = xq_crc32(0, b, OFF_HEADER_CRC);
   if (version >= 2) crc = xq_crc32(crc, b + OFF_CAMPAIGN, NN_FILE_HEADER_SIZE - OFF_CAMPAIGN);
@@ -60,6 +67,7 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   xq_put_le32(b + OFF_VALUE_CH, (uint32_t)m->arch.value_channels);
   xq_put_le32(b + OFF_VALUE_HIDDEN, (uint32_t)m->arch.value_hidden);
   xq_put_le32(b + OFF_POLICY_SIZE, NN_POLICY_SIZE);
+  xq_put_le32(b + OFF_GPOOL, (uint32_t)m->arch.gpool_every);
   xq_put_le64(b + OFF_NET_ID, meta->net_id);
   xq_put_le64(b + OFF_PARENT_ID, meta->parent_id);
   xq_put_le64(b + OFF_STEP, (uint64_t)meta->step);
@@ -92,7 +100,11 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
     return xq_err_set(eb, XQ_ETRUNC, "truncated header: %zu of %d bytes", len,
                       NN_FILE_HEADER_SIZE);
   uint32_t version = xq_get_le32(b + OFF_VERSION);
-  if (version < NN_FILE_VERSION_MIN || version > NN_FILE_VERSION)
+  if (version > NN_FILE_VERSION)
+    return xq_err_set(eb, XQ_EVERSION, "format version %u, this build reads versions %d to %d:"
+                      " the file was written by a newer xqzero, upgrade this one", version,
+                      NN_FILE_VERSION_MIN, NN_FILE_VERSION);
+  if (version < NN_FILE_VERSION_MIN)
     return xq_err_set(eb, XQ_EVERSION, "format version %u, this build reads versions %d to %d",
                       version, NN_FILE_VERSION_MIN, NN_FILE_VERSION);
   uint32_t hcrc = header_crc(b, version);
@@ -101,7 +113,7 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
                       xq_get_le32(b + OFF_HEADER_CRC), hcrc);
   int rc;
   if ((rc = check_u32(b, OFF_HSIZE, NN_FILE_HEADER_SIZE, "header size", eb))) return rc;
-  for (int i = version == 1 ? OFF_RESERVED_V1 : OFF_RESERVED; i < NN_FILE_HEADER_SIZE; i++)
+  for (int i = reserved_from(version); i < NN_FILE_HEADER_SIZE; i++)
     if (b[i]) return xq_err_set(eb, XQ_EFORMAT, "reserved header byte %d is not zero", i);
   meta->format_version = version;
   meta->campaign_id = version == 1 ? 0 : xq_get_le64(b + OFF_CAMPAIGN);
@@ -111,12 +123,14 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
                       meta->input_version, NN_INPUT_VERSION);
   if ((rc = check_u32(b, OFF_INPUT_PLANES, NN_INPUT_PLANES, "input plane count", eb))) return rc;
   if ((rc = check_u32(b, OFF_POLICY_SIZE, NN_POLICY_SIZE, "policy size", eb))) return rc;
-  uint32_t f[5] = {xq_get_le32(b + OFF_BLOCKS), xq_get_le32(b + OFF_CHANNELS), xq_get_le32(b + OFF_POLICY_CH),
-                   xq_get_le32(b + OFF_VALUE_CH), xq_get_le32(b + OFF_VALUE_HIDDEN)};
-  for (int i = 0; i < 5; i++)
+  /* Versions before 3 had no global pooling: their nets pool nowhere. */
+  uint32_t f[6] = {xq_get_le32(b + OFF_BLOCKS), xq_get_le32(b + OFF_CHANNELS), xq_get_le32(b + OFF_POLICY_CH),
+                   xq_get_le32(b + OFF_VALUE_CH), xq_get_le32(b + OFF_VALUE_HIDDEN),
+                   version >= 3 ? xq_get_le32(b + OFF_GPOOL) : 0};
+  for (int i = 0; i < 6; i++)
     if (f[i] > 1000000)
       return xq_err_set(eb, XQ_ERANGE, "architecture field %d is %u, out of range", i, f[i]);
-  meta->arch = (nn_arch_t){(int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4]};
+  meta->arch = (nn_arch_t){(int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4], (int)f[5]};
   xq_errbuf_t why = {{0}};
   if ((rc = nn_arch_validate(&meta->arch, &why)))
     return xq_err_set(eb, rc, "unsupported architecture: %s", why.msg);
@@ -131,15 +145,25 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
   return 0;
 }
 
+typedef struct {
+  char s[32];
+} arch_label_t;
+
+static arch_label_t arch_label(const nn_arch_t *a) {
+  arch_label_t l;
+  nn_arch_name(a, l.s, sizeof l.s);
+  return l;
+}
+
 /* Checks the payload counts against the architecture and the buffer length. */
 static int check_payload(const nn_file_meta_t *meta, const nn_model_t *m, size_t len,
                          const unsigned char *b, xq_errbuf_t *eb) {
   if (meta->nparams != m->nparams || meta->nstats != m->nstats)
     return xq_err_set(eb, XQ_EMISMATCH,
                       "payload size: header says %llu parameters + %llu statistics, "
-                      "a %dx%d net has %zu + %zu",
+                      "a %s net has %zu + %zu",
                       (unsigned long long)meta->nparams, (unsigned long long)meta->nstats,
-                      m->arch.blocks, m->arch.channels, m->nparams, m->nstats);
+                      arch_label(&m->arch).s, m->nparams, m->nstats);
   size_t want = NN_FILE_HEADER_SIZE + (m->nparams + m->nstats) * sizeof(float);
   if (len < want)
     return xq_err_set(eb, XQ_ETRUNC, "truncated payload: %zu of %zu bytes", len, want);
@@ -186,9 +210,9 @@ int nn_file_decode(nn_model_t **out, nn_file_meta_t *meta, const unsigned char *
   if (meta->nparams != np || meta->nstats != ns)
     return xq_err_set(eb, XQ_EMISMATCH,
                       "payload size: header says %llu parameters + %llu statistics, "
-                      "a %dx%d net has %zu + %zu",
+                      "a %s net has %zu + %zu",
                       (unsigned long long)meta->nparams, (unsigned long long)meta->nstats,
-                      meta->arch.blocks, meta->arch.channels, np, ns);
+                      arch_label(&meta->arch).s, np, ns);
   if (len < NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float))
     return xq_err_set(eb, XQ_ETRUNC, "truncated payload: %zu of %zu bytes", len,
                       NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float));
@@ -233,12 +257,12 @@ int nn_file_load(const char *path, nn_model_t **out, nn_file_meta_t *meta, xq_er
 
 static int arch_mismatch(const nn_arch_t *want, const nn_arch_t *got, xq_errbuf_t *eb) {
   static const char *names[] = {"blocks", "channels", "policy channels", "value channels",
-                                "value hidden"};
-  int w[5] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
-              want->value_hidden};
-  int g[5] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
-              got->value_hidden};
-  for (int i = 0; i < 5; i++)
+                                "value hidden", "global pooling every"};
+  int w[6] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
+              want->value_hidden, want->gpool_every};
+  int g[6] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
+              got->value_hidden, got->gpool_every};
+  for (int i = 0; i < 6; i++)
     if (w[i] != g[i])
       return xq_err_set(eb, XQ_EMISMATCH, "architecture mismatch: file has %s %d, expected %d",
                         names[i], g[i], w[i]);

@@ -2,6 +2,7 @@
 #include "nn/nn_forward.h"
 
 #include <assert.h>
+#include <string.h>
 
 #include "nn/conv3x3.h"
 #include "nn/nn_layers.h"
@@ -32,6 +33,9 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
     int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
     nn_conv3x3_forward(tmp, p->scratch, cur, m->fold.tower_wp[l1], m->fold.tower_b[l1], NULL,
                        true, n, C, C);
+    /* Global pooling reads the block's inner activation after BN and ReLU, so folding
+     * BN into the convs leaves it unchanged. */
+    if (m->p.gpool_w[b]) nn_gpool_forward(tmp, tmp, m->p.gpool_w[b], n, C, NN_HW);
     /* The block's output overwrites its input, which is also the residual. */
     nn_conv3x3_forward(cur, p->scratch, tmp, m->fold.tower_wp[l2], m->fold.tower_b[l2], cur,
                        true, n, C, C);
@@ -44,6 +48,13 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
   if (policy) nn_masked_softmax(policy, p->logits, mask, n);
   if (value)
     for (int i = 0; i < n; i++) value[i] = p->value[i];
+}
+
+const float *nn_forward_conv_input(const nn_plan_t *p, const float *planes, int l) {
+  assert(p->training && l >= 0 && l < 1 + 2 * p->arch.blocks);
+  if (l == 0) return planes;
+  if (l % 2 == 0 && p->gy[(l - 2) / 2]) return p->gy[(l - 2) / 2];
+  return p->y[l - 1];
 }
 
 /* conv output z -> BN (batch or running statistics) -> (+ skip) -> ReLU into y. Of a
@@ -64,16 +75,20 @@ static void bn_apply(nn_plan_t *p, float *y, float *mean, float *var, const floa
 void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool train) {
   assert(p->training && n >= (p->reduce ? 0 : 1) && n <= p->max_n);
   assert(train || !p->reduce);
+  /* The plan's pooling buffers (gy) must be the model's pooling blocks. */
+  assert(memcmp(&p->arch, &m->arch, sizeof p->arch) == 0);
   const nn_arch_t *a = &m->arch;
   int C = a->channels;
   if (!p->reduce) nn_model_prepare_train(m);
   for (int l = 0; l < m->nconvs; l++) {
-    const float *x = l == 0 ? planes : p->y[l - 1];
+    const float *x = nn_forward_conv_input(p, planes, l);
     int cin = l == 0 ? NN_INPUT_PLANES : C;
     const float *skip = (l >= 2 && l % 2 == 0) ? p->y[l - 2] : NULL;
     if (n > 0) /* an empty shard still takes part in every reduction */
       nn_conv3x3_forward(p->z[l], p->scratch, x, m->prepared[l], NULL, NULL, false, n, cin, C);
     bn_apply(p, p->y[l], p->bn_mean[l], p->bn_var[l], p->z[l], &m->p.tower[l], skip, train, n);
+    if (l % 2 == 1 && p->gy[l / 2] && n > 0)
+      nn_gpool_forward(p->gy[l / 2], p->y[l], m->p.gpool_w[l / 2], n, C, NN_HW);
   }
   const float *t = p->y[m->nconvs - 1];
   nn_conv1x1_forward(p->pz, t, m->p.pol.w, NULL, false, n, C, a->policy_channels, NN_HW);

@@ -32,5 +32,9 @@ void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
  * plan. Re-prepares the 3x3 weights from m->params first, unless the plan is a shard
  * (plan->reduce set: then n may be 0, and the caller prepares them once for all shards). */
 void nn_forward(nn_plan_t *plan, nn_model_t *m, const float *planes, int n, bool train);
+/* The input of tower conv l in a training plan after nn_forward: the planes (l = 0), the
+ * previous layer's activation, or for a pooling block's second conv that activation plus
+ * the global pooling bias (plan->gy). nn_backward takes the weight gradients against it. */
+const float *nn_forward_conv_input(const nn_plan_t *plan, const float *planes, int l);
 
 #endif

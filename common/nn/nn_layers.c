@@ -1,6 +1,7 @@
 /*
  * nn_layers.c: batch norm, 1x1 convolution (one GEMM per sample), fully connected
- * (one GEMM for the batch), ReLU and tanh, forward and backward.
+ * (one GEMM for the batch), global pooling bias (plain loops: 2c^2 multiply-adds per
+ * sample, nothing next to the convolutions), ReLU and tanh, forward and backward.
  * Batch statistics are accumulated in double: a channel of a batch of 256 sums 23040
  * values, and float accumulation would cost digits the gradient checks can see.
  */
@@ -163,6 +164,72 @@ void nn_fc_backward(float *dx, float *dw, float *db, const float *dy, const floa
   if (dx)
     nn_sgemm(CblasNoTrans, CblasNoTrans, n, in, out, 1.0f, dy, out, w, in,
                 1.0f, dx, in);
+}
+
+/* The first index of the largest of v[0..hw-1] (the tie rule nn_gpool_backward documents). */
+static int first_argmax(const float *v, int hw) {
+  int at = 0;
+  for (int i = 1; i < hw; i++)
+    if (v[i] > v[at]) at = i;
+  return at;
+}
+
+/* g (2c) = [mean over hw, max over hw] of one sample's x (c, hw). */
+static void gpool_features(float *g, const float *x, int c, int hw) {
+  for (int ch = 0; ch < c; ch++) {
+    const float *xc = x + (size_t)ch * hw;
+    double s = 0;
+    for (int i = 0; i < hw; i++) s += xc[i];
+    g[ch] = (float)(s / hw);
+    g[c + ch] = xc[first_argmax(xc, hw)];
+  }
+}
+
+void nn_gpool_forward(float *y, const float *x, const float *w, int n, int c, int hw) {
+  assert(c <= NN_MAX_CHANNELS);
+  float g[2 * NN_MAX_CHANNELS];
+  for (int s = 0; s < n; s++) {
+    const float *xs = x + (size_t)s * c * hw;
+    float *ys = y + (size_t)s * c * hw;
+    gpool_features(g, xs, c, hw); /* before any write: y may alias x */
+    for (int ch = 0; ch < c; ch++) {
+      const float *wc = w + (size_t)ch * 2 * c;
+      double bias = 0;
+      for (int j = 0; j < 2 * c; j++) bias += (double)wc[j] * g[j];
+      float bv = (float)bias;
+      for (int i = 0; i < hw; i++) ys[ch * hw + i] = xs[ch * hw + i] + bv;
+    }
+  }
+}
+
+void nn_gpool_backward(float *dx, float *dw, const float *dy, const float *x, const float *w,
+                       int n, int c, int hw) {
+  assert(c <= NN_MAX_CHANNELS);
+  float g[2 * NN_MAX_CHANNELS], db[NN_MAX_CHANNELS];
+  for (int s = 0; s < n; s++) {
+    const float *xs = x + (size_t)s * c * hw, *dys = dy + (size_t)s * c * hw;
+    float *dxs = dx + (size_t)s * c * hw;
+    gpool_features(g, xs, c, hw);
+    for (int ch = 0; ch < c; ch++) { /* db: the bias is broadcast, so its gradient sums */
+      double sum = 0;
+      for (int i = 0; i < hw; i++) sum += dys[ch * hw + i];
+      db[ch] = (float)sum;
+    }
+    for (int ch = 0; ch < c; ch++)
+      for (int j = 0; j < 2 * c; j++) dw[(size_t)ch * 2 * c + j] += db[ch] * g[j];
+    for (int ch = 0; ch < c; ch++) {
+      /* dg[j] = sum over output channels of w[o, j] db[o]: j = ch (mean), c + ch (max) */
+      double dmean = 0, dmax = 0;
+      for (int o = 0; o < c; o++) {
+        dmean += (double)w[(size_t)o * 2 * c + ch] * db[o];
+        dmax += (double)w[(size_t)o * 2 * c + c + ch] * db[o];
+      }
+      float km = (float)(dmean / hw);
+      int am = first_argmax(xs + (size_t)ch * hw, hw);
+      for (int i = 0; i < hw; i++) dxs[ch * hw + i] = dys[ch * hw + i] + km;
+      dxs[ch * hw + am] += (float)dmax;
+    }
+  }
 }
 
 void nn_relu_backward(float *dx, const float *dy, const float *y, size_t len) {

@@ -1,7 +1,7 @@
 /*
  * nn_layers.h: the layer kernels of the network other than the 3x3 convolution
- * (conv3x3.h): batch norm, 1x1 convolution, fully connected, ReLU and tanh, each with its
- * backward twin. Arguments follow one order: outputs, caches, inputs (const), sizes.
+ * (conv3x3.h): batch norm, 1x1 convolution, fully connected, global pooling bias, ReLU
+ * and tanh, each with its backward twin. Arguments follow one order: outputs, caches, inputs (const), sizes.
  * Activations are NCHW float32; hw is the spatial size (90 on the board).
  *
  * Backward kernels *accumulate* parameter gradients (dw, dgamma, dbeta, db: +=) so a
@@ -66,6 +66,20 @@ void nn_fc_forward(float *y, const float *x, const float *w, const float *b, boo
 /* dx (n, in) += dy . w (dx may be NULL); dw (out, in) += dy^T . x; db (out) += sum dy. */
 void nn_fc_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
                     const float *w, int n, int in, int out);
+
+/*
+ * Global pooling bias (KataGo's, reduced to one FC): per sample, the channel means and
+ * maxima of x over the board, g = [mean_hw(x), max_hw(x)] (2c), pass through w and come
+ * back as one bias per channel, broadcast over the board:
+ *   y[s, ch, i] = x[s, ch, i] + sum_j w[ch, j] g[s, j]
+ * y, x: (n, c, hw), y may alias x; w: (c, 2c). Per sample: nothing crosses the batch.
+ */
+void nn_gpool_forward(float *y, const float *x, const float *w, int n, int c, int hw);
+/* dx (n, c, hw) = dL/dx from dy = dL/dy (dx may alias dy); dw (c, 2c) +=. x: the forward
+ * input. The max's gradient goes to the first square (lowest index) holding the maximum,
+ * as PyTorch's max(dim) with indices routes it; exact ties are otherwise measure zero. */
+void nn_gpool_backward(float *dx, float *dw, const float *dy, const float *x, const float *w,
+                       int n, int c, int hw);
 
 /* dx = dy where y > 0, else 0 (y is the ReLU output); dx may alias dy. */
 void nn_relu_backward(float *dx, const float *dy, const float *y, size_t len);

@@ -14,29 +14,62 @@
 #include "support/rng.h"
 
 nn_arch_t nn_arch_make(int blocks, int channels) {
-  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels};
+  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0};
   return a;
 }
 
-/* "BxC", e.g. "4x16": B residual blocks of C channels, both in range; anything else is
- * rejected (no signs, spaces or trailing text). */
+bool nn_arch_pools(const nn_arch_t *a, int b) {
+  assert(b >= 0 && b < a->blocks);
+  return a->gpool_every > 0 && (a->blocks - 1 - b) % a->gpool_every == 0;
+}
+
+void nn_arch_name(const nn_arch_t *a, char *buf, size_t n) {
+  if (a->gpool_every == 0) snprintf(buf, n, "%dx%d", a->blocks, a->channels);
+  else if (a->gpool_every == 1) snprintf(buf, n, "%dx%dg", a->blocks, a->channels);
+  else snprintf(buf, n, "%dx%dg%d", a->blocks, a->channels, a->gpool_every);
+}
+
+/* "BxC", e.g. "4x16": B residual blocks of C channels, both in range, optionally
+ * followed by "g" (every block pools) or "gK" (every K-th block from the last pools);
+ * anything else is rejected (no signs, spaces, leading zeros in K or trailing text). */
 static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
-  int b = 0, c = 0, i = 0;
+  int b = 0, c = 0, k = 0, i = 0;
   if (name[i] < '0' || name[i] > '9') return XQ_EINVAL;
   while (name[i] >= '0' && name[i] <= '9' && b <= NN_MAX_BLOCKS) b = 10 * b + (name[i++] - '0');
   if (name[i++] != 'x' || name[i] < '0' || name[i] > '9') return XQ_EINVAL;
   while (name[i] >= '0' && name[i] <= '9' && c <= NN_MAX_CHANNELS) c = 10 * c + (name[i++] - '0');
-  if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS) return XQ_EINVAL;
+  if (name[i] == 'g') {
+    k = 1;
+    if (name[++i]) {
+      if (name[i] < '1' || name[i] > '9') return XQ_EINVAL;
+      k = 0;
+      while (name[i] >= '0' && name[i] <= '9' && k <= NN_MAX_BLOCKS) k = 10 * k + (name[i++] - '0');
+    }
+  }
+  if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS || k > NN_MAX_BLOCKS)
+    return XQ_EINVAL;
+  if (k > 0 && b == 0) return XQ_EINVAL; /* no block to pool in */
   *out = nn_arch_make(b, c);
+  out->gpool_every = k;
   return 0;
 }
 
 int nn_arch_preset(const char *name, nn_arch_t *out) {
-  if (!strcmp(name, "tiny")) *out = nn_arch_make(2, 16);
-  else if (!strcmp(name, "default")) *out = nn_arch_make(6, 64);
-  else if (!strcmp(name, "large")) *out = nn_arch_make(10, 128);
-  else return nn_arch_parse_bxc(name, out);
-  return 0;
+  static const struct {
+    const char *name;
+    int blocks, channels;
+  } presets[] = {{"tiny", 2, 16}, {"default", 6, 64}, {"large", 10, 128}};
+  size_t len = strlen(name);
+  bool pooled = len > 2 && !strcmp(name + len - 2, "-g");
+  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+    if (strlen(presets[i].name) != (pooled ? len - 2 : len) ||
+        strncmp(name, presets[i].name, strlen(presets[i].name)))
+      continue;
+    *out = nn_arch_make(presets[i].blocks, presets[i].channels);
+    out->gpool_every = pooled ? 1 : 0;
+    return 0;
+  }
+  return nn_arch_parse_bxc(name, out);
 }
 
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
@@ -52,7 +85,16 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
   if (a->value_hidden < 1 || a->value_hidden > NN_MAX_HIDDEN)
     return xq_err_set(eb, XQ_ERANGE, "value hidden %d out of range 1..%d", a->value_hidden,
                       NN_MAX_HIDDEN);
+  if (a->gpool_every < 0 || a->gpool_every > NN_MAX_BLOCKS)
+    return xq_err_set(eb, XQ_ERANGE, "global pooling every %d blocks out of range 0..%d",
+                      a->gpool_every, NN_MAX_BLOCKS);
   return 0;
+}
+
+static int pooling_blocks(const nn_arch_t *a) {
+  int k = 0;
+  for (int b = 0; b < a->blocks; b++) k += nn_arch_pools(a, b);
+  return k;
 }
 
 void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
@@ -60,6 +102,7 @@ void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
   size_t h = (size_t)a->value_hidden, convs = 1 + 2 * (size_t)a->blocks;
   size_t p = c * NN_INPUT_PLANES * 9 + 2 * c;                /* stem */
   p += (convs - 1) * (c * c * 9 + 2 * c);                     /* tower */
+  p += (size_t)pooling_blocks(a) * 2 * c * c;                 /* global pooling biases */
   p += pc * c + 2 * pc + (size_t)NN_POLICY_SIZE * (pc * NN_HW + 1); /* policy head */
   p += vc * c + 2 * vc + h * (vc * NN_HW + 1) + h + 1;        /* value head */
   *nparams = p;
@@ -69,6 +112,7 @@ void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
 double nn_arch_flops(const nn_arch_t *a) {
   double c = a->channels, hw = NN_HW;
   double f = hw * 9 * NN_INPUT_PLANES * c + 2.0 * a->blocks * hw * 9 * c * c;
+  f += pooling_blocks(a) * (2.0 * c * c + 2.0 * hw * c); /* FC, and pooling + broadcast */
   f += hw * c * (a->policy_channels + a->value_channels);
   f += (double)a->policy_channels * hw * NN_POLICY_SIZE;
   f += (double)a->value_channels * hw * a->value_hidden + a->value_hidden;
@@ -126,6 +170,10 @@ static void build_table(nn_model_t *m, nn_tensors_t *t) {
   for (int b = 0; b < a->blocks; b++) {
     snprintf(prefix, sizeof prefix, "block%d.conv1", b);
     add_convbn(&c, &t->tower[1 + 2 * b], prefix, a->channels, a->channels, 3);
+    if (nn_arch_pools(a, b)) {
+      snprintf(prefix, sizeof prefix, "block%d.gpool.w", b);
+      t->gpool_w[b] = add(&c, prefix, 2, (int[]){a->channels, 2 * a->channels}, true);
+    }
     snprintf(prefix, sizeof prefix, "block%d.conv2", b);
     add_convbn(&c, &t->tower[2 + 2 * b], prefix, a->channels, a->channels, 3);
   }
@@ -159,6 +207,8 @@ static void fix_convbn(nn_convbn_t *cb, float *base, float *stats) {
 /* Turns the offsets recorded in t into pointers into base (and stats, may be NULL). */
 static void carve(nn_tensors_t *t, int nconvs, float *base, float *stats) {
   for (int i = 0; i < nconvs; i++) fix_convbn(&t->tower[i], base, stats);
+  for (int b = 0; b < (nconvs - 1) / 2; b++) /* offset 0 is the stem's: NULL = no pooling */
+    if (t->gpool_w[b]) FIX(t->gpool_w[b], base);
   fix_convbn(&t->pol, base, stats);
   fix_convbn(&t->val, base, stats);
   FIX(t->pol_fc_w, base);
@@ -274,6 +324,12 @@ void nn_model_init(nn_model_t *m, uint64_t seed) {
   xq_rng_seed(&r, seed);
   const nn_arch_t *a = &m->arch;
   for (int i = 0; i < m->nconvs; i++) init_convbn(&m->p.tower[i], &r);
+  /* Zero pooling weights: the bias starts at 0 and grows only as the gradient (nonzero
+   * from the first step: db * g) asks, and the rest of the net is drawn exactly as
+   * without pooling (see the header). */
+  for (int b = 0; b < a->blocks; b++)
+    if (m->p.gpool_w[b])
+      memset(m->p.gpool_w[b], 0, 2 * (size_t)a->channels * a->channels * sizeof(float));
   init_convbn(&m->p.pol, &r);
   init_fc(m->p.pol_fc_w, m->p.pol_fc_b, NN_POLICY_SIZE, a->policy_channels * NN_HW, 2.0, &r);
   init_convbn(&m->p.val, &r);
@@ -294,6 +350,8 @@ void nn_model_grad_view(nn_model_t *view, const nn_model_t *m, float *grads) {
   const float *g0 = m->grads;
   nn_tensors_t *t = &view->g;
   for (int i = 0; i < m->nconvs; i++) rebase_convbn(&t->tower[i], g0, grads);
+  for (int b = 0; b < m->arch.blocks; b++)
+    if (t->gpool_w[b]) t->gpool_w[b] = grads + (t->gpool_w[b] - g0);
   rebase_convbn(&t->pol, g0, grads);
   rebase_convbn(&t->val, g0, grads);
   float **fc[] = {&t->pol_fc_w, &t->pol_fc_b, &t->val_fc1_w, &t->val_fc1_b, &t->val_fc2_w,

@@ -2,9 +2,10 @@
  * nn_model.h: the network's architecture and its parameters.
  *
  * Architecture (docs/network.md): 3x3 conv stem (no bias) + BN + ReLU; `blocks` residual
- * blocks (conv-BN-ReLU-conv-BN, + skip, ReLU); policy head 1x1 conv -> 2 channels, BN,
- * ReLU, FC 180 -> 2086 (with bias); value head 1x1 conv -> 1 channel, BN, ReLU,
- * FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh.
+ * blocks (conv-BN-ReLU-conv-BN, + skip, ReLU), of which those gpool_every names add a
+ * global pooling bias between their two convs (nn_gpool_forward in nn_layers.h); policy
+ * head 1x1 conv -> 2 channels, BN, ReLU, FC 180 -> 2086 (with bias); value head 1x1 conv
+ * -> 1 channel, BN, ReLU, FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh.
  *
  * Parameters live in one flat float array carved into named tensors by a table (name,
  * shape, offset, whether L2 applies), in the order the weights file stores them. The
@@ -31,7 +32,7 @@
 #define NN_MAX_CHANNELS 512
 #define NN_MAX_HIDDEN 1024
 #define NN_MAX_CONVS (1 + 2 * NN_MAX_BLOCKS)
-#define NN_MAX_TENSORS (3 * NN_MAX_CONVS + 16)
+#define NN_MAX_TENSORS (3 * NN_MAX_CONVS + NN_MAX_BLOCKS + 16)
 #define NN_BN_EPS 1e-5f
 #define NN_BN_MOMENTUM 0.1f
 
@@ -41,14 +42,23 @@ typedef struct {
   int policy_channels; /* 1x1 conv channels of the policy head (2) */
   int value_channels;  /* 1x1 conv channels of the value head (1) */
   int value_hidden;    /* hidden units of the value head */
+  int gpool_every;     /* 0: no global pooling; k >= 1: every k-th block, counting from the
+                        * last, pools (block b pools when (blocks - 1 - b) % k == 0), so
+                        * k = 1 pools every block (nn_arch_pools) */
 } nn_arch_t;
 
 /* The standard architecture for B blocks of C channels: heads 2 and 1 channels, value
  * hidden 2*C (so tiny 2x16 -> 32, default 6x64 -> 128, large 10x128 -> 256). */
 nn_arch_t nn_arch_make(int blocks, int channels);
 /* Presets "tiny" (2x16), "default" (6x64), "large" (10x128), or "BxC" for B blocks of C
- * channels within NN_MAX_BLOCKS and NN_MAX_CHANNELS. Returns 0 or XQ_EINVAL. */
+ * channels within NN_MAX_BLOCKS and NN_MAX_CHANNELS. Global pooling: a preset with "-g"
+ * ("tiny-g") or "BxCg" pools in every block, "BxCgK" in every K-th block counting from
+ * the last (1 <= K <= NN_MAX_BLOCKS). Returns 0 or XQ_EINVAL (*out untouched). */
 int nn_arch_preset(const char *name, nn_arch_t *out);
+/* Whether block b (0..blocks-1) has a global pooling bias. */
+bool nn_arch_pools(const nn_arch_t *a, int b);
+/* Writes the "BxC[g[K]]" spelling of a (which nn_arch_preset reads back) into buf. */
+void nn_arch_name(const nn_arch_t *a, char *buf, size_t n);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);
 /* Floats of parameters and of BN running statistics of an architecture (no allocation;
@@ -80,6 +90,8 @@ typedef struct {
 /* Named views into a flat array (parameters or gradients). */
 typedef struct {
   nn_convbn_t tower[NN_MAX_CONVS]; /* [0] stem; block b: [1 + 2b], [2 + 2b] */
+  float *gpool_w[NN_MAX_BLOCKS];   /* (C, 2C) global pooling bias of block b, NULL when
+                                    * the block does not pool; L2 applies */
   nn_convbn_t pol;                 /* policy 1x1 conv: w (2, C, 1, 1) */
   float *pol_fc_w;                 /* (2086, 180) */
   float *pol_fc_b;                 /* (2086) */
@@ -128,7 +140,9 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb);
 void nn_model_free(nn_model_t **m);
 /* He-normal conv and FC weights (std sqrt(2 / fan_in)), FC biases 0, BN gamma 1 and
  * beta 0, running mean 0 and var 1. The value head's last layer uses std
- * sqrt(1 / fan_in). Deterministic in seed. */
+ * sqrt(1 / fan_in). Global pooling weights start at zero and draw nothing from the
+ * generator, so a pooling net starts as the same function, with the same weights
+ * everywhere else, as the net without pooling of the same seed. Deterministic in seed. */
 void nn_model_init(nn_model_t *m, uint64_t seed);
 /* Fills *view as a gradient view of m: the same parameters, statistics and prepared
  * weights (shared, read by the view), but gradients in grads (m->nparams floats, owned by

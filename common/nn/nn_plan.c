@@ -27,6 +27,8 @@ static size_t layout(nn_plan_t *p, float *base) {
       TAKE(p->bn_mean[l], C);
       TAKE(p->bn_var[l], C);
     }
+    for (int b = 0; b < a->blocks; b++)
+      if (nn_arch_pools(a, b)) TAKE(p->gy[b], tower);
     TAKE(p->pz, n * a->policy_channels * NN_HW);
     TAKE(p->vz, n * a->value_channels * NN_HW);
     TAKE(p->dlogits, n * NN_POLICY_SIZE);

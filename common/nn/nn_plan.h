@@ -34,6 +34,9 @@ typedef struct {
   float *y[NN_MAX_CONVS];       /* (n, C, 90) after BN (+ skip), ReLU */
   float *bn_mean[NN_MAX_CONVS]; /* (C) batch mean */
   float *bn_var[NN_MAX_CONVS];  /* (C) batch variance (biased) */
+  float *gy[NN_MAX_BLOCKS];     /* (n, C, 90) a pooling block's y[1 + 2b] plus its global
+                                 * pooling bias, the input of its second conv; NULL in
+                                 * blocks without pooling and in inference plans */
   /* heads */
   float *pz;            /* (n, 2, 90) policy 1x1 conv output before BN (training) */
   float *py;            /* (n, 2, 90) after BN, ReLU */

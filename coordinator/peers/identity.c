@@ -66,11 +66,14 @@ bool xqc_identity_candidate_ok(xqc_t *c, const xqc_peer_t *p, const nn_file_meta
   assert(rc == 0); /* config.c refuses a net_size that does not parse */
   (void)rc;
   if (memcmp(&want, &meta->arch, sizeof want) != 0) {
-    snprintf(why, n, "candidate net %016llx is %dx%d (value hidden %d), the campaign's net_size"
-             " is %s (%dx%d, value hidden %d): train with --size %s, or change net_size in"
+    char got_name[32], want_name[32];
+    nn_arch_name(&meta->arch, got_name, sizeof got_name);
+    nn_arch_name(&want, want_name, sizeof want_name);
+    snprintf(why, n, "candidate net %016llx is %s (value hidden %d), the campaign's net_size"
+             " is %s (%s, value hidden %d): train with --size %s, or change net_size in"
              " campaign.ini to grow the campaign's net", (unsigned long long)meta->net_id,
-             meta->arch.blocks, meta->arch.channels, meta->arch.value_hidden, c->cfg.net_size,
-             want.blocks, want.channels, want.value_hidden, c->cfg.net_size);
+             got_name, meta->arch.value_hidden, c->cfg.net_size, want_name, want.value_hidden,
+             c->cfg.net_size);
     XQ_LOGW(COMP, "candidate refused reason=\"%s\" peer=%s", why, who);
     return false;
   }

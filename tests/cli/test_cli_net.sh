@@ -11,6 +11,16 @@ check "init exits 0" test "$rc" -eq 0
 check "init reports the architecture" grep -q "2x16 net" <<<"$out"
 info=$("$XQZ" net info "$dir/a.xqzn" 2>&1); rc=$?
 check "info exits 0" test "$rc" -eq 0
+check "info says there is no global pooling" grep -q "global pooling: *none" <<<"$info"
+out=$("$XQZ" net init --size tiny-g --seed 3 --out "$dir/g.xqzn" 2>&1); rc=$?
+check "init of a pooling net exits 0" test "$rc" -eq 0
+check "init names the pooling architecture" grep -q "2x16g net" <<<"$out"
+ginfo=$("$XQZ" net info "$dir/g.xqzn" 2>&1)
+check "info shows the global pooling" grep -q "global pooling: *in every block (2x16g)" <<<"$ginfo"
+ginfo=$("$XQZ" net init --size 6x64g2 --out "$dir/g2.xqzn" >/dev/null 2>&1 && "$XQZ" net info "$dir/g2.xqzn" 2>&1)
+check "info shows every K-th block" grep -q "in the last block and every 2 blocks before it (6x64g2)" <<<"$ginfo"
+"$XQZ" net init --size tiny-gg --out "$dir/c.xqzn" >/dev/null 2>&1; rc=$?
+check "malformed pooling spelling exits 2" test "$rc" -eq 2
 check "info shows the id" grep -q "net id: *000000000000002a" <<<"$info"
 check "info verifies the checksum" grep -q "(verified)" <<<"$info"
 "$XQZ" net init --size tiny --seed 3 --id 0x2a --out "$dir/b.xqzn" >/dev/null 2>&1

@@ -85,11 +85,12 @@ static Xqz__Envelope *batch_request(void *s, uint64_t campaign, uint64_t step) {
   return rpc(s, &env);
 }
 
-/* Sends a net of architecture blocks x channels, campaign `campaign`, step `step`; returns
- * the Ack (caller frees). */
-static Xqz__Envelope *candidate(void *s, int blocks, int channels, uint64_t campaign,
-                                int64_t step) {
-  nn_arch_t arch = nn_arch_make(blocks, channels);
+/* Sends a net of architecture `size` (nn_arch_preset), campaign `campaign`, step `step`;
+ * returns the Ack (caller frees). */
+static Xqz__Envelope *candidate_size(void *s, const char *size, uint64_t campaign,
+                                     int64_t step) {
+  nn_arch_t arch;
+  assert_int_equal(nn_arch_preset(size, &arch), 0);
   nn_model_t *m = NULL;
   assert_int_equal(nn_model_new(&m, &arch, NULL), 0);
   nn_model_init(m, 7);
@@ -106,6 +107,14 @@ static Xqz__Envelope *candidate(void *s, int blocks, int channels, uint64_t camp
   free(net);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
   return r;
+}
+
+/* The same for a net of blocks x channels without global pooling. */
+static Xqz__Envelope *candidate(void *s, int blocks, int channels, uint64_t campaign,
+                                int64_t step) {
+  char size[32];
+  snprintf(size, sizeof size, "%dx%d", blocks, channels);
+  return candidate_size(s, size, campaign, step);
 }
 
 static void expect_campaign_refusal(Xqz__Envelope *r, uint64_t ours, uint64_t theirs,
@@ -193,8 +202,14 @@ static void test_campaign_identity(void **state) {
   if (!strstr(r->ack->reason, "4x16") || !strstr(r->ack->reason, "net_size is tiny"))
     fail_msg("architecture refusal: %s", r->ack->reason);
   xq_wire_free(&r);
+  /* 2x16 with global pooling is another architecture too, and named as such. */
+  r = candidate_size(s, "tiny-g", id, 250);
+  assert_false(r->ack->accepted);
+  if (!strstr(r->ack->reason, "is 2x16g") || !strstr(r->ack->reason, "net_size is tiny (2x16,"))
+    fail_msg("pooling architecture refusal: %s", r->ack->reason);
+  xq_wire_free(&r);
   assert_int_equal(trainer_step_of(s), 5);
-  assert_int_equal(log_count("candidate refused"), 2);
+  assert_int_equal(log_count("candidate refused"), 3);
   /* Campaign 0 (a trainer older than campaign ids): taken, with a warning; this
    * campaign's: taken. */
   r = candidate(s, 2, 16, 0, 300);

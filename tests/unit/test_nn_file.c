@@ -1,7 +1,8 @@
 /*
- * test_nn_file.c: the .xqzn weights file and the .xqzc checkpoint: round trips, one test
- * per validation error, a fuzz loop of mutated and truncated images that must all be
- * rejected without a crash, and a checkpoint that resumes training bit for bit.
+ * test_nn_file.c: the .xqzn weights file and the .xqzc checkpoint: round trips (with and
+ * without global pooling), one test per validation error, older format versions loading
+ * unchanged, a fuzz loop of mutated and truncated images that must all be rejected
+ * without a crash, and a checkpoint that resumes training bit for bit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,14 +35,23 @@ static int teardown(void **state) {
   return system(cmd) == 0 ? 0 : -1;
 }
 
-static nn_model_t *tiny(uint64_t seed) {
-  nn_arch_t a = nn_arch_make(1, 8);
+/* A 1x8 net (gpool_every 0) or a 2x8 net pooling every gpool_every-th block, with
+ * nonzero pooling weights so they are seen to travel. */
+static nn_model_t *small(uint64_t seed, int gpool_every) {
+  nn_arch_t a = nn_arch_make(gpool_every ? 2 : 1, 8);
+  a.gpool_every = gpool_every;
   nn_model_t *m;
   assert_int_equal(nn_model_new(&m, &a, NULL), 0);
   nn_model_init(m, seed);
   for (size_t i = 0; i < m->nstats; i++) m->stats[i] = 0.5f + (float)i / 1000.0f;
+  xq_rng_t r;
+  xq_rng_seed(&r, seed + 100);
+  for (int b = 0; b < a.blocks; b++)
+    if (m->p.gpool_w[b]) tu_fill(m->p.gpool_w[b], 2 * 8 * 8, &r, 0.3f);
   return m;
 }
+
+static nn_model_t *tiny(uint64_t seed) { return small(seed, 0); }
 
 static nn_file_meta_t meta_of(uint64_t id) {
   nn_file_meta_t meta = {0};
@@ -67,15 +77,47 @@ static void test_arch_names(void **state) {
   assert_int_equal(a.blocks, 4);
   assert_int_equal(a.channels, 16);
   assert_int_equal(a.value_hidden, 32);
+  assert_int_equal(a.gpool_every, 0);
   assert_int_equal(nn_arch_preset("0x8", &a), 0);
   assert_int_equal(a.blocks, 0);
+  /* Global pooling: "-g" on a preset or "g" on BxC pools every block, "gK" every K-th. */
+  static const struct {
+    const char *name;
+    int blocks, channels, every;
+    const char *canonical;
+  } pooled[] = {{"tiny-g", 2, 16, 1, "2x16g"}, {"default-g", 6, 64, 1, "6x64g"},
+                {"large-g", 10, 128, 1, "10x128g"}, {"2x16g", 2, 16, 1, "2x16g"},
+                {"6x64g2", 6, 64, 2, "6x64g2"}, {"4x16g40", 4, 16, 40, "4x16g40"},
+                {"tiny", 2, 16, 0, "2x16"}};
+  for (size_t i = 0; i < sizeof pooled / sizeof pooled[0]; i++) {
+    assert_int_equal(nn_arch_preset(pooled[i].name, &a), 0);
+    assert_int_equal(a.blocks, pooled[i].blocks);
+    assert_int_equal(a.channels, pooled[i].channels);
+    assert_int_equal(a.gpool_every, pooled[i].every);
+    char name[32];
+    nn_arch_name(&a, name, sizeof name);
+    assert_string_equal(name, pooled[i].canonical);
+    nn_arch_t back;
+    assert_int_equal(nn_arch_preset(name, &back), 0);
+    assert_memory_equal(&a, &back, sizeof a);
+  }
+  /* Which blocks pool: every K-th counting from the last. */
+  assert_int_equal(nn_arch_preset("6x64g2", &a), 0);
+  bool want[6] = {false, true, false, true, false, true};
+  for (int b = 0; b < 6; b++) assert_int_equal(nn_arch_pools(&a, b), want[b]);
+  assert_int_equal(nn_arch_preset("3x8g5", &a), 0);
+  assert_false(nn_arch_pools(&a, 0));
+  assert_false(nn_arch_pools(&a, 1));
+  assert_true(nn_arch_pools(&a, 2));
   char s[32];
   snprintf(s, sizeof s, "%dx%d", NN_MAX_BLOCKS, NN_MAX_CHANNELS);
   assert_int_equal(nn_arch_preset(s, &a), 0);
   assert_int_equal(a.channels, NN_MAX_CHANNELS);
   static const char *bad[] = {"", "x", "4x", "x16", "4x0", "4X16", "4x16x", "4x16 ", " 4x16",
                               "-1x16", "4x-16", "+4x16", "41x16", "4x513", "99999999999x16",
-                              "4x99999999999", "Tiny"};
+                              "4x99999999999", "Tiny", "tiny-G", "tiny-g2", "tinyg", "-g",
+                              "tiny-g-g", "4x16G", "4x16g0", "4x16g02", "4x16g41", "4x16gg",
+                              "4x16g-1", "4x16g 2", "0x8g", "g", "4xg"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     a.blocks = -7;
     assert_int_equal(nn_arch_preset(bad[i], &a), XQ_EINVAL);
@@ -139,19 +181,66 @@ static void expect_reject(const unsigned char *buf, size_t len, int want, const 
   assert_null(m);
 }
 
-/* The header CRC of a version-2 image: bytes 0..99 and 104..127. */
+/* The header CRC of a version-2 or 3 image: bytes 0..99 and 104..127. */
 static void refresh_header_crc(unsigned char *b) {
   uint32_t c = xq_crc32(xq_crc32(0, b, 100), b + 104, 24);
   for (int i = 0; i < 4; i++) b[100 + i] = (unsigned char)(c >> (8 * i));
 }
 
-/* Rewrites a version-2 image as version 1 wrote it: version 1, no campaign id (the bytes
- * from 104 on reserved, zero), the header CRC over bytes 0..99 only. */
+/* Rewrites an image of a net without pooling as version 2 wrote it: version 2, no global
+ * pooling field (the bytes from 112 on reserved, zero), the same header CRC span. */
+static void make_version2(unsigned char *b) {
+  b[8] = 2;
+  memset(b + 112, 0, 16);
+  refresh_header_crc(b);
+}
+
+/* Rewrites an image of a net without pooling as version 1 wrote it: version 1, no
+ * campaign id (the bytes from 104 on reserved, zero), the header CRC over 0..99 only. */
 static void make_version1(unsigned char *b) {
   b[8] = 1;
   memset(b + 104, 0, 24);
   uint32_t c = xq_crc32(0, b, 100);
   for (int i = 0; i < 4; i++) b[100 + i] = (unsigned char)(c >> (8 * i));
+}
+
+/* A pooling net keeps its architecture and its pooling weights through the file, and
+ * is refused where a net of the same BxC without pooling is expected. */
+static void test_round_trip_pooled(void **state) {
+  (void)state;
+  char path[300];
+  snprintf(path, sizeof path, "%s/g.xqzn", tmpdir);
+  nn_model_t *m = small(1, 1), *l = NULL, *plain = NULL;
+  assert_non_null(m->p.gpool_w[0]);
+  assert_non_null(m->p.gpool_w[1]);
+  nn_file_meta_t meta = meta_of(3), got;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
+  if (nn_file_load(path, &l, &got, &eb)) fail_msg("load: %s", eb.msg);
+  assert_int_equal(got.format_version, NN_FILE_VERSION);
+  assert_int_equal(got.arch.gpool_every, 1);
+  assert_memory_equal(&got.arch, &m->arch, sizeof got.arch);
+  assert_int_equal(l->nparams, m->nparams);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  assert_memory_equal(m->p.gpool_w[1], l->p.gpool_w[1], 2 * 8 * 8 * 4);
+  nn_arch_t a = nn_arch_make(2, 8);
+  assert_int_equal(nn_model_new(&plain, &a, NULL), 0);
+  assert_int_equal(nn_file_load_into(path, plain, NULL, &eb), XQ_EMISMATCH);
+  assert_non_null(strstr(eb.msg, "global pooling every 1, expected 0"));
+  /* The pooling field is range-checked like every architecture field. */
+  unsigned char *buf;
+  size_t len;
+  assert_int_equal(nn_file_encode(&buf, &len, m, &meta, NULL), 0);
+  buf[112] = 41;
+  refresh_header_crc(buf);
+  expect_reject(buf, len, XQ_ERANGE, "global pooling every 41");
+  buf[112] = 2; /* a valid value, but 2x8g2 has fewer parameters than the payload */
+  refresh_header_crc(buf);
+  expect_reject(buf, len, XQ_EMISMATCH, "a 2x8g2 net has");
+  free(buf);
+  nn_model_free(&m);
+  nn_model_free(&l);
+  nn_model_free(&plain);
 }
 
 static void test_each_error(void **state) {
@@ -171,7 +260,11 @@ static void test_each_error(void **state) {
   expect_reject(b, len, XQ_EFORMAT, "bad magic");
   RESET();
   b[8] = NN_FILE_VERSION + 1;
-  expect_reject(b, len, XQ_EVERSION, "format version 3");
+  expect_reject(b, len, XQ_EVERSION, "format version 4, this build reads versions 1 to 3: the"
+                " file was written by a newer xqzero, upgrade this one");
+  RESET();
+  b[8] = 0;
+  expect_reject(b, len, XQ_EVERSION, "format version 0");
   RESET();
   b[106] ^= 1; /* campaign id: covered by the header CRC since version 2 */
   expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
@@ -183,6 +276,15 @@ static void test_each_error(void **state) {
   make_version1(b);
   b[108] = 1; /* version 1: the campaign id's bytes were reserved */
   expect_reject(b, len, XQ_EFORMAT, "reserved header byte 108");
+  RESET();
+  make_version2(b);
+  b[112] = 1; /* version 2: the global pooling field's bytes were reserved */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 112");
+  RESET();
+  b[116] = 1; /* version 3: reserved from 116 */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 116");
   RESET();
   b[50] ^= 1; /* net id, header CRC not updated */
   expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
@@ -274,6 +376,57 @@ static void test_version1_loads(void **state) {
   nn_model_free(&m);
 }
 
+/* A version-2 file (written before global pooling) loads as a net without pooling, with
+ * the same parameters, and so does a checkpoint around one: every existing net and
+ * checkpoint keeps working. */
+static void test_version2_loads(void **state) {
+  (void)state;
+  nn_model_t *m = tiny(5), *l = NULL;
+  nn_file_meta_t meta = meta_of(11), got;
+  meta.campaign_id = 0x5eed;
+  unsigned char *buf;
+  size_t len;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_encode(&buf, &len, m, &meta, NULL), 0);
+  make_version2(buf);
+  int rc = nn_file_decode(&l, &got, buf, len, &eb);
+  if (rc) fail_msg("version 2 image: %s", eb.msg);
+  assert_int_equal(got.format_version, 2);
+  assert_int_equal(got.arch.gpool_every, 0);
+  assert_int_equal(got.campaign_id, 0x5eed);
+  assert_memory_equal(&got.arch, &m->arch, sizeof got.arch);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  assert_memory_equal(m->stats, l->stats, m->nstats * 4);
+  nn_model_free(&l);
+  char path[300];
+  snprintf(path, sizeof path, "%s/v2.xqzc", tmpdir);
+  nn_sgd_t o = {.momentum = 0.9f}, oc = {0};
+  assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
+  o.step = 77;
+  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
+  unsigned char *img;
+  size_t ilen;
+  assert_int_equal(xq_read_file(path, 1 << 30, &img, &ilen, NULL), 0);
+  make_version2(img + NN_CKPT_HEADER_SIZE);
+  uint32_t body = xq_crc32(0, img + NN_CKPT_HEADER_SIZE, ilen - NN_CKPT_HEADER_SIZE);
+  for (int i = 0; i < 4; i++) img[48 + i] = (unsigned char)(body >> (8 * i));
+  uint32_t hc = xq_crc32(0, img, 52);
+  for (int i = 0; i < 4; i++) img[52 + i] = (unsigned char)(hc >> (8 * i));
+  const void *parts[1] = {img};
+  assert_int_equal(xq_atomic_write(path, parts, &ilen, 1, NULL), 0);
+  rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
+  if (rc) fail_msg("checkpoint with a version 2 image: %s", eb.msg);
+  assert_int_equal(got.format_version, 2);
+  assert_int_equal(oc.step, 77);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  free(img);
+  free(buf);
+  nn_sgd_close(&o);
+  nn_sgd_close(&oc);
+  nn_model_free(&l);
+  nn_model_free(&m);
+}
+
 static void test_fuzz_loader(void **state) {
   (void)state;
   nn_model_t *m = tiny(3);
@@ -325,8 +478,7 @@ static void test_fuzz_loader(void **state) {
   nn_model_free(&m);
 }
 
-static void test_checkpoint_resume(void **state) {
-  (void)state;
+static void run_checkpoint_resume(int gpool_every) {
   char path[300];
   snprintf(path, sizeof path, "%s/c.xqzc", tmpdir);
   xq_rng_t r;
@@ -335,7 +487,7 @@ static void test_checkpoint_resume(void **state) {
   tu_batch_make(&b1, 4, 20, 3, &r);
   tu_batch_make(&b2, 4, 20, 3, &r);
   nn_loss_cfg_t cfg = {1, 1, 1e-4f};
-  nn_model_t *a = tiny(4), *c = NULL;
+  nn_model_t *a = small(4, gpool_every), *c = NULL;
   nn_plan_t *p;
   assert_int_equal(nn_plan_new(&p, &a->arch, 4, true, NULL), 0);
   nn_sgd_t oa = {.momentum = 0.9f, .nesterov = true}, oc = {0};
@@ -385,15 +537,29 @@ static void test_checkpoint_resume(void **state) {
   nn_model_free(&c);
 }
 
+static void test_checkpoint_resume(void **state) {
+  (void)state;
+  run_checkpoint_resume(0);
+}
+
+/* The same with global pooling in both blocks (its weights and their momentum). */
+static void test_checkpoint_resume_pooled(void **state) {
+  (void)state;
+  run_checkpoint_resume(1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arch_names),
       cmocka_unit_test(test_crc32),
       cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_round_trip_pooled),
       cmocka_unit_test(test_each_error),
       cmocka_unit_test(test_version1_loads),
+      cmocka_unit_test(test_version2_loads),
       cmocka_unit_test(test_fuzz_loader),
       cmocka_unit_test(test_checkpoint_resume),
+      cmocka_unit_test(test_checkpoint_resume_pooled),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

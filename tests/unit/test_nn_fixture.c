@@ -5,6 +5,8 @@
  * terms, every parameter gradient, BN running statistics after the step, and eval-mode
  * outputs. Our float32 numbers must match within 1e-4 relative, with an absolute floor
  * of 1e-4 of the tensor's largest magnitude (float32 rounding of near-zero entries).
+ * tests/fixtures/nn_tiny_gpool_ref.bin is the same for tiny-g (global pooling in both
+ * blocks), whose pooling weights the fixture gives ("param.<name>" records).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,18 +30,33 @@ static rec_t recs[128];
 static int nrecs;
 static unsigned char *img;
 
-static const rec_t *get(const char *name) {
+static const rec_t *find(const char *name) {
   for (int i = 0; i < nrecs; i++)
     if (!strcmp(recs[i].name, name)) return &recs[i];
-  fail_msg("fixture has no record '%s'", name);
   return NULL;
 }
 
-static int load_fixture(void **state) {
-  (void)state;
+static const rec_t *get(const char *name) {
+  const rec_t *r = find(name);
+  if (!r) fail_msg("fixture has no record '%s'", name);
+  return r;
+}
+
+static void free_fixture(void) {
+  for (int i = 0; i < nrecs; i++) free((void *)recs[i].v);
+  free(img);
+  img = NULL;
+  nrecs = 0;
+}
+
+/* Reads tests/fixtures/<file> into recs (replacing the one read before). */
+static int load_fixture(const char *file) {
+  free_fixture();
   size_t len;
   xq_errbuf_t eb = {{0}};
-  if (xq_read_file(XQZ_SOURCE_DIR "/tests/fixtures/nn_tiny_ref.bin", 1 << 24, &img, &len, &eb)) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/tests/fixtures/%s", XQZ_SOURCE_DIR, file);
+  if (xq_read_file(path, 1 << 24, &img, &len, &eb)) {
     fprintf(stderr, "%s\n", eb.msg);
     return -1;
   }
@@ -69,10 +86,9 @@ static int load_fixture(void **state) {
   return 0;
 }
 
-static int free_fixture(void **state) {
+static int teardown(void **state) {
   (void)state;
-  for (int i = 0; i < nrecs; i++) free((void *)recs[i].v);
-  free(img);
+  free_fixture();
   return 0;
 }
 
@@ -92,21 +108,35 @@ static void compare(const char *what, const float *ours, size_t stride, const re
              (double)ours[at * stride], (double)ref->v[at], floor);
 }
 
-static void test_against_pytorch(void **state) {
-  (void)state;
+static void against_pytorch(const char *file, const char *size) {
+  if (load_fixture(file)) fail_msg("cannot read the fixture %s", file);
   const rec_t *cfg = get("config");
   int n = (int)cfg->v[0], targets = (int)cfg->v[2], stride = (int)cfg->v[6];
   uint32_t want_crc = (uint32_t)cfg->v[7] | (uint32_t)cfg->v[8] << 16;
   nn_arch_t a;
   nn_model_t *m;
-  assert_int_equal(nn_arch_preset("tiny", &a), 0);
+  assert_int_equal(nn_arch_preset(size, &a), 0);
   assert_int_equal(nn_model_new(&m, &a, NULL), 0);
-  nn_model_init(m, 1); /* what `xqz net init --size tiny --seed 1` writes */
+  nn_model_init(m, 1); /* what `xqz net init --size SIZE --seed 1` writes */
   uint32_t crc = xq_crc32(0, m->params, m->nparams * 4);
   crc = xq_crc32(crc, m->stats, m->nstats * 4);
   if (crc != want_crc)
     fail_msg("nn_model_init(seed 1) no longer gives the fixture's weights (crc %08x, fixture "
              "%08x): regenerate with scripts/gen_nn_fixture.py (docs/network.md)", crc, want_crc);
+  /* Parameters the reference set itself (the pooling weights, which start at zero). */
+  int given = 0;
+  for (int t = 0; t < m->ntensors; t++) {
+    char name[64];
+    snprintf(name, sizeof name, "param.%s", m->table[t].name);
+    const rec_t *r = find(name);
+    if (!r) continue;
+    assert_int_equal(r->n, m->table[t].size);
+    memcpy(m->params + m->table[t].offset, r->v, r->n * 4);
+    given++;
+  }
+  int pooled = 0;
+  for (int b = 0; b < a.blocks; b++) pooled += nn_arch_pools(&a, b);
+  assert_int_equal(given, pooled);
   /* inputs */
   const rec_t *pl = get("planes"), *mk = get("mask"), *pi = get("pi_index"), *pp = get("pi_prob");
   assert_int_equal(pl->n, (uint32_t)n * NN_INPUT_PLANES * NN_HW);
@@ -154,7 +184,20 @@ static void test_against_pytorch(void **state) {
   free(mask), free(ent), free(off);
 }
 
+/* Also the proof that a net without pooling computes what it did before pooling existed:
+ * this fixture, unchanged, predates it. */
+static void test_against_pytorch(void **state) {
+  (void)state;
+  against_pytorch("nn_tiny_ref.bin", "tiny");
+}
+
+static void test_gpool_against_pytorch(void **state) {
+  (void)state;
+  against_pytorch("nn_tiny_gpool_ref.bin", "tiny-g");
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_pytorch)};
-  return cmocka_run_group_tests(tests, load_fixture, free_fixture);
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_pytorch),
+                                     cmocka_unit_test(test_gpool_against_pytorch)};
+  return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -1,7 +1,7 @@
 /*
  * test_nn_grad.c: finite-difference gradient checks for every layer type (3x3 conv via
- * conv3x3.h, 1x1 conv, training-mode batch norm, FC, ReLU, residual skip, tanh, the loss)
- * and for the whole tiny network. Each layer check uses L = sum(r * y) with a random r,
+ * conv3x3.h, 1x1 conv, training-mode batch norm, FC, global pooling bias, ReLU, residual
+ * skip, tanh, the loss) and for the whole tiny network, with and without global pooling. Each layer check uses L = sum(r * y) with a random r,
  * so dL/dy = r, and compares the backward kernels' gradients with central differences
  * (function values accumulated in double).
  */
@@ -192,6 +192,71 @@ static void test_fc_relu(void **state) {
   run_fc(true, 6);
 }
 
+/* ---- global pooling bias ---- */
+typedef struct {
+  int c;
+  float *x, *w, *y, *r;
+} gpool_ctx_t;
+
+static double gpool_f(void *vc) {
+  gpool_ctx_t *c = vc;
+  nn_gpool_forward(c->y, c->x, c->w, N, c->c, HW);
+  return tu_dot(c->y, c->r, (size_t)N * c->c * HW);
+}
+
+static void test_gpool(void **state) {
+  (void)state;
+  xq_rng_t rng;
+  xq_rng_seed(&rng, 10);
+  gpool_ctx_t c = {.c = 5};
+  size_t nx = (size_t)N * c.c * HW, nw = 2 * (size_t)c.c * c.c;
+  c.x = malloc(nx * 4), c.w = malloc(nw * 4), c.y = malloc(nx * 4), c.r = malloc(nx * 4);
+  float *dx = malloc(nx * 4), *dw = calloc(nw, 4);
+  tu_fill(c.x, nx, &rng, 1);
+  /* One clear maximum per channel (1 above the rest), so no probe moves the argmax. */
+  for (size_t ch = 0; ch < (size_t)N * c.c; ch++) c.x[ch * HW + xq_rng_below(&rng, HW)] = 2.0f;
+  tu_fill(c.w, nw, &rng, 0.5f);
+  tu_fill(c.r, nx, &rng, 1);
+  nn_gpool_backward(dx, dw, c.r, c.x, c.w, N, c.c, HW);
+  tu_gradcheck("gpool dx", c.x, dx, nx, gpool_f, &c, 1e-2f, 400, 1e-3, 0);
+  tu_gradcheck("gpool dw", c.w, dw, nw, gpool_f, &c, 1e-2f, 50, 1e-3, 0);
+  /* dx may alias dy (nn_backward works in place): the same numbers. */
+  float *d2 = malloc(nx * 4), *dw2 = calloc(nw, 4);
+  memcpy(d2, c.r, nx * 4);
+  nn_gpool_backward(d2, dw2, d2, c.x, c.w, N, c.c, HW);
+  assert_memory_equal(d2, dx, nx * 4);
+  assert_memory_equal(dw2, dw, nw * 4);
+  /* y may alias x: the same numbers. */
+  gpool_f(&c);
+  memcpy(d2, c.x, nx * 4);
+  nn_gpool_forward(d2, d2, c.w, N, c.c, HW);
+  assert_memory_equal(d2, c.y, nx * 4);
+  free(c.x), free(c.w), free(c.y), free(c.r), free(dx), free(dw), free(d2), free(dw2);
+}
+
+/* Ties: the max's gradient goes to the first square holding it (PyTorch's max(dim) with
+ * indices does the same), nowhere else; the mean's share reaches every square. */
+static void test_gpool_tie_rule(void **state) {
+  (void)state;
+  enum { C = 1 };
+  float x[C * HW], dy[C * HW], dx[C * HW], w[2 * C] = {0.0f, 1.0f}, dw[2 * C] = {0};
+  for (int i = 0; i < HW; i++) x[i] = 0.25f, dy[i] = 0.0f;
+  x[17] = x[40] = x[88] = 3.0f; /* three squares share the maximum */
+  dy[5] = 1.0f;                 /* db = 1: dmax = w[1] * db = 1, dmean = 0 */
+  nn_gpool_backward(dx, dw, dy, x, w, 1, C, HW);
+  for (int i = 0; i < HW; i++) {
+    float want = (i == 5 ? 1.0f : 0.0f) + (i == 17 ? 1.0f : 0.0f);
+    if (dx[i] != want) fail_msg("square %d: dx %g, want %g (first argmax is 17)", i, dx[i], want);
+  }
+  float mean = (87 * 0.25f + 9.0f) / HW;
+  if (fabsf(dw[0] - mean) > 1e-6f || dw[1] != 3.0f)
+    fail_msg("dw (%g, %g), want (mean %g, max 3)", dw[0], dw[1], mean);
+  w[0] = 9.0f, w[1] = 0.0f; /* only the mean: dmean = 9, spread evenly as 9 / 90 */
+  nn_gpool_backward(dx, dw, dy, x, w, 1, C, HW);
+  for (int i = 0; i < HW; i++)
+    if (fabsf(dx[i] - ((i == 5 ? 1.0f : 0.0f) + 0.1f)) > 1e-6f) fail_msg("square %d: dx %g", i, dx[i]);
+}
+
 typedef struct {
   size_t n;
   float *x, *y, *r;
@@ -292,15 +357,21 @@ static double net_f(void *vc) {
   return out.total + out.l2;
 }
 
-static void test_whole_net(void **state) {
-  (void)state;
+static void run_whole_net(const char *size) {
   xq_rng_t rng;
   xq_rng_seed(&rng, 9);
   net_ctx_t c = {.cfg = {1.0f, 1.0f, 1e-3f}};
   nn_arch_t a;
-  assert_int_equal(nn_arch_preset("tiny", &a), 0);
+  assert_int_equal(nn_arch_preset(size, &a), 0);
   assert_int_equal(nn_model_new(&c.m, &a, NULL), 0);
   nn_model_init(c.m, 42);
+  /* Pooling weights start at zero; random ones let their path carry gradient. Their own
+   * generator leaves the batch below the same as without pooling. */
+  xq_rng_t grng;
+  xq_rng_seed(&grng, 90);
+  for (int b = 0; b < a.blocks; b++)
+    if (c.m->p.gpool_w[b])
+      tu_fill(c.m->p.gpool_w[b], 2 * (size_t)a.channels * a.channels, &grng, 0.2f);
   /* Non-trivial BN parameters so their gradients are exercised. */
   for (int t = 0; t < c.m->ntensors; t++) {
     nn_param_info_t *ti = &c.m->table[t];
@@ -333,13 +404,24 @@ static void test_whole_net(void **state) {
   nn_model_free(&c.m);
 }
 
+static void test_whole_net(void **state) {
+  (void)state;
+  run_whole_net("tiny");
+}
+
+static void test_whole_net_gpool(void **state) {
+  (void)state;
+  run_whole_net("tiny-g");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv3x3),  cmocka_unit_test(test_conv1x1),
       cmocka_unit_test(test_bn),       cmocka_unit_test(test_bn_residual_relu),
       cmocka_unit_test(test_fc),       cmocka_unit_test(test_fc_relu),
+      cmocka_unit_test(test_gpool),    cmocka_unit_test(test_gpool_tie_rule),
       cmocka_unit_test(test_tanh_relu), cmocka_unit_test(test_loss),
-      cmocka_unit_test(test_whole_net),
+      cmocka_unit_test(test_whole_net), cmocka_unit_test(test_whole_net_gpool),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

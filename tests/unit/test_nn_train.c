@@ -1,5 +1,6 @@
 /*
- * test_nn_train.c: folded-BN inference equals the unfolded eval-mode forward; running
+ * test_nn_train.c: folded-BN inference equals the unfolded eval-mode forward (with and
+ * without global pooling); running
  * statistics follow PyTorch's rule; the tiny net overfits a small fixed batch; the
  * learning-rate schedule; inference is independent of the batch it is evaluated in.
  */
@@ -13,10 +14,10 @@
 #include "nn/nn_optim.h"
 #include "nn_test_util.h"
 
-static nn_model_t *tiny_model(uint64_t seed, bool random_bn) {
+static nn_model_t *sized_model(const char *size, uint64_t seed, bool random_bn) {
   nn_arch_t a;
   nn_model_t *m;
-  assert_int_equal(nn_arch_preset("tiny", &a), 0);
+  assert_int_equal(nn_arch_preset(size, &a), 0);
   assert_int_equal(nn_model_new(&m, &a, NULL), 0);
   nn_model_init(m, seed);
   if (random_bn) {
@@ -28,13 +29,19 @@ static nn_model_t *tiny_model(uint64_t seed, bool random_bn) {
         for (size_t i = 0; i < ti->size; i++) m->params[ti->offset + i] += (float)(0.3 * xq_rng_normal(&r));
     }
     for (size_t i = 0; i < m->nstats; i++) m->stats[i] = (float)(0.5 + xq_rng_uniform(&r));
+    /* Pooling weights start at zero (they are decayed, so the loop above left them). */
+    for (int b = 0; b < a.blocks; b++)
+      if (m->p.gpool_w[b]) tu_fill(m->p.gpool_w[b], 2 * (size_t)a.channels * a.channels, &r, 0.3f);
   }
   return m;
 }
 
-static void test_fold_matches_eval(void **state) {
-  (void)state;
-  nn_model_t *m = tiny_model(11, true);
+static nn_model_t *tiny_model(uint64_t seed, bool random_bn) {
+  return sized_model("tiny", seed, random_bn);
+}
+
+static void run_fold_matches_eval(const char *size) {
+  nn_model_t *m = sized_model(size, 11, true);
   xq_rng_t r;
   xq_rng_seed(&r, 12);
   int n = 5;
@@ -80,6 +87,18 @@ static void test_fold_matches_eval(void **state) {
   nn_plan_free(&ip);
   nn_model_free(&m);
   nn_plan_free(&ip); /* NULL-safe */
+}
+
+static void test_fold_matches_eval(void **state) {
+  (void)state;
+  run_fold_matches_eval("tiny");
+}
+
+/* The pooling bias sits between the two convs of a block, after BN and ReLU, so folding
+ * BN into the convs must leave the pooled net's outputs unchanged too. */
+static void test_fold_matches_eval_gpool(void **state) {
+  (void)state;
+  run_fold_matches_eval("tiny-g");
 }
 
 static void test_running_stats(void **state) {
@@ -157,6 +176,7 @@ static void test_overfit(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_matches_eval),
+      cmocka_unit_test(test_fold_matches_eval_gpool),
       cmocka_unit_test(test_running_stats),
       cmocka_unit_test(test_lr_schedule),
       cmocka_unit_test(test_overfit),
