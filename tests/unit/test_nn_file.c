@@ -204,6 +204,22 @@ static void make_version1(unsigned char *b) {
   for (int i = 0; i < 4; i++) b[100 + i] = (unsigned char)(c >> (8 * i));
 }
 
+/* Rewrites the checkpoint at path as an older build wrote it: its embedded net image
+ * through make (make_version1 or make_version2), then the body and header CRCs. */
+static void downgrade_checkpoint(const char *path, void (*make)(unsigned char *)) {
+  unsigned char *img;
+  size_t ilen;
+  assert_int_equal(xq_read_file(path, 1 << 30, &img, &ilen, NULL), 0);
+  make(img + NN_CKPT_HEADER_SIZE);
+  uint32_t body = xq_crc32(0, img + NN_CKPT_HEADER_SIZE, ilen - NN_CKPT_HEADER_SIZE);
+  for (int i = 0; i < 4; i++) img[48 + i] = (unsigned char)(body >> (8 * i));
+  uint32_t hc = xq_crc32(0, img, 52);
+  for (int i = 0; i < 4; i++) img[52 + i] = (unsigned char)(hc >> (8 * i));
+  const void *parts[1] = {img};
+  assert_int_equal(xq_atomic_write(path, parts, &ilen, 1, NULL), 0);
+  free(img);
+}
+
 /* A pooling net keeps its architecture and its pooling weights through the file, and
  * is refused where a net of the same BxC without pooling is expected. */
 static void test_round_trip_pooled(void **state) {
@@ -348,16 +364,7 @@ static void test_version1_loads(void **state) {
   assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
   o.step = 1234;
   assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
-  unsigned char *img;
-  size_t ilen;
-  assert_int_equal(xq_read_file(path, 1 << 30, &img, &ilen, NULL), 0);
-  make_version1(img + NN_CKPT_HEADER_SIZE);
-  uint32_t body = xq_crc32(0, img + NN_CKPT_HEADER_SIZE, ilen - NN_CKPT_HEADER_SIZE);
-  for (int i = 0; i < 4; i++) img[48 + i] = (unsigned char)(body >> (8 * i));
-  uint32_t hc = xq_crc32(0, img, 52);
-  for (int i = 0; i < 4; i++) img[52 + i] = (unsigned char)(hc >> (8 * i));
-  const void *parts[1] = {img};
-  assert_int_equal(xq_atomic_write(path, parts, &ilen, 1, NULL), 0);
+  downgrade_checkpoint(path, make_version1);
   rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
   if (rc) fail_msg("checkpoint with a version 1 image: %s", eb.msg);
   assert_int_equal(got.campaign_id, 0);
@@ -368,7 +375,6 @@ static void test_version1_loads(void **state) {
   nn_sgd_close(&oc);
   assert_int_equal(nn_checkpoint_load(path, &l, &got, &oc, &eb), 0);
   assert_int_equal(got.campaign_id, 0xabcdef);
-  free(img);
   free(buf);
   nn_sgd_close(&o);
   nn_sgd_close(&oc);
@@ -404,22 +410,12 @@ static void test_version2_loads(void **state) {
   assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
   o.step = 77;
   assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
-  unsigned char *img;
-  size_t ilen;
-  assert_int_equal(xq_read_file(path, 1 << 30, &img, &ilen, NULL), 0);
-  make_version2(img + NN_CKPT_HEADER_SIZE);
-  uint32_t body = xq_crc32(0, img + NN_CKPT_HEADER_SIZE, ilen - NN_CKPT_HEADER_SIZE);
-  for (int i = 0; i < 4; i++) img[48 + i] = (unsigned char)(body >> (8 * i));
-  uint32_t hc = xq_crc32(0, img, 52);
-  for (int i = 0; i < 4; i++) img[52 + i] = (unsigned char)(hc >> (8 * i));
-  const void *parts[1] = {img};
-  assert_int_equal(xq_atomic_write(path, parts, &ilen, 1, NULL), 0);
+  downgrade_checkpoint(path, make_version2);
   rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
   if (rc) fail_msg("checkpoint with a version 2 image: %s", eb.msg);
   assert_int_equal(got.format_version, 2);
   assert_int_equal(oc.step, 77);
   assert_memory_equal(m->params, l->params, m->nparams * 4);
-  free(img);
   free(buf);
   nn_sgd_close(&o);
   nn_sgd_close(&oc);
