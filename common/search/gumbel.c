@@ -28,6 +28,10 @@ int xqg_considered_visit(int m, int n, int k) {
   }
 }
 
+static float logit(float prior) {
+  return prior > 0.0f ? fmaxf(logf(prior), LOGIT_FLOOR) : LOGIT_FLOOR;
+}
+
 /* Gumbel(0, 1) by inversion. */
 static float gumbel_sample(xq_rng_t *rng) {
   double u = xq_rng_uniform(rng);
@@ -46,13 +50,10 @@ void xqg_begin(xqt_tree_t *t, xq_rng_t *rng, int budget) {
   s->sims = 0;
   for (int i = 0; i < r->nchild; i++) {
     s->g[i] = rng ? gumbel_sample(rng) : 0.0f;
+    s->logit[i] = logit(t->nodes[r->first + i].prior);
     s->visits[i] = 0;
   }
   s->active = true;
-}
-
-static float logit(float prior) {
-  return prior > 0.0f ? fmaxf(logf(prior), LOGIT_FLOOR) : LOGIT_FLOOR;
 }
 
 void xqg_completed_q(const xqt_tree_t *t, float *q) {
@@ -101,7 +102,7 @@ static void scores(const xqt_tree_t *t, float *score) {
   const xqt_node_t *r = &t->nodes[0];
   sigma_q(t, score);
   for (int i = 0; i < r->nchild; i++)
-    score[i] += t->gumbel.g[i] + logit(t->nodes[r->first + i].prior);
+    score[i] += t->gumbel.g[i] + t->gumbel.logit[i];
 }
 
 /* The best score among the children whose visits in this search equal want; -1 if none. */
@@ -143,7 +144,7 @@ void xqg_improved_policy(const xqt_tree_t *t, float *pi) {
   sigma_q(t, pi);
   float top = -1e30f;
   for (int i = 0; i < r->nchild; i++) {
-    pi[i] += logit(t->nodes[r->first + i].prior);
+    pi[i] += t->gumbel.logit[i];
     top = fmaxf(top, pi[i]);
   }
   double sum = 0.0;

@@ -35,6 +35,7 @@ typedef struct {
   int m;                         /* actions considered */
   int sims;                      /* simulations set out in this search */
   float g[XQ_MAX_MOVES];         /* Gumbel sample of each root child (0: no noise) */
+  float logit[XQ_MAX_MOVES];     /* log prior of each root child (the priors stay fixed) */
   int32_t visits[XQ_MAX_MOVES];  /* this search's visits of each root child */
 } xqg_state_t;
 
@@ -54,7 +55,7 @@ void xqg_cancel(struct xqt_tree *t, int i);
  * unvisited: v_mix). */
 void xqg_completed_q(const struct xqt_tree *t, float *q);
 /* The improved policy softmax(logits + sigma(completed Q)) over the root children (sums to
- * 1), for the policy target. */
+ * 1), for the policy target. Only while a search is active (after xqg_begin). */
 void xqg_improved_policy(const struct xqt_tree *t, float *pi);
 /* The root child the search plays: among those visited most in this search, the best
  * g + logits + sigma(q^). -1 when the search is not active. */
