@@ -6,23 +6,27 @@
 # and a seed of its own, and writes RUN/confirm.jsonl, which learning_report.py uses for
 # the goal verdicts (the table keeps the ladder's cells).
 #
-# usage: scripts/bench/confirm.sh RUN [--games N] [--sims S] [--opponents "SPEC ..."]
+# usage: scripts/bench/confirm.sh RUN [--games N] [--sims S] [--search puct|gumbel]
+#                                   [--opponents "SPEC ..."]
 #   --games N        games per opponent, even (pairs; default 100)
 #   --sims S         simulations per move (default 200, as the ladder)
-#   --opponents L    default "random greedy" (the issue's first goal); the matches run two
-#                    at a time
+#   --search S       the net's root search: puct (`net:`, as the ladder, default) or gumbel
+#                    (`gnet:`, as `xqz play` uses a net)
+#   --opponents L    default "random greedy alphabeta:1" (the goal opponents of the
+#                    learning issues); the matches run two at a time
 #   Environment: XQZ, the xqz binary to use (default: a Release build in build-bench/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -ge 1 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 run=$1
 shift
-games=100 sims=200 opponents="random greedy"
+games=100 sims=200 search=puct opponents="random greedy alphabeta:1"
 while [ $# -gt 0 ]; do
   case "$1" in
     --games) games=$2; shift 2 ;;
     --sims) sims=$2; shift 2 ;;
+    --search) search=$2; shift 2 ;;
     --opponents) opponents=$2; shift 2 ;;
     *) echo "confirm.sh: unknown option '$1' (see the top of $0)" >&2; exit 2 ;;
   esac
@@ -30,6 +34,11 @@ done
 for v in "$games" "$sims"; do
   case "$v" in ''|*[!0-9]*) echo "confirm.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
 done
+case "$search" in
+  puct) player=net ;;
+  gumbel) player=gnet ;;
+  *) echo "confirm.sh: --search is puct or gumbel, not '$search'" >&2; exit 2 ;;
+esac
 if [ $((games % 2)) -ne 0 ] || [ "$games" -le 0 ]; then
   echo "confirm.sh: --games must be a positive even number (pairs), not $games" >&2; exit 2
 fi
@@ -44,13 +53,13 @@ if [ -z "${XQZ:-}" ]; then
   XQZ="build-bench/tools/xqz"
 fi
 read -r net file minute < <(python3 scripts/bench/learning_report.py at "$run")
-echo "== confirming net ${net:0:8} (promoted at $minute min): $games games per opponent, $sims simulations per move"
+echo "== confirming net ${net:0:8} (promoted at $minute min): $games games per opponent, $sims simulations per move, $search root search"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 i=0
 for opp in $opponents; do
   i=$((i + 1))
-  "$XQZ" arena "net:$file:$sims" "$opp" --games "$games" --seed 11 \
+  "$XQZ" arena "$player:$file:$sims" "$opp" --games "$games" --seed 11 \
     --openings scripts/bench/openings-ladder.txt >"$tmp/$i.out" 2>"$tmp/$i.err" &
   # Two matches at a time: the machine the benchmark is made for has two cores.
   if [ $((i % 2)) -eq 0 ]; then wait; fi
@@ -66,7 +75,7 @@ for opp in $opponents; do
     cat "$tmp/$i.err" >&2
     exit 1
   fi
-  printf '{"net":"%s","opponent":"%s","result":%s}\n' "$net" "$opp" "$res" >>"$tmp/confirm.jsonl"
+  printf '{"net":"%s","opponent":"%s","search":"%s","result":%s}\n' "$net" "$opp" "$search" "$res" >>"$tmp/confirm.jsonl"
   python3 -c 'import json,sys; r=json.loads(sys.argv[1])
 print("   vs %-12s score %.3f (+%d =%d -%d)" % (sys.argv[2], r["score"], r["wins"], r["draws"], r["losses"]))' \
     "$res" "$opp"

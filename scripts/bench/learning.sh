@@ -7,16 +7,18 @@
 #
 # usage: scripts/bench/learning.sh [--minutes M] [--games N] [--sims S] [--max-nets K]
 #          [--ladder "SPEC ..."] [--out DIR] [--port P] [--write-docs]
-#          [--confirm N] [--ladder-only DIR]
+#          [--confirm N] [--search puct|gumbel] [--ladder-only DIR]
 #   --minutes M    campaign length (default 120)
 #   --games N      ladder games per net and opponent (default 20: 10 pairs)
 #   --sims S       simulations per move of the nets in the ladder (default 200, no noise)
+#   --search S     the nets' root search in the ladder and the confirmation: puct (default;
+#                  the ladders in docs/results.md) or gumbel (as `xqz play` uses a net)
 #   --max-nets K   ladder at most K nets: net 1, the last promoted, and evenly spaced ones
 #                  in between (default 8)
 #   --ladder L     opponents (default: random greedy alphabeta:1 alphabeta:2 alphabeta:3
 #                  uci:/usr/games/fairy-stockfish:depth=1)
-#   --confirm N    then play the best net N more games against random and greedy
-#                  (scripts/bench/confirm.sh), which decide the goal verdicts
+#   --confirm N    then play the best net N more games against random, greedy and
+#                  alphabeta:1 (scripts/bench/confirm.sh), which decide the goal verdicts
 #                  (default 100; 0: the ladder's cells decide)
 #   --out DIR      run directory (default bench-runs/learning-YYYYmmdd-HHMMSS)
 #   --write-docs   also write the table into docs/results.md and the chart to docs/
@@ -28,6 +30,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 minutes=120 games=20 sims=200 max_nets=8 confirm=100 out="" port=5755 write_docs=0 ladder_only=""
+search=puct
 ladder="random greedy alphabeta:1 alphabeta:2 alphabeta:3 uci:/usr/games/fairy-stockfish:depth=1"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,13 +44,19 @@ while [ $# -gt 0 ]; do
     --port) port=$2; shift 2 ;;
     --write-docs) write_docs=1; shift ;;
     --ladder-only) ladder_only=$2; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --search) search=$2; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "learning.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
 for v in "$minutes" "$games" "$sims" "$max_nets" "$confirm" "$port"; do
   case "$v" in ''|*[!0-9]*) echo "learning.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
 done
+case "$search" in
+  puct) player=net ;;
+  gumbel) player=gnet ;;
+  *) echo "learning.sh: --search is puct or gumbel, not '$search'" >&2; exit 2 ;;
+esac
 
 scripts/bootstrap.sh
 . scripts/lib/campaign.sh
@@ -110,10 +119,16 @@ PY
 fi
 
 # The ladder: every selected net against every opponent, two matches at a time (the
-# campaign is stopped, so both cores are free). Results are JSON lines in ladder.jsonl.
+# campaign is stopped, so both cores are free). Results are JSON lines in ladder.jsonl;
+# run.json records the search the nets used there.
 camp=$out/campaign
+python3 - "$out/run.json" "$search" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["ladder_search"] = sys.argv[2]
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+PY
 python3 scripts/bench/learning_report.py select "$out" --max-nets "$max_nets" >"$out/nets.txt"
-echo "== ladder: $(wc -l <"$out/nets.txt") nets x $(wc -w <<<"$ladder") opponents x $games games, $sims simulations per move"
+echo "== ladder: $(wc -l <"$out/nets.txt") nets x $(wc -w <<<"$ladder") opponents x $games games, $sims simulations per move, $search root search"
 : >"$out/ladder.jsonl"
 jobs_file=$out/ladder.jobs
 : >"$jobs_file"
@@ -122,12 +137,12 @@ while read -r net file; do
 done <"$out/nets.txt"
 run_one() {  # net file opponent
   local res
-  res=$("$XQZ" arena "net:$2:$sims" "$3" --games "$games" --seed 7 \
+  res=$("$XQZ" arena "$player:$2:$sims" "$3" --games "$games" --seed 7 \
         --openings scripts/bench/openings-ladder.txt 2>/dev/null | tail -1)
   printf '{"net":"%s","opponent":"%s","result":%s}\n' "$1" "$3" "${res:-null}"
 }
 export -f run_one
-export XQZ sims games
+export XQZ sims games player
 n=0 total=$(wc -l <"$jobs_file")
 while IFS=$'\t' read -r net file opp; do
   printf '%s\0%s\0%s\0' "$net" "$file" "$opp"
@@ -142,7 +157,7 @@ done
 
 if [ "$confirm" -gt 0 ]; then
   rm -f "$out/confirm.jsonl"
-  XQZ=$XQZ scripts/bench/confirm.sh "$out" --games "$confirm" --sims "$sims"
+  XQZ=$XQZ scripts/bench/confirm.sh "$out" --games "$confirm" --sims "$sims" --search "$search"
 fi
 args=("$out")
 [ "$write_docs" -eq 1 ] && args+=(--write-docs)

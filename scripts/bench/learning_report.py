@@ -246,8 +246,9 @@ def report(run, write_docs):
     text.append("Run of %s: %d-minute campaign on %d cores (%s), %s." % (
         os.path.basename(os.path.normpath(run)), minutes, info["cores"], info["cpu"], info.get("version", "")))
     text.append("")
-    text.append("Command: `scripts/bench/learning.sh --minutes %d --games %d`%s" % (
-        minutes, games_each,
+    search = info.get("ladder_search", "puct")
+    text.append("Command: `scripts/bench/learning.sh --minutes %d --games %d%s`%s" % (
+        minutes, games_each, " --search " + search if search != "puct" else "",
         "".join(" %s=\"%s\"" % (k, info[v]) for k, v in (("LEARN_COORD_ARGS", "coordinator_args"),
                                                        ("LEARN_TRAINER_ARGS", "trainer_args")) if info.get(v))))
     text.append("Settings: coordinator defaults%s; trainer defaults%s; one worker `%s`. "
@@ -259,8 +260,9 @@ def report(run, write_docs):
     text.append("")
     text.extend(md)
     text.append("")
-    text.append("Cells: score of the net (search with the ladder's simulations, no noise) and "
-                "its Elo ± 95% interval against that opponent.")
+    text.append("Cells: score of the net (%s, the ladder's simulations, no noise) and "
+                "its Elo ± 95%% interval against that opponent." % (
+                    "a Gumbel root search (`gnet:`)" if search == "gumbel" else "PUCT search (`net:`)"))
     text.append("")
     text.append("Goals, best net of the run (the last promoted), on its confirmation matches "
                 "(`scripts/bench/confirm.sh`: more games, seed 11) where it has some, else on "

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_confirm.sh XQZ: scripts/bench/confirm.sh on a made-up learning run (tiny nets): it
-# plays the run's last promoted net against each opponent and writes one confirm.jsonl
-# line per opponent, which the report then uses; bad arguments are refused with the reason
+# plays the run's last promoted net against each opponent (PUCT or a Gumbel root) and
+# writes one confirm.jsonl line per opponent, which the report then uses; bad arguments are refused with the reason
 # and leave an earlier confirm.jsonl alone.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +22,18 @@ for d in lines:
     assert d["net"] == "00000000000000b2", d
     assert r["games"] == 4 and r["wins"] + r["draws"] + r["losses"] == 4, r
 ' "$dir/run/confirm.jsonl"
+"$root/scripts/bench/confirm.sh" "$dir/run" --games 2 --sims 4 --search gumbel --opponents "random" >"$dir/out" 2>"$dir/err"; rc=$?
+check "a Gumbel root: exits 0" test "$rc" -eq 0
+check "says the root search" grep -q "gumbel root search" "$dir/out"
+check "records the search" python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [(d["opponent"], d["search"], d["result"]["games"]) for d in lines] == [("random", "gumbel", 2)], lines
+' "$dir/run/confirm.jsonl"
 cp "$dir/run/confirm.jsonl" "$dir/before"
+"$root/scripts/bench/confirm.sh" "$dir/run" --search mcts >/dev/null 2>"$dir/err"; rc=$?
+check "unknown search refused" test "$rc" -eq 2
+check "names it" grep -q "search is puct or gumbel, not 'mcts'" "$dir/err"
 "$root/scripts/bench/confirm.sh" "$dir/run" --games 5 >/dev/null 2>"$dir/err"; rc=$?
 check "odd games refused" test "$rc" -eq 2
 check "says why" grep -q "positive even number" "$dir/err"

@@ -66,6 +66,11 @@ check "chart: one point per net and series" test "$(grep -c '<circle' "$run/lear
 check "docs section written between markers" grep -q "<!-- learning:begin -->" "$dir/repo/docs/results.md"
 check "docs keep earlier text" grep -q "earlier text" "$dir/repo/docs/results.md"
 check "chart copied to docs" test -s "$dir/repo/docs/learning.svg"
+check "cells say the ladder's search (PUCT unless run.json says otherwise)" grep -q "^Cells: score of the net (PUCT search" <<<"$out"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["ladder_search"]="gumbel"; json.dump(d,open(sys.argv[1],"w"))' "$run/run.json"
+out=$(python3 "$REPORT" report "$run" 2>&1)
+check "a Gumbel ladder says so in the cells" grep -q "^Cells: score of the net (a Gumbel root search" <<<"$out"
+check "and in the command" grep -q "learning.sh --minutes 120 --games 10 --search gumbel" <<<"$out"
 (cd "$dir/repo" && python3 "$REPORT" report "$run" --write-docs >/dev/null 2>&1)
 check "rewriting replaces the section" test "$(grep -c "learning:begin" "$dir/repo/docs/results.md")" -eq 1
 finish
