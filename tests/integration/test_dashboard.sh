@@ -52,9 +52,11 @@ trainer=$!; pids+=("$trainer")
 "$WORKER" --coordinator "$router" --id dash-w1 --games-per-thread 2 --progress 1 \
   --cache "$dir/w.cache" --spool "$dir/w.spool" --timeout 3000 >>"$dir/worker.log" 2>&1 &
 pids+=("$!")
-check "gating matches are decided" wait_for 60 status_at_least recent_matches 3
-check "the trainer's loss reaches the coordinator" wait_for 40 status_at_least loss_history 1
-check "net 1 is measured against both anchors" wait_for 90 status_at_least anchor_history 2
+# The waits end as soon as the condition holds; they are long for a loaded machine (under
+# ASan beside a benchmark, 60 s were once too few for three matches).
+check "gating matches are decided" wait_for 180 status_at_least recent_matches 3
+check "the trainer's loss reaches the coordinator" wait_for 60 status_at_least loss_history 1
+check "net 1 is measured against both anchors" wait_for 180 status_at_least anchor_history 2
 # The page after a coordinator restart, the trainer stopped (so it reports no step): what
 # the page shows must come from the campaign, not from this run's memory.
 kill -TERM "$trainer"; wait "$trainer" 2>/dev/null
