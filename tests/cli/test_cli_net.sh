@@ -12,6 +12,13 @@ check "init reports the architecture" grep -q "2x16 net" <<<"$out"
 info=$("$XQZ" net info "$dir/a.xqzn" 2>&1); rc=$?
 check "info exits 0" test "$rc" -eq 0
 check "info says there is no global pooling" grep -q "global pooling: *none" <<<"$info"
+check "info says there is no survival head" grep -q "survival head: *none" <<<"$info"
+out=$("$XQZ" net init --size tiny-gs --seed 3 --out "$dir/s.xqzn" 2>&1); rc=$?
+check "init of a survival net exits 0" test "$rc" -eq 0
+check "init names the survival architecture" grep -q "2x16gs net" <<<"$out"
+sinfo=$("$XQZ" net info "$dir/s.xqzn" 2>&1)
+check "info shows the survival head" grep -q "survival head: *yes" <<<"$sinfo"
+check "info shows format version 4" grep -q "format version: *4" <<<"$sinfo"
 out=$("$XQZ" net init --size tiny-g --seed 3 --out "$dir/g.xqzn" 2>&1); rc=$?
 check "init of a pooling net exits 0" test "$rc" -eq 0
 check "init names the pooling architecture" grep -q "2x16g net" <<<"$out"
