@@ -73,8 +73,9 @@ int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t 
   /* Piece identities: id[sq] names the piece on sq (1.. in start-position order, 0 =
    * empty); a move carries its piece's id, a capture overwrites the victim's. ids[k]
    * holds sample k's map until the end of the game says which ids survived. */
-  int ncap = cap < rec->nplies ? cap : rec->nplies;
-  uint8_t id[XQ_SQUARES], (*ids)[XQ_SQUARES] = malloc(((size_t)(ncap > 0 ? ncap : 0) + 1) * sizeof *ids);
+  int most = cap < rec->nplies ? cap : rec->nplies; /* samples this call can keep */
+  size_t ncap = most > 0 ? (size_t)most : 0;
+  uint8_t id[XQ_SQUARES], (*ids)[XQ_SQUARES] = malloc((ncap + 1) * sizeof *ids);
   if (!ids) {
     free(pos);
     return xq_err_set(eb, XQ_ENOMEM, "record: out of memory");
