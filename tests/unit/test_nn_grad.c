@@ -1,7 +1,9 @@
 /*
  * test_nn_grad.c: finite-difference gradient checks for every layer type (3x3 conv via
  * conv3x3.h, 1x1 conv, training-mode batch norm, FC, global pooling bias, ReLU, residual
- * skip, tanh, the loss) and for the whole tiny network, with and without global pooling. Each layer check uses L = sum(r * y) with a random r,
+ * skip, tanh, the loss, the survival loss) and for the whole tiny network, with and without
+ * global pooling, and with the survival head on its own loss. Each layer check uses
+ * L = sum(r * y) with a random r,
  * so dL/dy = r, and compares the backward kernels' gradients with central differences
  * (function values accumulated in double).
  */
