@@ -48,6 +48,12 @@ static uint32_t header_crc(const unsigned char *b, uint32_t version) {
   return crc;
 }
 
+int nn_file_version_for(const nn_arch_t *a) {
+  if (a->survival) return 4;
+  if (a->gpool_every) return 3;
+  return 2;
+}
+
 int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
                    const nn_file_meta_t *meta, xq_errbuf_t *eb) {
   size_t payload = (m->nparams + m->nstats) * sizeof(float);
@@ -59,7 +65,8 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   memcpy(pl, m->params, m->nparams * sizeof(float));
   memcpy(pl + m->nparams * sizeof(float), m->stats, m->nstats * sizeof(float));
   memcpy(b + OFF_MAGIC, NN_FILE_MAGIC, 8);
-  xq_put_le32(b + OFF_VERSION, NN_FILE_VERSION);
+  const uint32_t version = (uint32_t)nn_file_version_for(&m->arch);
+  xq_put_le32(b + OFF_VERSION, version);
   xq_put_le32(b + OFF_HSIZE, NN_FILE_HEADER_SIZE);
   xq_put_le32(b + OFF_INPUT_VERSION, meta->input_version ? meta->input_version : NN_INPUT_VERSION);
   xq_put_le32(b + OFF_INPUT_PLANES, NN_INPUT_PLANES);
@@ -79,7 +86,7 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   xq_put_le64(b + OFF_NSTATS, m->nstats);
   xq_put_le32(b + OFF_PAYLOAD_CRC, xq_crc32(0, pl, payload));
   xq_put_le64(b + OFF_CAMPAIGN, meta->campaign_id);
-  xq_put_le32(b + OFF_HEADER_CRC, header_crc(b, NN_FILE_VERSION));
+  xq_put_le32(b + OFF_HEADER_CRC, header_crc(b, version));
   *buf = b;
   *len = NN_FILE_HEADER_SIZE + payload;
   return 0;
