@@ -67,8 +67,7 @@ static int check_net_size(const char *name, const char *v, xq_errbuf_t *eb) {
   (void)name;
   if (nn_arch_preset(v, &(nn_arch_t){0}) != 0)
     return xq_err_set(eb, XQ_ERANGE,
-                      "net_size: '%s' is not tiny, default, large or BxC (e.g. 4x16; a g"
-                      " suffix adds global pooling: tiny-g, 2x16g)", v);
+                      "net_size: '%s' is not a network size: " NN_ARCH_SPELLING, v);
   return 0;
 }
 
@@ -85,8 +84,8 @@ static const crow_t ROWS[] = {
   {"http", T_STRING, O(http), "127.0.0.1:5580", SZ(http), 0, NULL,
    "HTTP endpoint HOST:PORT (dashboard, /metrics, /api/status); empty = off"},
   {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, NULL,
-   "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC, B blocks of"
-   " C channels; a g suffix adds global pooling (tiny-g, 2x16g, docs/network.md)"},
+   "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC (B blocks, C"
+   " channels); suffix g: global pooling (2x16g), s: survival head (2x16s; docs/network.md)"},
   {"sims", T_INT, O(sims), "64", 1, 100000, NULL, "full-search simulations (policy targets)"},
   {"fast_sims", T_INT, O(fast_sims), "16", 1, 100000, NULL, "fast-search simulations"},
   {"full_frac", T_DOUBLE, O(full_frac), "0.25", 0, 1, NULL, "share of moves with a full search"},

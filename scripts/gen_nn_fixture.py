@@ -14,10 +14,19 @@ replaces them with fixed random ones (GPOOL_STD) so their path carries gradient,
 records them as "param.<name>" for the C test to load. The max's gradient goes to the
 index max(dim) returns, the first maximum, as in xqzero.
 
+A net with the survival head (--size tiny-s) gets fixed survival targets (the squares of
+the input's non-king pieces trained, each kept or lost at random, one sample with none);
+its loss adds WS times the batch mean of each sample's mean binary cross-entropy, and the
+fixture records the head's training and eval-mode logits and the folded probabilities.
+Other sizes draw exactly what they drew before the head existed, so their fixtures stay
+byte for byte the same.
+
 Usage (Debian's torch lives under /usr/bin/python3):
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-g \
         --out tests/fixtures/nn_tiny_gpool_ref.bin
+    /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-s \
+        --out tests/fixtures/nn_tiny_surv_ref.bin
 
 Fixture format: magic b"XQZFIX1\\0", then records until EOF, each: u32 name length,
 name (ASCII), u32 count, count little-endian float32 values.
@@ -44,6 +53,7 @@ LEGAL = 30  # legal moves per sample
 TARGETS = 5 # pi entries per sample
 WP, WV, C_L2 = 1.0, 1.0, 1e-4
 GPOOL_STD = 0.2 # global pooling weights of the reference (xqzero starts them at zero)
+WS = 0.8        # survival loss weight (survival nets only)
 
 
 def read_xqzn(path):
@@ -54,12 +64,13 @@ def read_xqzn(path):
     nparams, nstats = struct.unpack_from("<2Q", b, 80)
     (pcrc,) = struct.unpack_from("<I", b, 96)
     (gpool_every,) = struct.unpack_from("<I", b, 112) if version >= 3 else (0,)
+    (survival,) = struct.unpack_from("<I", b, 116) if version >= 4 else (0,)
     payload = b[hsize:]
     assert zlib.crc32(payload) == pcrc, "payload checksum"
     floats = np.frombuffer(payload, dtype="<f4")
     assert floats.size == nparams + nstats
     arch = dict(blocks=blocks, channels=ch, pch=pch, vch=vch, hidden=hidden,
-                gpool_every=gpool_every)
+                gpool_every=gpool_every, survival=survival)
     return arch, floats[:nparams].copy(), floats[nparams:].copy(), pcrc
 
 
@@ -93,6 +104,8 @@ class Net(nn.Module):
             if k and (self.blocks - 1 - b) % k == 0:
                 self.gpool_of[b] = len(self.gpool)
                 self.gpool.append(nn.Parameter(torch.zeros(c, 2 * c)))
+        # The survival head: a 1x1 conv C -> 1 with bias, no BN, one logit per square.
+        self.surv = nn.Conv2d(c, 1, 1, bias=True) if a["survival"] else None
 
     def table(self):
         """(name, parameter, decayed) in xqzero's file order."""
@@ -111,6 +124,8 @@ class Net(nn.Module):
         cb("value.conv", self.val)
         rows += [("value.fc1.w", self.val_fc1.weight, True), ("value.fc1.b", self.val_fc1.bias, False),
                  ("value.fc2.w", self.val_fc2.weight, True), ("value.fc2.b", self.val_fc2.bias, False)]
+        if self.surv is not None:
+            rows += [("survival.w", self.surv.weight, True), ("survival.b", self.surv.bias, False)]
         return rows
 
     def bns(self):
@@ -133,7 +148,8 @@ class Net(nn.Module):
         logits = self.pol_fc(p)
         v = cbr(self.val, t).flatten(1)
         v = torch.tanh(self.val_fc2(F.relu(self.val_fc1(v)))).squeeze(1)
-        return logits, v
+        s = self.surv(t).flatten(1) if self.surv is not None else None
+        return logits, v, s
 
 
 def load(net, params, stats):
@@ -175,6 +191,26 @@ def make_inputs(rng):
     return planes, mask, pi_idx, pi_p, z
 
 
+def make_survival(planes, rng):
+    """Survival targets: every square holding a non-king piece plane is trained, kept (1)
+    or lost (0) at random; sample 1 trains none (a sample without the target)."""
+    pieces = planes[:, 1:7].sum(1) + planes[:, 8:14].sum(1)
+    smask = (pieces > 0).astype(np.uint8)
+    smask[1] = 0
+    starget = (rng.randint(2, size=(N, HW)) * smask).astype(np.uint8)
+    return smask, starget
+
+
+def survival_loss(s, smask, starget):
+    """Per sample the mean BCE over its trained squares (0 without any), then the mean."""
+    m = torch.from_numpy(smask.astype(np.float64))
+    y = torch.from_numpy(starget.astype(np.float64))
+    bce = F.binary_cross_entropy_with_logits(s, y, reduction="none") * m
+    k = m.sum(1)
+    per = torch.where(k > 0, bce.sum(1) / k.clamp(min=1), torch.zeros_like(k))
+    return per.mean()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xqz", default="build/tools/xqz", help="path to the xqz binary")
@@ -201,7 +237,7 @@ def main():
 
     x = torch.from_numpy(planes.astype(np.float64)).view(N, PLANES, 10, 9)
     net.train()
-    logits, v = net(x)
+    logits, v, sl = net(x)
     m = torch.from_numpy(mask.astype(bool))
     logp = F.log_softmax(logits.masked_fill(~m, float("-inf")), dim=1)
     tgt = torch.zeros(N, POLICY, dtype=torch.float64)
@@ -211,22 +247,33 @@ def main():
     mse = ((v - torch.from_numpy(z.astype(np.float64))) ** 2).mean()
     l2 = C_L2 * sum((p ** 2).sum() for _, p, dec in net.table() if dec)
     loss = WP * ce + WV * mse + l2
+    if sl is not None:
+        smask, starget = make_survival(planes, np.random.RandomState(11))
+        surv = survival_loss(sl, smask, starget)
+        loss = loss + WS * surv
     loss.backward()
 
     rec = []
     def put(name, arr):
         rec.append((name, np.asarray(arr, dtype=np.float64).astype("<f4").ravel()))
-    put("config", [N, LEGAL, TARGETS, WP, WV, C_L2, STRIDE, pcrc & 0xFFFF, pcrc >> 16])
+    config = [N, LEGAL, TARGETS, WP, WV, C_L2, STRIDE, pcrc & 0xFFFF, pcrc >> 16]
+    put("config", config + [WS] if sl is not None else config)
     put("planes", planes)
     put("mask", mask)
     put("pi_index", pi_idx)
     put("pi_prob", pi_p)
     put("z", z)
+    if sl is not None:
+        put("surv_mask", smask)
+        put("surv_target", starget)
     for name, gw in gpool_init:
         put("param." + name, gw)
     put("logits", logits.detach().numpy())
     put("value", v.detach().numpy())
-    put("loss", [loss.item(), ce.item(), mse.item(), l2.item()])
+    losses = [loss.item(), ce.item(), mse.item(), l2.item()]
+    put("loss", losses + [surv.item()] if sl is not None else losses)
+    if sl is not None:
+        put("surv_logits", sl.detach().numpy())
     for name, p, _ in net.table():
         g = p.grad.detach().numpy().ravel()
         put("grad." + name, g[::STRIDE] if name == "policy.fc.w" else g)
@@ -236,9 +283,12 @@ def main():
     put("running_stats", np.concatenate(run))
     net.eval()
     with torch.no_grad():
-        le, ve = net(x)
+        le, ve, se = net(x)
     put("eval_logits", le.numpy())
     put("eval_value", ve.numpy())
+    if se is not None:
+        put("eval_surv_logits", se.numpy())
+        put("eval_surv", torch.sigmoid(se).numpy())
 
     with open(args.out, "wb") as f:
         f.write(b"XQZFIX1\0")

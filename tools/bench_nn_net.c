@@ -78,9 +78,8 @@ int bench_nn_parse_nets(nn_arch_t *archs, const char *list) {
   for (char *save = NULL, *tok = strtok_r(names, ",", &save); tok;
        tok = strtok_r(NULL, ",", &save)) {
     if (n == BENCH_NN_MAX_NETS || nn_arch_preset(tok, &archs[n])) {
-      fprintf(stderr, "xqz bench nn: --nets: '%s' is not a net size (tiny, default, large or"
-              " BxC, a g suffix adds global pooling: tiny-g), or more than %d nets\n", tok,
-              BENCH_NN_MAX_NETS);
+      fprintf(stderr, "xqz bench nn: --nets: '%s' is not a net size (" NN_ARCH_SPELLING
+              "), or more than %d nets\n", tok, BENCH_NN_MAX_NETS);
       return -1;
     }
     n++;

@@ -96,7 +96,7 @@ static double time_net(const nn_arch_t *arch, int threads, const Xqz__Batch *bat
   c.opt.momentum = 0.9f;
   c.opt.schedule.n = 1;
   c.opt.schedule.e[0].lr = 1e-4f;
-  c.cfg = (nn_loss_cfg_t){1.0f, 1.0f, 1e-4f};
+  c.cfg = (nn_loss_cfg_t){1.0f, 1.0f, 1e-4f, 1.0f};
   c.dec.batch = batch;
   c.count = o->batch;
   rate = o->batch / bench_nn_time(run_step, &c, o->seconds / 3);
@@ -222,8 +222,7 @@ int xqz_bench_train(int argc, char **argv) {
        name = strtok_r(NULL, ",", &save)) {
     nn_arch_t arch;
     if (nn_arch_preset(name, &arch)) {
-      fprintf(stderr, "xqz bench train: unknown size '%s' (tiny, default, large or BxC;"
-              " a g suffix adds global pooling: tiny-g, 2x16g)\n", name);
+      fprintf(stderr, "xqz bench train: unknown size '%s' (" NN_ARCH_SPELLING ")\n", name);
       status = 2;
       break;
     }

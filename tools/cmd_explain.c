@@ -9,6 +9,10 @@
  * Values are the raw network value (no search), in [-1, 1], always from Red's point of
  * view in the table; each piece's "worth" is from its owner's point of view, so a
  * positive worth means the owner is better off with the piece.
+ *
+ * A net with the survival head (docs/network.md) also gives each piece the probability
+ * that it is still on the board at the end of the game, from one pass over the position
+ * itself: a second, data-driven view of the same piece beside its worth.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,7 +20,9 @@
 #include <string.h>
 
 #include "commands.h"
+#include "nn/encode.h"
 #include "nn/nn_file.h"
+#include "nn/nn_forward.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/policy_index.h"
@@ -27,7 +33,8 @@ static int usage(FILE *f) {
           "usage: xqz explain FEN|startpos --net FILE [--json]\n"
           "  The network's value of the position and, for each piece (kings excepted),\n"
           "  how much that value changes when the piece is removed: the piece's worth to\n"
-          "  its owner in this position. Values are from Red's point of view.\n"
+          "  its owner in this position. Values are from Red's point of view. A net with\n"
+          "  the survival head also shows each piece's probability of surviving the game.\n"
           "  --net FILE  the network (.xqzn)\n"
           "  --json      one JSON object instead of the table and board\n");
   return f == stdout ? 0 : 2;
@@ -38,7 +45,31 @@ typedef struct {
   bool legal;        /* the position without the piece is legal */
   float value_red;   /* network value without the piece, Red's view */
   float worth;       /* owner's view: value with it minus value without it */
+  float survival;    /* the survival head's probability that it survives (-1: no head) */
 } piece_row_t;
+
+/* surv (90, absolute squares) = the survival head's probabilities on pos, from the net at
+ * path (which has the head). 0 or a negative code with the reason in eb. */
+static int survival_of(const char *path, const xq_pos_t *pos, float *surv, xq_errbuf_t *eb) {
+  nn_model_t *m = NULL;
+  nn_plan_t *plan = NULL;
+  int rc = nn_file_load(path, &m, NULL, eb);
+  if (!rc) rc = nn_plan_new(&plan, &m->arch, 1, false, eb);
+  if (!rc) {
+    static float planes[NN_INPUT_PLANES * NN_HW];
+    float v[NN_HW];
+    nn_model_fold(m);
+    nn_encode(planes, pos);
+    nn_infer(NULL, NULL, plan, m, planes, NULL, 1);
+    nn_infer_survival(v, plan, m, 1);
+    /* The head answers in the planes' frame: the side to move's view (encode.h). */
+    for (int sq = 0; sq < XQ_SQUARES; sq++)
+      surv[sq] = v[pos->side == XQ_RED ? sq : xq_sq_flip(sq)];
+  }
+  nn_plan_free(&plan);
+  nn_model_free(&m);
+  return rc;
+}
 
 static const char PIECE_CHARS[] = " KABNRCP";
 static const char *const PIECE_NAMES[] = {"", "king", "advisor", "elephant", "horse",
@@ -72,19 +103,26 @@ static void print_table(const char *fen, const nn_file_meta_t *meta, const char 
          (long long)meta->step);
   printf("value     %+.3f for Red (%s to move)\n\n", value,
          pos->side == XQ_RED ? "Red" : "Black");
-  printf("%-4s %-6s %-9s %-8s %s\n", "sq", "piece", "", "without", "worth to owner");
+  /* A net with the survival head: its probability first, "survives", then the rest. */
+  bool head = n > 0 && rows[0].survival >= 0.0f;
+  printf("%-4s %-6s %-9s %s%-8s %s\n", "sq", "piece", "", head ? "survives " : "", "without",
+         "worth to owner");
   for (int i = 0; i < n; i++) {
     const piece_row_t *r = &rows[i];
-    char sq[3];
+    char sq[3], surv[16] = "";
     square_name(r->sq, sq);
+    if (head) snprintf(surv, sizeof surv, "%-8.2f ", (double)r->survival);
     if (!r->legal) {
-      printf("%-4s %c      %-9s %-8s illegal (leaves a king in check)\n", sq, piece_char(r->pc),
-             PIECE_NAMES[xq_pc_type(r->pc)], "-");
+      printf("%-4s %c      %-9s %s%-8s illegal (leaves a king in check)\n", sq, piece_char(r->pc),
+             PIECE_NAMES[xq_pc_type(r->pc)], surv, "-");
       continue;
     }
-    printf("%-4s %c      %-9s %+.3f   %+.3f\n", sq, piece_char(r->pc),
-           PIECE_NAMES[xq_pc_type(r->pc)], r->value_red, r->worth);
+    printf("%-4s %c      %-9s %s%+.3f   %+.3f\n", sq, piece_char(r->pc),
+           PIECE_NAMES[xq_pc_type(r->pc)], surv, r->value_red, r->worth);
   }
+  if (head)
+    printf("\nsurvives: the survival head's probability that the piece is still on the board"
+           " at the end of the game\n");
   /* The board with each piece's worth in hundredths, Black's side on top. */
   printf("\nworth x100 on the board (Red at the bottom; K = king, . = empty)\n");
   for (int rank = XQ_RANKS - 1; rank >= 0; rank--) {
@@ -108,8 +146,9 @@ static void print_table(const char *fen, const nn_file_meta_t *meta, const char 
 
 static void print_json(const char *fen, const nn_file_meta_t *meta, float value,
                        const piece_row_t *rows, int n) {
-  printf("{\"fen\":\"%s\",\"net_id\":\"%016llx\",\"step\":%lld,\"value\":%.6f,\"pieces\":[",
-         fen, (unsigned long long)meta->net_id, (long long)meta->step, value);
+  printf("{\"fen\":\"%s\",\"net_id\":\"%016llx\",\"step\":%lld,\"value\":%.6f,"
+         "\"survival_head\":%s,\"pieces\":[", fen, (unsigned long long)meta->net_id,
+         (long long)meta->step, value, meta->arch.survival ? "true" : "false");
   for (int i = 0; i < n; i++) {
     const piece_row_t *r = &rows[i];
     char sq[3];
@@ -117,6 +156,7 @@ static void print_json(const char *fen, const nn_file_meta_t *meta, float value,
     printf("%s{\"square\":\"%s\",\"piece\":\"%c\",\"name\":\"%s\",\"colour\":\"%s\",", i ? "," : "",
            sq, piece_char(r->pc), PIECE_NAMES[xq_pc_type(r->pc)],
            xq_pc_colour(r->pc) == XQ_RED ? "red" : "black");
+    if (r->survival >= 0.0f) printf("\"survival\":%.6f,", (double)r->survival);
     if (r->legal) printf("\"legal\":true,\"value_without\":%.6f,\"worth\":%.6f}", r->value_red, r->worth);
     else printf("\"legal\":false}");
   }
@@ -163,6 +203,7 @@ int xqz_cmd_explain(int argc, char **argv) {
     memset(r, 0, sizeof *r);
     r->sq = sq;
     r->pc = pc;
+    r->survival = -1.0f;
     xq_pos_t *w = &work[nb];
     *w = pos;
     xq_pos_put(w, sq, 0);
@@ -183,6 +224,16 @@ int xqz_cmd_explain(int argc, char **argv) {
     return 1;
   }
   ev->eval(ev, batch, nb, priors, values);
+  if (meta.arch.survival) {
+    float surv[XQ_SQUARES];
+    if (survival_of(net, &pos, surv, &eb)) {
+      free(priors);
+      xq_evaluator_free(&ev);
+      fprintf(stderr, "xqz explain: %s\n", eb.msg);
+      return 1;
+    }
+    for (int i = 0; i < n; i++) rows[i].survival = surv[rows[i].sq];
+  }
   float value = red_view(values[0], pos.side);
   for (int i = 0, k = 1; i < n; i++) {
     if (!rows[i].legal) continue;

@@ -22,7 +22,8 @@ static void net_usage(FILE *f) {
           "       xqz net info FILE\n\n"
           "SIZE is tiny (2x16), default (6x64), large (10x128) or BxC (e.g. 4x16); a g suffix\n"
           "adds global pooling to every block (tiny-g, 2x16g), gK to every K-th block from\n"
-          "the last (6x64g2). docs/network.md explains the architectures.\n"
+          "the last (6x64g2); a final s adds the survival head (tiny-s, 2x16gs).\n"
+          "docs/network.md explains the architectures.\n"
           "init writes a freshly initialised net (He-normal weights from seed S, default 1)\n"
           "atomically to FILE; its net id is ID (default: random), parent id 0, step 0.\n"
           "It refuses to replace an existing FILE unless --force is given.\n"
@@ -104,8 +105,7 @@ static int net_init(int argc, char **argv) {
       return 2;
     }
     if (nn_arch_preset(size, &arch)) {
-      fprintf(stderr, "xqz net init: unknown --size '%s' (tiny, default, large or BxC such as"
-              " 4x16; a g suffix adds global pooling: tiny-g, 2x16g)\n", size);
+      fprintf(stderr, "xqz net init: unknown --size '%s' (" NN_ARCH_SPELLING ")\n", size);
       return 2;
     }
   } else {
@@ -185,6 +185,8 @@ static int net_info(int argc, char **argv) {
       printf("global pooling:  in the last block and every %d blocks before it (%s)\n",
              meta.arch.gpool_every, name);
   }
+  printf("survival head:   %s\n", meta.arch.survival ? "yes (per-piece survival, docs/network.md)"
+                                  : "none");
   printf("net id:          %016" PRIx64 "\n", meta.net_id);
   printf("parent id:       %016" PRIx64 "\n", meta.parent_id);
   if (meta.campaign_id)

@@ -36,7 +36,7 @@ static const opt_row_t rows[] = {
      "only to override the campaign: without a checkpoint the trainer starts from the"
      " coordinator's best net; --size tiny (2x16), default (6x64), large (10x128) or BxC that"
      " differs from it starts a fresh net of that size instead (a g suffix adds global"
-     " pooling: tiny-g, 2x16g)"},
+     " pooling: tiny-g, 2x16g; an s suffix the survival head: tiny-s, 2x16gs)"},
     {"batch", I(batch), "256", 1, 8192, "positions per SGD step"},
     {"threads", S(threads_arg), "all", 0, 0,
      "training threads, 1..1024 or all (every core this process may use); each takes a"
@@ -45,6 +45,9 @@ static const opt_row_t rows[] = {
      "learning-rate schedule step:lr,... (each lr from its step on)"},
     {"momentum", R(momentum), "0.9", 0, 0.999, "SGD momentum"},
     {"l2", R(l2), "1e-4", 0, 1, "L2 coefficient on conv and FC weights"},
+    {"survival-weight", R(survival_weight), "1.0", 0, 100,
+     "weight of the survival head's loss, for a net with the head (an s size such as 2x16s;"
+     " docs/network.md); other nets ignore it"},
     {"candidate-every", I(candidate_every), "1000", 1, 1e9,
      "steps between CandidateNet uploads"},
     {"checkpoint-every-s", R(checkpoint_every_s), "300", 1, 1e7,

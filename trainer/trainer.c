@@ -113,8 +113,9 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   if (t->o.size_given && memcmp(want, &t->m->arch, sizeof *want) != 0) {
     XQ_LOGW(COMP, "--size differs from the campaign's best net: training a fresh net of"
             " that size (its candidates play the current architecture in gating) size=%s"
-            " best_blocks=%d best_channels=%d best_gpool_every=%d", t->o.size,
-            t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every);
+            " best_blocks=%d best_channels=%d best_gpool_every=%d best_survival=%d", t->o.size,
+            t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every,
+            t->m->arch.survival);
     nn_sgd_close(&t->opt);
     nn_model_free(&t->m);
     return fresh_net(t, want);
@@ -122,8 +123,8 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   t->best_net_id = id;
   t->opt.step = t->meta.step;
   XQ_LOGI(COMP, "starting from the best net net=%016llx step=%lld blocks=%d channels=%d"
-          " gpool_every=%d", (unsigned long long)id, (long long)t->opt.step, t->m->arch.blocks,
-          t->m->arch.channels, t->m->arch.gpool_every);
+          " gpool_every=%d survival=%d", (unsigned long long)id, (long long)t->opt.step,
+          t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival);
   return 0;
 }
 
@@ -132,8 +133,7 @@ static int load_or_init(trainer_t *t) {
   struct stat st;
   nn_arch_t want;
   if (nn_arch_preset(t->o.size, &want)) {
-    XQ_LOGE(COMP, "unknown network size size=%s (tiny, default, large or BxC such as 4x16;"
-            " a g suffix adds global pooling: tiny-g, 2x16g)", t->o.size);
+    XQ_LOGE(COMP, "unknown network size size=%s (" NN_ARCH_SPELLING ")", t->o.size);
     return -1;
   }
   if (stat(t->ckpt_path, &st) == 0) {
@@ -145,13 +145,14 @@ static int load_or_init(trainer_t *t) {
     }
     if (t->o.size_given && memcmp(&want, &t->m->arch, sizeof want) != 0) {
       XQ_LOGE(COMP, "checkpoint architecture differs from --size; drop --size to resume "
-              "path=%s size=%s blocks=%d channels=%d gpool_every=%d", t->ckpt_path, t->o.size,
-              t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every);
+              "path=%s size=%s blocks=%d channels=%d gpool_every=%d survival=%d", t->ckpt_path,
+              t->o.size, t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every,
+              t->m->arch.survival);
       return -1;
     }
     XQ_LOGI(COMP, "resumed from checkpoint path=%s step=%lld blocks=%d channels=%d"
-            " gpool_every=%d", t->ckpt_path, (long long)t->opt.step, t->m->arch.blocks,
-            t->m->arch.channels, t->m->arch.gpool_every);
+            " gpool_every=%d survival=%d", t->ckpt_path, (long long)t->opt.step,
+            t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival);
     trainer_campaign_loaded(&t->meta, t->ckpt_path);
   } else if (start_from_best(t, &want) < 0) {
     return -1;
@@ -164,6 +165,7 @@ static int load_or_init(trainer_t *t) {
   t->loss_cfg.policy_weight = 1.0f;
   t->loss_cfg.value_weight = 1.0f;
   t->loss_cfg.l2 = (float)t->o.l2;
+  t->loss_cfg.survival_weight = (float)t->o.survival_weight;
   t->max_n = (int)t->o.batch;
   int threads = t->o.threads > t->max_n ? t->max_n : t->o.threads;
   if (nn_train_pool_new(&t->pool, t->m, threads, t->max_n, XQ_BATCH_SHARD_MAX_PI, &eb) ||
@@ -298,6 +300,7 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
   t->loss_acc.policy += loss.policy;
   t->loss_acc.value += loss.value;
   t->loss_acc.l2 += loss.l2;
+  t->loss_acc.survival += loss.survival;
   t->loss_n++;
   t->report_acc.total += loss.total;
   t->report_acc.policy += loss.policy;
@@ -309,13 +312,17 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
 static void log_progress(trainer_t *t, const Xqz__Batch *b) {
   double now = xq_clock_s(), dt = now - t->t_log;
   double k = t->loss_n ? 1.0 / t->loss_n : 0.0;
+  /* A survival net's line ends with its survival loss (unweighted, like policy and value). */
+  char surv[48] = "";
+  if (t->m->arch.survival)
+    snprintf(surv, sizeof surv, " survival=%.4f", t->loss_acc.survival * k);
   XQ_LOGI(COMP, "training step=%lld loss=%.4f policy=%.4f value=%.4f l2=%.5f lr=%g "
-          "samples_per_s=%.1f window=%llu best_net=%016llx",
+          "samples_per_s=%.1f window=%llu best_net=%016llx%s",
           (long long)t->opt.step, t->loss_acc.total * k, t->loss_acc.policy * k,
           t->loss_acc.value * k, t->loss_acc.l2 * k,
           (double)nn_lr_at(&t->opt.schedule, t->opt.step - 1),
           dt > 0 ? (double)t->samples_since_log / dt : 0.0,
-          (unsigned long long)b->window_positions, (unsigned long long)t->best_net_id);
+          (unsigned long long)b->window_positions, (unsigned long long)t->best_net_id, surv);
   memset(&t->loss_acc, 0, sizeof t->loss_acc);
   t->loss_n = 0;
   t->samples_since_log = 0;

@@ -64,6 +64,14 @@ void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
                  pin, NN_POLICY_SIZE);
   head_back(p, p->dA, p->dpy, &m->p.pol, &m->g.pol, p->py, p->pz, p->pmean, p->pvar, t, n);
 
+  /* survival head: 1x1 conv with bias, straight from the tower output */
+  if (m->p.surv_w && n > 0) {
+    nn_conv1x1_backward(p->dA, m->g.surv_w, p->dsurv, t, m->p.surv_w, n, C, 1, NN_HW);
+    double db = 0;
+    for (size_t i = 0; i < (size_t)n * NN_HW; i++) db += p->dsurv[i];
+    m->g.surv_b[0] += (float)db;
+  }
+
   /* tower, last block first; dA holds the gradient of the block's output */
   for (int b = a->blocks - 1; b >= 0; b--) {
     int l1 = 1 + 2 * b, l2 = 2 + 2 * b;

@@ -28,14 +28,16 @@ enum {
   OFF_VALUE_CH = 36, OFF_VALUE_HIDDEN = 40, OFF_POLICY_SIZE = 44, OFF_NET_ID = 48,
   OFF_PARENT_ID = 56, OFF_STEP = 64, OFF_CREATED = 72, OFF_NPARAMS = 80, OFF_NSTATS = 88,
   OFF_PAYLOAD_CRC = 96, OFF_HEADER_CRC = 100, OFF_CAMPAIGN = 104, OFF_GPOOL = 112,
-  OFF_RESERVED = 116,
+  OFF_SURVIVAL = 116, OFF_RESERVED = 120,
   OFF_RESERVED_V1 = 104, /* version 1 had no campaign id: reserved from here */
   OFF_RESERVED_V2 = 112, /* version 2 had no global pooling: reserved from here */
+  OFF_RESERVED_V3 = 116, /* version 3 had no survival head: reserved from here */
 };
 
 /* The first reserved (must be zero) header byte of a format version. */
 static int reserved_from(uint32_t version) {
-  return version == 1 ? OFF_RESERVED_V1 : version == 2 ? OFF_RESERVED_V2 : OFF_RESERVED;
+  static const int from[] = {0, OFF_RESERVED_V1, OFF_RESERVED_V2, OFF_RESERVED_V3};
+  return version < sizeof from / sizeof from[0] ? from[version] : OFF_RESERVED;
 }
 
 /* Version 1's header CRC covers bytes 0..99 (the rest was reserved, zero); later versions'
@@ -44,6 +46,12 @@ static uint32_t header_crc(const unsigned char *b, uint32_t version) {
   uint32_t crc = xq_crc32(0, b, OFF_HEADER_CRC);
   if (version >= 2) crc = xq_crc32(crc, b + OFF_CAMPAIGN, NN_FILE_HEADER_SIZE - OFF_CAMPAIGN);
   return crc;
+}
+
+int nn_file_version_for(const nn_arch_t *a) {
+  if (a->survival) return 4;
+  if (a->gpool_every) return 3;
+  return 2;
 }
 
 int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
@@ -57,7 +65,8 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   memcpy(pl, m->params, m->nparams * sizeof(float));
   memcpy(pl + m->nparams * sizeof(float), m->stats, m->nstats * sizeof(float));
   memcpy(b + OFF_MAGIC, NN_FILE_MAGIC, 8);
-  xq_put_le32(b + OFF_VERSION, NN_FILE_VERSION);
+  const uint32_t version = (uint32_t)nn_file_version_for(&m->arch);
+  xq_put_le32(b + OFF_VERSION, version);
   xq_put_le32(b + OFF_HSIZE, NN_FILE_HEADER_SIZE);
   xq_put_le32(b + OFF_INPUT_VERSION, meta->input_version ? meta->input_version : NN_INPUT_VERSION);
   xq_put_le32(b + OFF_INPUT_PLANES, NN_INPUT_PLANES);
@@ -68,6 +77,7 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   xq_put_le32(b + OFF_VALUE_HIDDEN, (uint32_t)m->arch.value_hidden);
   xq_put_le32(b + OFF_POLICY_SIZE, NN_POLICY_SIZE);
   xq_put_le32(b + OFF_GPOOL, (uint32_t)m->arch.gpool_every);
+  xq_put_le32(b + OFF_SURVIVAL, (uint32_t)m->arch.survival);
   xq_put_le64(b + OFF_NET_ID, meta->net_id);
   xq_put_le64(b + OFF_PARENT_ID, meta->parent_id);
   xq_put_le64(b + OFF_STEP, (uint64_t)meta->step);
@@ -76,7 +86,7 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   xq_put_le64(b + OFF_NSTATS, m->nstats);
   xq_put_le32(b + OFF_PAYLOAD_CRC, xq_crc32(0, pl, payload));
   xq_put_le64(b + OFF_CAMPAIGN, meta->campaign_id);
-  xq_put_le32(b + OFF_HEADER_CRC, header_crc(b, NN_FILE_VERSION));
+  xq_put_le32(b + OFF_HEADER_CRC, header_crc(b, version));
   *buf = b;
   *len = NN_FILE_HEADER_SIZE + payload;
   return 0;
@@ -123,14 +133,17 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
                       meta->input_version, NN_INPUT_VERSION);
   if ((rc = check_u32(b, OFF_INPUT_PLANES, NN_INPUT_PLANES, "input plane count", eb))) return rc;
   if ((rc = check_u32(b, OFF_POLICY_SIZE, NN_POLICY_SIZE, "policy size", eb))) return rc;
-  /* Versions before 3 had no global pooling: their nets pool nowhere. */
-  uint32_t f[6] = {xq_get_le32(b + OFF_BLOCKS), xq_get_le32(b + OFF_CHANNELS), xq_get_le32(b + OFF_POLICY_CH),
+  /* Versions before 3 had no global pooling: their nets pool nowhere. Versions before 4
+   * had no survival head. */
+  uint32_t f[7] = {xq_get_le32(b + OFF_BLOCKS), xq_get_le32(b + OFF_CHANNELS), xq_get_le32(b + OFF_POLICY_CH),
                    xq_get_le32(b + OFF_VALUE_CH), xq_get_le32(b + OFF_VALUE_HIDDEN),
-                   version >= 3 ? xq_get_le32(b + OFF_GPOOL) : 0};
-  for (int i = 0; i < 6; i++)
+                   version >= 3 ? xq_get_le32(b + OFF_GPOOL) : 0,
+                   version >= 4 ? xq_get_le32(b + OFF_SURVIVAL) : 0};
+  for (int i = 0; i < 7; i++)
     if (f[i] > 1000000)
       return xq_err_set(eb, XQ_ERANGE, "architecture field %d is %u, out of range", i, f[i]);
-  meta->arch = (nn_arch_t){(int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4], (int)f[5]};
+  meta->arch = (nn_arch_t){(int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4], (int)f[5],
+                           (int)f[6]};
   xq_errbuf_t why = {{0}};
   if ((rc = nn_arch_validate(&meta->arch, &why)))
     return xq_err_set(eb, rc, "unsupported architecture: %s", why.msg);
@@ -257,12 +270,12 @@ int nn_file_load(const char *path, nn_model_t **out, nn_file_meta_t *meta, xq_er
 
 static int arch_mismatch(const nn_arch_t *want, const nn_arch_t *got, xq_errbuf_t *eb) {
   static const char *names[] = {"blocks", "channels", "policy channels", "value channels",
-                                "value hidden", "global pooling every"};
-  int w[6] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
-              want->value_hidden, want->gpool_every};
-  int g[6] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
-              got->value_hidden, got->gpool_every};
-  for (int i = 0; i < 6; i++)
+                                "value hidden", "global pooling every", "survival head"};
+  int w[7] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
+              want->value_hidden, want->gpool_every, want->survival};
+  int g[7] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
+              got->value_hidden, got->gpool_every, got->survival};
+  for (int i = 0; i < 7; i++)
     if (w[i] != g[i])
       return xq_err_set(eb, XQ_EMISMATCH, "architecture mismatch: file has %s %d, expected %d",
                         names[i], g[i], w[i]);

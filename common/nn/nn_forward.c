@@ -2,6 +2,7 @@
 #include "nn/nn_forward.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 #include "nn/conv3x3.h"
@@ -24,7 +25,8 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
   assert(m->fold.valid && n >= 1 && n <= p->max_n);
   const nn_arch_t *a = &m->arch;
   int C = a->channels;
-  /* A training plan has no act[] buffers; its first two layer caches serve instead. */
+  /* A training plan has no act[] buffers; its first two layer caches serve instead.
+   * The tower output ends in cur (infer_tower_output, which nn_infer_survival reads). */
   float *cur = p->training ? p->y[0] : p->act[0];
   float *tmp = p->training ? p->z[0] : p->act[1];
   nn_conv3x3_forward(cur, p->scratch, planes, m->fold.tower_wp[0], m->fold.tower_b[0], NULL,
@@ -48,6 +50,18 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
   if (policy) nn_masked_softmax(policy, p->logits, mask, n);
   if (value)
     for (int i = 0; i < n; i++) value[i] = p->value[i];
+}
+
+/* The tower output nn_infer leaves in a plan (its first buffer, see there). */
+static const float *infer_tower_output(const nn_plan_t *p) {
+  return p->training ? p->y[0] : p->act[0];
+}
+
+void nn_infer_survival(float *surv, const nn_plan_t *p, const nn_model_t *m, int n) {
+  assert(m->arch.survival && m->p.surv_w && n >= 1 && n <= p->max_n);
+  nn_conv1x1_forward(surv, infer_tower_output(p), m->p.surv_w, m->p.surv_b, false, n,
+                     m->arch.channels, 1, NN_HW);
+  for (size_t i = 0; i < (size_t)n * NN_HW; i++) surv[i] = 1.0f / (1.0f + expf(-surv[i]));
 }
 
 const float *nn_forward_conv_input(const nn_plan_t *p, const float *planes, int l) {
@@ -96,4 +110,6 @@ void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool tr
   nn_conv1x1_forward(p->vz, t, m->p.val.w, NULL, false, n, C, a->value_channels, NN_HW);
   bn_apply(p, p->vy, p->vmean, p->vvar, p->vz, &m->p.val, NULL, train, n);
   if (n > 0) heads_tail(p, m, n);
+  if (m->p.surv_w && n > 0)
+    nn_conv1x1_forward(p->surv, t, m->p.surv_w, m->p.surv_b, false, n, C, 1, NN_HW);
 }

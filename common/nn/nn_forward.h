@@ -7,7 +7,8 @@
  * which also updates the running statistics) or with the running statistics (train =
  * false, the unfolded reference the folded pass is tested against); it keeps every
  * activation nn_backward needs. Both leave the raw logits in plan->logits and the values
- * in plan->value.
+ * in plan->value; nn_forward leaves a survival net's survival logits in plan->surv.
+ * nn_infer never computes the survival head: nn_infer_survival does, on request.
  */
 #ifndef NN_FORWARD_H
 #define NN_FORWARD_H
@@ -27,6 +28,13 @@
  */
 void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
               const float *planes, const uint8_t *mask, int n);
+
+/* After nn_infer on the same plan, model and n: surv (n, 90) = the survival head's
+ * probability that the piece on each square is still on the board at the end of its game,
+ * squares in the input planes' frame (the side to move's view: planes[p * 90 + s] and
+ * surv[s] are the same square). The model must have the head (arch.survival). Costs one
+ * 1x1 convolution; the search never calls it. */
+void nn_infer_survival(float *surv, const nn_plan_t *plan, const nn_model_t *m, int n);
 
 /* Training-mode (train = true) or eval-mode unfolded forward; plan must be a training
  * plan. Re-prepares the 3x3 weights from m->params first, unless the plan is a shard

@@ -1,4 +1,5 @@
-/* nn_loss.c: masked softmax, cross-entropy + MSE head losses and the L2 term. */
+/* nn_loss.c: masked softmax, cross-entropy + MSE head losses, the survival head's binary
+ * cross-entropy and the L2 term. */
 #include "nn/nn_loss.h"
 
 #include <math.h>
@@ -75,7 +76,41 @@ void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const flo
   out->policy = sums[0] / b->n;
   out->value = sums[1] / b->n;
   out->l2 = 0;
+  out->survival = 0;
   out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value;
+}
+
+double nn_loss_survival_shard(float *dsurv, const float *logits, const nn_batch_t *b,
+                              const nn_loss_cfg_t *cfg, int n_total) {
+  double sum = 0;
+  memset(dsurv, 0, (size_t)b->n * NN_HW * sizeof(float));
+  if (!b->surv_mask) return 0;
+  for (int s = 0; s < b->n; s++) {
+    const uint8_t *mk = b->surv_mask + (size_t)s * NN_HW, *y = b->surv_target + (size_t)s * NN_HW;
+    const float *l = logits + (size_t)s * NN_HW;
+    float *d = dsurv + (size_t)s * NN_HW;
+    int k = 0;
+    for (int i = 0; i < NN_HW; i++) k += mk[i] != 0;
+    if (k == 0) continue;
+    /* BCE with logits, stable for any x: max(x, 0) - x y + log(1 + exp(-|x|)); its
+     * gradient is sigmoid(x) - y. */
+    double bce = 0;
+    float g = cfg->survival_weight / ((float)n_total * (float)k);
+    for (int i = 0; i < NN_HW; i++) {
+      if (!mk[i]) continue;
+      double x = l[i], t = y[i] ? 1.0 : 0.0;
+      bce += (x > 0 ? x : 0) - x * t + log1p(exp(-fabs(x)));
+      d[i] = g * (float)(1.0 / (1.0 + exp(-x)) - t);
+    }
+    sum += bce / k;
+  }
+  return sum;
+}
+
+void nn_loss_survival(float *dsurv, const float *logits, const nn_batch_t *b,
+                      const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+  out->survival = nn_loss_survival_shard(dsurv, logits, b, cfg, b->n) / b->n;
+  out->total += cfg->survival_weight * out->survival;
 }
 
 double nn_loss_l2_range(nn_model_t *m, const nn_loss_cfg_t *cfg, size_t lo, size_t hi) {

@@ -1,13 +1,18 @@
 /*
  * nn_loss.h: the training batch and the loss.
  *
- *   L = (1/n) sum_i [ wp * CE(pi_i, softmax_legal(logits_i)) + wv * (v_i - z_i)^2 ]
- *       + c * sum over decayed weights of w^2
+ *   L = (1/n) sum_i [ wp * CE(pi_i, softmax_legal(logits_i)) + wv * (v_i - z_i)^2
+ *                     + ws * S_i ] + c * sum over decayed weights of w^2
  *
  * CE(pi, p) = -sum_k pi_k log p_k over the sparse target pi (search visit distribution);
  * the softmax runs over the legal moves only (mask). Target entries on masked moves are
  * ignored (they cannot come from a valid search; ignoring keeps the loss finite). pi
  * need not sum exactly to 1: the gradient p * sum(pi) - pi is exact for any pi.
+ *
+ * S_i (survival nets only) is sample i's mean binary cross-entropy between the survival
+ * logits and the survival target over its trained squares (the occupied squares but the
+ * kings, when the sample has the target), 0 when it has none. Normalising per sample
+ * keeps the loss a sum over samples, so a data-parallel step needs no new reduction.
  */
 #ifndef NN_LOSS_H
 #define NN_LOSS_H
@@ -30,12 +35,16 @@ typedef struct {
   const int32_t *pi_offset; /* (n + 1) sample i's targets are pi[pi_offset[i] .. [i+1]) */
   const nn_pi_entry_t *pi;  /* (pi_offset[n]) */
   const float *z;           /* (n) game result from the side to move's view, in [-1, 1] */
+  /* Survival targets, squares in the input planes' frame (xq_sample_survival): */
+  const uint8_t *surv_mask;   /* (n, 90) 1 = a trained square; NULL = no survival target */
+  const uint8_t *surv_target; /* (n, 90) 1 = the piece there survives to the end */
 } nn_batch_t;
 
 typedef struct {
   float policy_weight; /* wp, usually 1 */
   float value_weight;  /* wv, usually 1 */
   float l2;            /* c, e.g. 1e-4 */
+  float survival_weight; /* ws (survival nets only; the trainer's --survival-weight) */
 } nn_loss_cfg_t;
 
 typedef struct {
@@ -43,6 +52,7 @@ typedef struct {
   double policy; /* mean cross-entropy (unweighted) */
   double value;  /* mean squared error (unweighted) */
   double l2;     /* c * sum w^2 */
+  double survival; /* mean of the per-sample survival cross-entropy (unweighted) */
 } nn_loss_t;
 
 /* probs (n, NN_POLICY_SIZE) = softmax of logits over legal moves, 0 on illegal ones.
@@ -61,6 +71,16 @@ void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const flo
 void nn_loss_heads_shard(float *dlogits, float *dvalue, const float *logits,
                          const float *value, const nn_batch_t *b, const nn_loss_cfg_t *cfg,
                          int n_total, double sums[2]);
+
+/* The survival term of a survival net: dsurv (n, 90) = dL/dlogits of the survival head,
+ * from logits (n, 90) and b's survival targets (none: dsurv = 0). Sets out->survival and
+ * adds ws times it to out->total. */
+void nn_loss_survival(float *dsurv, const float *logits, const nn_batch_t *b,
+                      const nn_loss_cfg_t *cfg, nn_loss_t *out);
+/* The same on one shard of a batch of n_total samples: gradients scaled by 1 / n_total;
+ * returns this shard's sum of S_i (the caller adds the shards'). b->n may be 0. */
+double nn_loss_survival_shard(float *dsurv, const float *logits, const nn_batch_t *b,
+                              const nn_loss_cfg_t *cfg, int n_total);
 
 /* Adds the L2 term to out (l2 and total) and its gradient 2 c w into m->grads. */
 void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out);

@@ -14,7 +14,7 @@
 #include "support/rng.h"
 
 nn_arch_t nn_arch_make(int blocks, int channels) {
-  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0};
+  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0, 0};
   return a;
 }
 
@@ -24,33 +24,40 @@ bool nn_arch_pools(const nn_arch_t *a, int b) {
 }
 
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n) {
-  if (a->gpool_every == 0) snprintf(buf, n, "%dx%d", a->blocks, a->channels);
-  else if (a->gpool_every == 1) snprintf(buf, n, "%dx%dg", a->blocks, a->channels);
-  else snprintf(buf, n, "%dx%dg%d", a->blocks, a->channels, a->gpool_every);
+  const char *s = a->survival ? "s" : "";
+  if (a->gpool_every == 0) snprintf(buf, n, "%dx%d%s", a->blocks, a->channels, s);
+  else if (a->gpool_every == 1) snprintf(buf, n, "%dx%dg%s", a->blocks, a->channels, s);
+  else snprintf(buf, n, "%dx%dg%d%s", a->blocks, a->channels, a->gpool_every, s);
 }
 
 /* "BxC", e.g. "4x16": B residual blocks of C channels, both in range, optionally
- * followed by "g" (every block pools) or "gK" (every K-th block from the last pools);
- * anything else is rejected (no signs, spaces, leading zeros in K or trailing text). */
+ * followed by "g" (every block pools) or "gK" (every K-th block from the last pools),
+ * then optionally by "s" (the survival head); anything else is rejected (no signs,
+ * spaces, leading zeros in K or trailing text). */
 static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
-  int b = 0, c = 0, k = 0, i = 0;
+  int b = 0, c = 0, k = 0, i = 0, surv = 0;
   if (name[i] < '0' || name[i] > '9') return XQ_EINVAL;
   while (name[i] >= '0' && name[i] <= '9' && b <= NN_MAX_BLOCKS) b = 10 * b + (name[i++] - '0');
   if (name[i++] != 'x' || name[i] < '0' || name[i] > '9') return XQ_EINVAL;
   while (name[i] >= '0' && name[i] <= '9' && c <= NN_MAX_CHANNELS) c = 10 * c + (name[i++] - '0');
   if (name[i] == 'g') {
     k = 1;
-    if (name[++i]) {
-      if (name[i] < '1' || name[i] > '9') return XQ_EINVAL;
+    if (name[++i] >= '0' && name[i] <= '9') {
+      if (name[i] == '0') return XQ_EINVAL;
       k = 0;
       while (name[i] >= '0' && name[i] <= '9' && k <= NN_MAX_BLOCKS) k = 10 * k + (name[i++] - '0');
     }
+  }
+  if (name[i] == 's') {
+    surv = 1;
+    i++;
   }
   if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS || k > NN_MAX_BLOCKS)
     return XQ_EINVAL;
   if (k > 0 && b == 0) return XQ_EINVAL; /* no block to pool in */
   *out = nn_arch_make(b, c);
   out->gpool_every = k;
+  out->survival = surv;
   return 0;
 }
 
@@ -59,15 +66,18 @@ int nn_arch_preset(const char *name, nn_arch_t *out) {
     const char *name;
     int blocks, channels;
   } presets[] = {{"tiny", 2, 16}, {"default", 6, 64}, {"large", 10, 128}};
-  size_t len = strlen(name);
-  bool pooled = len > 2 && !strcmp(name + len - 2, "-g");
+  /* A preset's suffixes; suffix i pools when bit 0 is set, has the head when bit 1 is. */
+  static const char *const suffixes[] = {"", "-g", "-s", "-gs"};
   for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
-    if (strlen(presets[i].name) != (pooled ? len - 2 : len) ||
-        strncmp(name, presets[i].name, strlen(presets[i].name)))
-      continue;
-    *out = nn_arch_make(presets[i].blocks, presets[i].channels);
-    out->gpool_every = pooled ? 1 : 0;
-    return 0;
+    size_t len = strlen(presets[i].name);
+    if (strncmp(name, presets[i].name, len)) continue;
+    for (int k = 0; k < 4; k++) {
+      if (strcmp(name + len, suffixes[k])) continue;
+      *out = nn_arch_make(presets[i].blocks, presets[i].channels);
+      out->gpool_every = k & 1;
+      out->survival = k >> 1;
+      return 0;
+    }
   }
   return nn_arch_parse_bxc(name, out);
 }
@@ -88,6 +98,8 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
   if (a->gpool_every < 0 || a->gpool_every > NN_MAX_BLOCKS)
     return xq_err_set(eb, XQ_ERANGE, "global pooling every %d blocks out of range 0..%d",
                       a->gpool_every, NN_MAX_BLOCKS);
+  if (a->survival != 0 && a->survival != 1)
+    return xq_err_set(eb, XQ_ERANGE, "survival head %d, expected 0 or 1", a->survival);
   return 0;
 }
 
@@ -105,6 +117,7 @@ void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
   p += (size_t)pooling_blocks(a) * 2 * c * c;                 /* global pooling biases */
   p += pc * c + 2 * pc + (size_t)NN_POLICY_SIZE * (pc * NN_HW + 1); /* policy head */
   p += vc * c + 2 * vc + h * (vc * NN_HW + 1) + h + 1;        /* value head */
+  if (a->survival) p += c + 1;                                /* survival head */
   *nparams = p;
   *nstats = 2 * (convs * c + pc + vc);
 }
@@ -186,6 +199,10 @@ static void build_table(nn_model_t *m, nn_tensors_t *t) {
   t->val_fc1_b = add(&c, "value.fc1.b", 1, (int[]){a->value_hidden}, false);
   t->val_fc2_w = add(&c, "value.fc2.w", 2, (int[]){1, a->value_hidden}, true);
   t->val_fc2_b = add(&c, "value.fc2.b", 1, (int[]){1}, false);
+  if (a->survival) {
+    t->surv_w = add(&c, "survival.w", 4, (int[]){1, a->channels, 1, 1}, true);
+    t->surv_b = add(&c, "survival.b", 1, (int[]){1}, false);
+  }
   m->nparams = c.off;
   m->nstats = c.soff;
 }
@@ -217,6 +234,10 @@ static void carve(nn_tensors_t *t, int nconvs, float *base, float *stats) {
   FIX(t->val_fc1_b, base);
   FIX(t->val_fc2_w, base);
   FIX(t->val_fc2_b, base);
+  if (t->surv_w) { /* the head comes after the stem: a nonzero offset, NULL = no head */
+    FIX(t->surv_w, base);
+    FIX(t->surv_b, base);
+  }
 }
 
 int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
@@ -335,6 +356,7 @@ void nn_model_init(nn_model_t *m, uint64_t seed) {
   init_convbn(&m->p.val, &r);
   init_fc(m->p.val_fc1_w, m->p.val_fc1_b, a->value_hidden, a->value_channels * NN_HW, 2.0, &r);
   init_fc(m->p.val_fc2_w, m->p.val_fc2_b, 1, a->value_hidden, 1.0, &r);
+  if (m->p.surv_w) init_fc(m->p.surv_w, m->p.surv_b, 1, a->channels, 1.0, &r);
   m->fold.valid = false;
 }
 
@@ -357,6 +379,10 @@ void nn_model_grad_view(nn_model_t *view, const nn_model_t *m, float *grads) {
   float **fc[] = {&t->pol_fc_w, &t->pol_fc_b, &t->val_fc1_w, &t->val_fc1_b, &t->val_fc2_w,
                   &t->val_fc2_b};
   for (size_t i = 0; i < sizeof fc / sizeof fc[0]; i++) *fc[i] = grads + (*fc[i] - g0);
+  if (t->surv_w) {
+    t->surv_w = grads + (t->surv_w - g0);
+    t->surv_b = grads + (t->surv_b - g0);
+  }
   /* What the view must not touch: the folded weights and their scratch. */
   view->fold_mem = view->fold_tmp = NULL;
   view->fold.valid = false;

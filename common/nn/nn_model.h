@@ -5,7 +5,9 @@
  * blocks (conv-BN-ReLU-conv-BN, + skip, ReLU), of which those gpool_every names add a
  * global pooling bias between their two convs (nn_gpool_forward in nn_layers.h); policy
  * head 1x1 conv -> 2 channels, BN, ReLU, FC 180 -> 2086 (with bias); value head 1x1 conv
- * -> 1 channel, BN, ReLU, FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh.
+ * -> 1 channel, BN, ReLU, FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh;
+ * optionally (arch.survival) the survival head: 1x1 conv -> 1 channel with bias, no BN,
+ * one logit per square that the piece there survives to the end of its game.
  *
  * Parameters live in one flat float array carved into named tensors by a table (name,
  * shape, offset, whether L2 applies), in the order the weights file stores them. The
@@ -45,6 +47,7 @@ typedef struct {
   int gpool_every;     /* 0: no global pooling; k >= 1: every k-th block, counting from the
                         * last, pools (block b pools when (blocks - 1 - b) % k == 0), so
                         * k = 1 pools every block (nn_arch_pools) */
+  int survival;        /* 1: the per-piece survival head (nn_infer_survival), 0: none */
 } nn_arch_t;
 
 /* The standard architecture for B blocks of C channels: heads 2 and 1 channels, value
@@ -53,18 +56,24 @@ nn_arch_t nn_arch_make(int blocks, int channels);
 /* Presets "tiny" (2x16), "default" (6x64), "large" (10x128), or "BxC" for B blocks of C
  * channels within NN_MAX_BLOCKS and NN_MAX_CHANNELS. Global pooling: a preset with "-g"
  * ("tiny-g") or "BxCg" pools in every block, "BxCgK" in every K-th block counting from
- * the last (1 <= K <= NN_MAX_BLOCKS). Returns 0 or XQ_EINVAL (*out untouched). */
+ * the last (1 <= K <= NN_MAX_BLOCKS). The survival head: a trailing "s" ("tiny-s",
+ * "tiny-gs", "2x16s", "2x16gs", "2x16g2s"). Returns 0 or XQ_EINVAL (*out untouched). */
 int nn_arch_preset(const char *name, nn_arch_t *out);
 /* Whether block b (0..blocks-1) has a global pooling bias. */
 bool nn_arch_pools(const nn_arch_t *a, int b);
-/* Writes the "BxC[g[K]]" spelling of a (which nn_arch_preset reads back) into buf. */
+/* How to spell a network size, for the error messages of every command that takes one. */
+#define NN_ARCH_SPELLING                                                                   \
+  "tiny (2x16), default (6x64), large (10x128) or BxC such as 4x16; a g suffix adds "    \
+  "global pooling (tiny-g, 2x16g), an s suffix the survival head (tiny-s, 2x16gs)"
+/* Writes the "BxC[g[K]][s]" spelling of a (which nn_arch_preset reads back) into buf. */
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);
 /* Floats of parameters and of BN running statistics of an architecture (no allocation;
  * loaders check a file's sizes with it before allocating anything). */
 void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats);
-/* Forward multiply-adds per position (for benchmarks). */
+/* Forward multiply-adds per position as the search evaluates it (for benchmarks): the
+ * survival head, which the search never computes, is not counted. */
 double nn_arch_flops(const nn_arch_t *a);
 
 /* One row of the parameter table. */
@@ -100,6 +109,9 @@ typedef struct {
   float *val_fc1_b;                /* (hidden) */
   float *val_fc2_w;                /* (1, hidden) */
   float *val_fc2_b;                /* (1) */
+  float *surv_w;                   /* (1, C, 1, 1) survival head 1x1 conv, NULL without the
+                                    * head; L2 applies */
+  float *surv_b;                   /* (1) its bias (no BN: inference uses both as they are) */
 } nn_tensors_t;
 
 /* BN folded into the preceding conv: w' = w * g / sqrt(var + eps),
@@ -142,7 +154,9 @@ void nn_model_free(nn_model_t **m);
  * beta 0, running mean 0 and var 1. The value head's last layer uses std
  * sqrt(1 / fan_in). Global pooling weights start at zero and draw nothing from the
  * generator, so a pooling net starts as the same function, with the same weights
- * everywhere else, as the net without pooling of the same seed. Deterministic in seed. */
+ * everywhere else, as the net without pooling of the same seed. The survival head is
+ * drawn last (weight std sqrt(1 / C), bias 0), so a net with the head has the same tower,
+ * policy and value weights as the net without it of the same seed. Deterministic in seed. */
 void nn_model_init(nn_model_t *m, uint64_t seed);
 /* Fills *view as a gradient view of m: the same parameters, statistics and prepared
  * weights (shared, read by the view), but gradients in grads (m->nparams floats, owned by

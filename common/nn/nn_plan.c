@@ -36,6 +36,10 @@ static size_t layout(nn_plan_t *p, float *base) {
     TAKE(p->dvh, n * a->value_hidden);
     TAKE(p->dpy, n * a->policy_channels * NN_HW);
     TAKE(p->dvy, n * a->value_channels * NN_HW);
+    if (a->survival) {
+      TAKE(p->surv, n * NN_HW);
+      TAKE(p->dsurv, n * NN_HW);
+    }
     TAKE(p->dA, tower);
     TAKE(p->dB, tower);
     TAKE(p->dskip, tower);

@@ -47,12 +47,15 @@ typedef struct {
   float *vmean, *vvar;  /* (1) */
   float *vh;            /* (n, hidden) after FC1 and ReLU */
   float *value;         /* (n) tanh output */
+  float *surv;          /* (n, 90) survival logits, side to move's frame (training plans
+                         * only; NULL without the head) */
   /* gradients (training) */
   float *dlogits; /* (n, 2086) */
   float *dvalue;  /* (n) */
   float *dvh;     /* (n, hidden) */
   float *dpy;     /* (n, 2, 90) */
   float *dvy;     /* (n, 1, 90) */
+  float *dsurv;   /* (n, 90) gradient of the survival logits; NULL without the head */
   float *dA, *dB, *dskip; /* (n, C, 90) */
   float *mem;
   size_t mem_floats;

@@ -36,6 +36,8 @@ typedef struct {
   int32_t *pi_offset;     /* (max_n + 1) */
   nn_pi_entry_t *pi;      /* (max_n * max_pi) */
   float *z;               /* (max_n) */
+  uint8_t *surv_mask;     /* (max_n, 90) survival targets (nn_batch_t): a sample without */
+  uint8_t *surv_target;   /* (max_n, 90)  one has an all-zero mask */
 } nn_shard_t;
 
 /* Fills shard with the caller's items [lo, hi) of the batch (hi - lo <= shard->max_n) and

@@ -3,8 +3,10 @@
  * keeps it and the Batch message carries it (wire/sample.h converts it): the board (90
  * piece codes, absolute squares), side to move, no-capture counter, whether the position
  * occurred before in its game, the sparse search policy (policy indices from the side to
- * move's view) and the result z from the side to move's view. The trainer turns it into
- * exactly the input planes nn_encode would give for the position in its game.
+ * move's view), the result z from the side to move's view and the survival target: one
+ * bit per absolute square, set when the piece on it is still on the board at the end of
+ * the game (wherever it went), 12 bytes a sample. The trainer turns it into exactly the
+ * input planes nn_encode would give for the position in its game.
  */
 #ifndef XQ_TRAIN_SAMPLE_H
 #define XQ_TRAIN_SAMPLE_H
@@ -14,6 +16,8 @@
 
 #include "rules/board.h"
 #include "support/error.h"
+
+#define XQ_SURVIVE_BYTES 12 /* ceil(XQ_SQUARES / 8): the survival target's bitmask */
 
 typedef struct {
   uint8_t board[XQ_SQUARES];
@@ -26,18 +30,39 @@ typedef struct {
   float z;                            /* +1 win, 0 draw, -1 loss for the side to move */
   float q;                            /* root value of the search, side to move's view,
                                          clamped to [-1, 1] (a value-target option) */
+  bool has_survive;                   /* survive is set (records replayed by this build);
+                                         a Sample from the wire without it has none */
+  uint8_t survive[XQ_SURVIVE_BYTES];  /* bit s (byte s / 8, bit s % 8): the piece on
+                                         absolute square s survives to the end of the game
+                                         (the final board, however the game ended); 0 on
+                                         empty squares and past square 89; kings are 1 */
 } xq_sample_t;
 
-/* Mirrors a sample left-right (files a<->i), policy included. */
+/* Whether the piece on absolute square sq survives (the bit; has_survive not checked). */
+static inline bool xq_sample_survives(const xq_sample_t *s, int sq) {
+  return (s->survive[sq >> 3] >> (sq & 7)) & 1;
+}
+static inline void xq_sample_set_survives(xq_sample_t *s, int sq, bool on) {
+  if (on) s->survive[sq >> 3] |= (uint8_t)(1u << (sq & 7));
+  else s->survive[sq >> 3] &= (uint8_t)~(1u << (sq & 7));
+}
+
+/* Mirrors a sample left-right (files a<->i), policy and survival target included. */
 void xq_sample_mirror(xq_sample_t *s);
 /* Swaps the colours: the board turned 180 degrees with Red and Black exchanged and the
  * other side to move. The rules are symmetric under this, so it is the same position for
  * the mover: policy indices (side to move's view), z and q stay; only the input's colour
- * plane differs. */
+ * plane differs. The survival bits move with their pieces. */
 void xq_sample_colour_swap(xq_sample_t *s);
 /* Input planes (NN_INPUT_PLANES x 90) of the sample: the same as nn_encode of the
  * position in its game. */
 void xq_sample_encode(float *planes, const xq_sample_t *s);
+/* The survival target as the survival head is trained on it, squares in the frame of
+ * xq_sample_encode's planes (the side to move's view): mask (90) = 1 on the trained
+ * squares, the occupied ones but the two kings (they always survive: nothing to learn),
+ * all 0 when the sample has no target; target (90) = 1 where that piece survives.
+ * Returns the number of trained squares. */
+int xq_sample_survival(uint8_t *mask, uint8_t *target, const xq_sample_t *s);
 /* Sets pos to the sample's position (board, side, no-capture counter; no history), for
  * the legal-move mask (nn_encode_legal). The sample must be valid (from_proto checked
  * it). */

@@ -3,7 +3,9 @@
  * coordinator's ingest check: legal moves, visits only on legal moves, a result the rules
  * give), one sample per full-search position with its visit distribution, and z from the
  * result (or, for a game stopped by the length cap, from the material on the final
- * board).
+ * board), and the survival target: each piece is followed through the moves by an
+ * identity, so a sample's bit for a square says whether the piece there is still on the
+ * final board.
  */
 #include "train/targets.h"
 
@@ -68,8 +70,20 @@ int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t 
     return xq_err_set(eb, XQ_EFORMAT, "record: %d plies", rec->nplies);
   xq_pos_t *pos = malloc(sizeof *pos);
   if (!pos) return xq_err_set(eb, XQ_ENOMEM, "record: out of memory");
+  /* Piece identities: id[sq] names the piece on sq (1.. in start-position order, 0 =
+   * empty); a move carries its piece's id, a capture overwrites the victim's. ids[k]
+   * holds sample k's map until the end of the game says which ids survived. */
+  int most = cap < rec->nplies ? cap : rec->nplies; /* samples this call can keep */
+  size_t ncap = most > 0 ? (size_t)most : 0;
+  uint8_t id[XQ_SQUARES], (*ids)[XQ_SQUARES] = malloc((ncap + 1) * sizeof *ids);
+  if (!ids) {
+    free(pos);
+    return xq_err_set(eb, XQ_ENOMEM, "record: out of memory");
+  }
   int rc = xq_fen_parse(pos, rec->start_fen, eb);
   if (rc) goto out;
+  int nid = 0;
+  for (int sq = 0; sq < XQ_SQUARES; sq++) id[sq] = pos->board[sq] ? (uint8_t)++nid : 0;
   int n = 0;
   for (int i = 0; i < rec->nplies; i++) {
     const xq_record_ply_t *pl = &rec->plies[i];
@@ -112,6 +126,7 @@ int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t 
          * value is bounded like any target. */
         float q = pl->value;
         s->q = q >= -1.0f && q <= 1.0f ? q : q > 1.0f ? 1.0f : q < -1.0f ? -1.0f : 0.0f;
+        memcpy(ids[n], id, XQ_SQUARES);
       }
       n++;
     }
@@ -121,15 +136,26 @@ int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t 
     }
     if (pos->ply + 1 >= XQ_MAX_HISTORY) xq_pos_reset_history(pos);
     xq_pos_make(pos, pl->move);
+    id[xq_mv_to(pl->move)] = id[xq_mv_from(pl->move)];
+    id[xq_mv_from(pl->move)] = 0;
   }
   rc = check_result(rec, pos, eb);
   if (rc) goto out;
   int m = n < cap ? n : cap;
   xq_result_t result = rec->result;
   if (rec->reason == XQ_REASON_LENGTH_CAP) result = xq_material_result(pos->board, material_pawns);
-  for (int k = 0; k < m; k++) out[k].z = result_z(result, out[k].side);
+  bool alive[XQ_SQUARES + 1] = {false}; /* by id: on the final board */
+  for (int sq = 0; sq < XQ_SQUARES; sq++) alive[id[sq]] = id[sq] != 0;
+  for (int k = 0; k < m; k++) {
+    out[k].z = result_z(result, out[k].side);
+    out[k].has_survive = true;
+    memset(out[k].survive, 0, sizeof out[k].survive);
+    for (int sq = 0; sq < XQ_SQUARES; sq++)
+      if (ids[k][sq]) xq_sample_set_survives(&out[k], sq, alive[ids[k][sq]]);
+  }
   rc = m;
 out:
+  free(ids);
   free(pos);
   return rc;
 }

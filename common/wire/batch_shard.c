@@ -41,6 +41,8 @@ int xq_batch_shard_fill(void *ctx, int rank, int lo, int hi, nn_shard_t *shard) 
     }
     shard->pi_offset[n + 1] = off + s->npi;
     shard->z[n] = s->z;
+    xq_sample_survival(shard->surv_mask + (size_t)n * NN_HW,
+                       shard->surv_target + (size_t)n * NN_HW, s);
     n++;
   }
   return n;

@@ -1,7 +1,8 @@
 /*
  * batch_shard.h: the trainer's fill function for nn_train_pool: each pool thread decodes
  * its range of a Batch message's samples (validated by xq_sample_from_proto), encodes
- * their input planes and legal-move masks and copies their targets into its shard. A
+ * their input planes, legal-move masks and survival targets (xq_sample_survival) and
+ * copies their other targets into its shard. A
  * sample that fails validation is dropped and counted for its thread.
  *
  * Ownership: the caller owns the struct; xq_batch_shard_init allocates the per-thread

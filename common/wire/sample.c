@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rules/fen.h"
 #include "rules/policy_index.h"
@@ -28,6 +29,29 @@ void xq_sample_to_proto(Xqz__Sample *msg, const xq_sample_t *s, uint32_t *idx_sc
   msg->n_pi_prob = (size_t)s->npi;
   msg->pi_prob = prob_scratch;
   msg->z = s->z;
+  if (s->has_survive) {
+    msg->survive.data = (uint8_t *)s->survive;
+    msg->survive.len = XQ_SURVIVE_BYTES;
+  }
+}
+
+/* The survive field: absent (no target) or XQ_SURVIVE_BYTES bytes whose bits lie on the
+ * sample's pieces only (s->board already taken from the message). */
+static int survive_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb) {
+  s->has_survive = false;
+  memset(s->survive, 0, sizeof s->survive);
+  if (msg->survive.len == 0) return 0;
+  if (msg->survive.len != XQ_SURVIVE_BYTES || !msg->survive.data)
+    return xq_err_set(eb, XQ_EFORMAT, "sample: survive field has %zu bytes, expected %d (one "
+                      "bit per square) or none (no survival target)", msg->survive.len,
+                      XQ_SURVIVE_BYTES);
+  memcpy(s->survive, msg->survive.data, XQ_SURVIVE_BYTES);
+  for (int sq = 0; sq < 8 * XQ_SURVIVE_BYTES; sq++)
+    if (xq_sample_survives(s, sq) && (sq >= XQ_SQUARES || !s->board[sq]))
+      return xq_err_set(eb, XQ_EFORMAT, "sample: survive bit %d set on %s", sq,
+                        sq >= XQ_SQUARES ? "no square (the board has 90)" : "an empty square");
+  s->has_survive = true;
+  return 0;
 }
 
 int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb) {
@@ -71,6 +95,7 @@ int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb
   int rc = xq_sample_board_position(pos, s->board, (int)msg->side, (int)msg->rule60, &feb);
   free(pos);
   if (rc) return xq_err_set(eb, XQ_EFORMAT, "sample: impossible position: %s", feb.msg);
+  if ((rc = survive_from_proto(s, msg, eb))) return rc;
   s->side = (uint8_t)msg->side;
   s->rule60 = (uint16_t)msg->rule60;
   s->repeated = msg->repeated;

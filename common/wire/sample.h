@@ -13,9 +13,10 @@
 
 /* Conversions to and from the wire. to_proto points msg's arrays into scratch owned by
  * the caller (see the .c); from_proto validates every field (board codes, kings, indices,
- * probabilities) and returns XQ_EFORMAT with a reason on any problem. */
+ * probabilities, the survival target's length and bits) and returns XQ_EFORMAT with a
+ * reason on any problem. */
 int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb);
-/* Fills msg (initialised here) from s. msg's arrays point into s (board) and into the
+/* Fills msg (initialised here) from s. msg's arrays point into s (board, survive) and into the
  * caller's scratch: idx_scratch and prob_scratch hold at least s->npi entries and must
  * outlive msg's use (packing). Nothing is allocated; do not free msg's fields. */
 void xq_sample_to_proto(Xqz__Sample *msg, const xq_sample_t *s, uint32_t *idx_scratch,

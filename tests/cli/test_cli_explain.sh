@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_cli_explain.sh XQZ: `xqz explain` as a user runs it: one row per piece but the kings,
 # each piece's worth consistent with the two values it was computed from, removals that
-# would be illegal shown as such, and clear errors for a bad FEN or a missing net.
+# would be illegal shown as such, a survival net's per-piece survival probability in the
+# table and the JSON, and clear errors for a bad FEN or a missing net.
 set -u
 . "$(dirname "$0")/lib.sh"
 XQZ=$1
@@ -36,6 +37,36 @@ json=$("$XQZ" explain "$fen" --net "$dir/n.xqzn" --json 2>&1)
 check "blocking piece: removal flagged illegal" python3 -c '
 import json, sys
 d = json.loads(sys.argv[1]); assert d["pieces"] == [{"square": "d5", "piece": "N", "name": "horse", "colour": "red", "legal": False}], d' "$json"
+check "a net without the survival head says so and gives no survival" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); assert d["survival_head"] is False, d
+assert all("survival" not in p for p in d["pieces"]), d' "$json"
+check "table without the head has no survives column" test "$(grep -c survives <<<"$table")" -eq 0
+# A net with the survival head: each piece's probability of surviving, beside its worth,
+# in both outputs, Black to move too (the head answers in the mover's frame).
+"$XQZ" net init --size tiny-s --seed 5 --out "$dir/s.xqzn" >/dev/null 2>&1
+for pos in startpos "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"; do
+  json=$("$XQZ" explain "$pos" --net "$dir/s.xqzn" --json 2>&1); rc=$?
+  check "survival net ($pos): exits 0" test "$rc" -eq 0
+  check "survival net ($pos): a probability per piece, worth as before" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); v = d["value"]
+assert d["survival_head"] is True, d
+ps = d["pieces"]; assert len(ps) == 30, len(ps)
+for p in ps:
+    assert 0 < p["survival"] < 1, p
+    sign = 1 if p["colour"] == "red" else -1
+    assert abs(p["worth"] - sign * (v - p["value_without"])) < 1e-5, p
+assert len({round(p["survival"], 6) for p in ps}) > 1   # not one constant
+' "$json"
+done
+table=$("$XQZ" explain startpos --net "$dir/s.xqzn" 2>&1)
+check "survival net: table has the survives column" grep -q "^sq .*survives .*without" <<<"$table"
+check "survival net: table explains it" grep -q "^survives: the survival head's probability" <<<"$table"
+check "survival net: rows show a probability" test "$(grep -cE '^[a-i][0-9] +[A-Za-z] +[a-z]+ +0\.[0-9]{2} ' <<<"$table")" -eq 30
+# The JSON's probability of the rook on a0 is the table's, rounded.
+p=$("$XQZ" explain startpos --net "$dir/s.xqzn" --json | python3 -c 'import json,sys; print("%.2f" % [p for p in json.load(sys.stdin)["pieces"] if p["square"] == "a0"][0]["survival"])')
+check "survival net: table and JSON agree" grep -qE "^a0 +R +rook +$p " <<<"$table"
 err=$("$XQZ" explain "rnbakabnr/9/1c5c1/p1p1p1p1p w - - 0 1" --net "$dir/n.xqzn" 2>&1); rc=$?
 check "bad FEN: usage error" test "$rc" -eq 2
 check "bad FEN: says so" grep -q "bad FEN" <<<"$err"

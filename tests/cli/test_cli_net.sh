@@ -12,10 +12,19 @@ check "init reports the architecture" grep -q "2x16 net" <<<"$out"
 info=$("$XQZ" net info "$dir/a.xqzn" 2>&1); rc=$?
 check "info exits 0" test "$rc" -eq 0
 check "info says there is no global pooling" grep -q "global pooling: *none" <<<"$info"
+check "info says there is no survival head" grep -q "survival head: *none" <<<"$info"
+check "a plain net is written as format version 2 (older builds read it)" grep -q "format version: *2$" <<<"$info"
+out=$("$XQZ" net init --size tiny-gs --seed 3 --out "$dir/s.xqzn" 2>&1); rc=$?
+check "init of a survival net exits 0" test "$rc" -eq 0
+check "init names the survival architecture" grep -q "2x16gs net" <<<"$out"
+sinfo=$("$XQZ" net info "$dir/s.xqzn" 2>&1)
+check "info shows the survival head" grep -q "survival head: *yes" <<<"$sinfo"
+check "info shows format version 4" grep -q "format version: *4" <<<"$sinfo"
 out=$("$XQZ" net init --size tiny-g --seed 3 --out "$dir/g.xqzn" 2>&1); rc=$?
 check "init of a pooling net exits 0" test "$rc" -eq 0
 check "init names the pooling architecture" grep -q "2x16g net" <<<"$out"
 ginfo=$("$XQZ" net info "$dir/g.xqzn" 2>&1)
+check "a pooling net is written as format version 3" grep -q "format version: *3$" <<<"$ginfo"
 check "info shows the global pooling" grep -q "global pooling: *in every block (2x16g)" <<<"$ginfo"
 ginfo=$("$XQZ" net init --size 6x64g2 --out "$dir/g2.xqzn" >/dev/null 2>&1 && "$XQZ" net info "$dir/g2.xqzn" 2>&1)
 check "info shows every K-th block" grep -q "in the last block and every 2 blocks before it (6x64g2)" <<<"$ginfo"

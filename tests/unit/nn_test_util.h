@@ -42,6 +42,7 @@ typedef struct {
   int32_t *off;
   nn_pi_entry_t *pi;
   float *z;
+  uint8_t *surv_mask, *surv_target; /* NULL until tu_batch_add_survival */
 } tu_batch_t;
 
 static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, xq_rng_t *r) {
@@ -80,10 +81,28 @@ static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, x
     }
     t->z[s] = (float)((int)xq_rng_below(r, 3) - 1);
   }
-  t->b = (nn_batch_t){n, t->planes, t->mask, t->off, t->pi, t->z};
+  t->surv_mask = t->surv_target = NULL;
+  t->b = (nn_batch_t){n, t->planes, t->mask, t->off, t->pi, t->z, NULL, NULL};
+}
+
+/* Random survival targets for the batch: about a third of the squares trained, each
+ * surviving with probability 1/2, and sample 1 (when there is one) with none, as a
+ * sample without pieces to train has. */
+static inline void tu_batch_add_survival(tu_batch_t *t, xq_rng_t *r) {
+  size_t len = (size_t)t->b.n * NN_HW;
+  t->surv_mask = calloc(len, 1);
+  t->surv_target = calloc(len, 1);
+  for (size_t i = 0; i < len; i++) {
+    t->surv_mask[i] = i / NN_HW != 1 && xq_rng_below(r, 3) == 0;
+    t->surv_target[i] = t->surv_mask[i] && (xq_rng_next(r) & 1);
+  }
+  t->b.surv_mask = t->surv_mask;
+  t->b.surv_target = t->surv_target;
 }
 
 static inline void tu_batch_free(tu_batch_t *t) {
+  free(t->surv_mask);
+  free(t->surv_target);
   free(t->planes);
   free(t->mask);
   free(t->off);

@@ -1,6 +1,6 @@
 /*
  * test_nn_file.c: the .xqzn weights file and the .xqzc checkpoint: round trips (with and
- * without global pooling), one test per validation error, older format versions loading
+ * without global pooling, with the survival head), one test per validation error, older format versions loading
  * unchanged, a fuzz loop of mutated and truncated images that must all be rejected
  * without a crash, and a checkpoint that resumes training bit for bit.
  */
@@ -83,17 +83,23 @@ static void test_arch_names(void **state) {
   /* Global pooling: "-g" on a preset or "g" on BxC pools every block, "gK" every K-th. */
   static const struct {
     const char *name;
-    int blocks, channels, every;
+    int blocks, channels, every, survival;
     const char *canonical;
-  } pooled[] = {{"tiny-g", 2, 16, 1, "2x16g"}, {"default-g", 6, 64, 1, "6x64g"},
-                {"large-g", 10, 128, 1, "10x128g"}, {"2x16g", 2, 16, 1, "2x16g"},
-                {"6x64g2", 6, 64, 2, "6x64g2"}, {"4x16g40", 4, 16, 40, "4x16g40"},
-                {"tiny", 2, 16, 0, "2x16"}};
+  } pooled[] = {{"tiny-g", 2, 16, 1, 0, "2x16g"}, {"default-g", 6, 64, 1, 0, "6x64g"},
+                {"large-g", 10, 128, 1, 0, "10x128g"}, {"2x16g", 2, 16, 1, 0, "2x16g"},
+                {"6x64g2", 6, 64, 2, 0, "6x64g2"}, {"4x16g40", 4, 16, 40, 0, "4x16g40"},
+                {"tiny", 2, 16, 0, 0, "2x16"},
+                /* The survival head: a final "s", alone or after the pooling suffix. */
+                {"tiny-s", 2, 16, 0, 1, "2x16s"}, {"tiny-gs", 2, 16, 1, 1, "2x16gs"},
+                {"large-s", 10, 128, 0, 1, "10x128s"}, {"2x16s", 2, 16, 0, 1, "2x16s"},
+                {"2x16gs", 2, 16, 1, 1, "2x16gs"}, {"6x64g2s", 6, 64, 2, 1, "6x64g2s"},
+                {"0x8s", 0, 8, 0, 1, "0x8s"}};
   for (size_t i = 0; i < sizeof pooled / sizeof pooled[0]; i++) {
     assert_int_equal(nn_arch_preset(pooled[i].name, &a), 0);
     assert_int_equal(a.blocks, pooled[i].blocks);
     assert_int_equal(a.channels, pooled[i].channels);
     assert_int_equal(a.gpool_every, pooled[i].every);
+    assert_int_equal(a.survival, pooled[i].survival);
     char name[32];
     nn_arch_name(&a, name, sizeof name);
     assert_string_equal(name, pooled[i].canonical);
@@ -117,7 +123,9 @@ static void test_arch_names(void **state) {
                               "-1x16", "4x-16", "+4x16", "41x16", "4x513", "99999999999x16",
                               "4x99999999999", "Tiny", "tiny-G", "tiny-g2", "tinyg", "-g",
                               "tiny-g-g", "4x16G", "4x16g0", "4x16g02", "4x16g41", "4x16gg",
-                              "4x16g-1", "4x16g 2", "0x8g", "g", "4xg"};
+                              "4x16g-1", "4x16g 2", "0x8g", "g", "4xg", "tiny-sg", "tinys",
+                              "tiny-S", "tiny-s-g", "tiny--s", "4x16sg", "4x16ss", "4x16-s",
+                              "4x16S", "4x16s2", "4x16g0s", "s", "-s", "xs"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     a.blocks = -7;
     assert_int_equal(nn_arch_preset(bad[i], &a), XQ_EINVAL);
@@ -142,7 +150,8 @@ static void test_round_trip(void **state) {
   assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
   int rc = nn_file_load(path, &l, &got, &eb);
   if (rc) fail_msg("load: %s", eb.msg);
-  assert_int_equal(got.format_version, NN_FILE_VERSION);
+  /* A plain net is written as version 2, which builds from before pooling read. */
+  assert_int_equal(got.format_version, 2);
   assert_int_equal(got.campaign_id, 0xc0ffee0123456789ull);
   assert_int_equal(got.net_id, 0x1122334455667788ull);
   assert_int_equal(got.parent_id, 77);
@@ -181,10 +190,18 @@ static void expect_reject(const unsigned char *buf, size_t len, int want, const 
   assert_null(m);
 }
 
-/* The header CRC of a version-2 or 3 image: bytes 0..99 and 104..127. */
+/* The header CRC of a version-2, 3 or 4 image: bytes 0..99 and 104..127. */
 static void refresh_header_crc(unsigned char *b) {
   uint32_t c = xq_crc32(xq_crc32(0, b, 100), b + 104, 24);
   for (int i = 0; i < 4; i++) b[100 + i] = (unsigned char)(c >> (8 * i));
+}
+
+/* Rewrites an image of a net without the survival head as version 3 wrote it: version 3,
+ * no survival field (the bytes from 116 on reserved, zero), the same header CRC span. */
+static void make_version3(unsigned char *b) {
+  b[8] = 3;
+  memset(b + 116, 0, 12);
+  refresh_header_crc(b);
 }
 
 /* Rewrites an image of a net without pooling as version 2 wrote it: version 2, no global
@@ -233,7 +250,7 @@ static void test_round_trip_pooled(void **state) {
   xq_errbuf_t eb = {{0}};
   assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
   if (nn_file_load(path, &l, &got, &eb)) fail_msg("load: %s", eb.msg);
-  assert_int_equal(got.format_version, NN_FILE_VERSION);
+  assert_int_equal(got.format_version, 3); /* pooling, no survival head */
   assert_int_equal(got.arch.gpool_every, 1);
   assert_memory_equal(&got.arch, &m->arch, sizeof got.arch);
   assert_int_equal(l->nparams, m->nparams);
@@ -276,7 +293,7 @@ static void test_each_error(void **state) {
   expect_reject(b, len, XQ_EFORMAT, "bad magic");
   RESET();
   b[8] = NN_FILE_VERSION + 1;
-  expect_reject(b, len, XQ_EVERSION, "format version 4, this build reads versions 1 to 3: the"
+  expect_reject(b, len, XQ_EVERSION, "format version 5, this build reads versions 1 to 4: the"
                 " file was written by a newer xqzero, upgrade this one");
   RESET();
   b[8] = 0;
@@ -298,9 +315,18 @@ static void test_each_error(void **state) {
   refresh_header_crc(b);
   expect_reject(b, len, XQ_EFORMAT, "reserved header byte 112");
   RESET();
-  b[116] = 1; /* version 3: reserved from 116 */
+  make_version3(b);
+  b[116] = 1; /* version 3: the survival field's bytes were reserved */
   refresh_header_crc(b);
   expect_reject(b, len, XQ_EFORMAT, "reserved header byte 116");
+  RESET();
+  b[116] = 2; /* the survival field is 0 or 1 */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_ERANGE, "survival head 2");
+  RESET();
+  b[116] = 1; /* a net without the head claiming one: its payload is short */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "a 1x8s net has");
   RESET();
   b[50] ^= 1; /* net id, header CRC not updated */
   expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
@@ -423,6 +449,85 @@ static void test_version2_loads(void **state) {
   nn_model_free(&m);
 }
 
+/* A version-3 file (written before the survival head) loads as a net without the head,
+ * with the same parameters, and so does a checkpoint around one. */
+static void test_version3_loads(void **state) {
+  (void)state;
+  nn_model_t *m = small(6, 1), *l = NULL;
+  nn_file_meta_t meta = meta_of(12), got;
+  meta.campaign_id = 0xc0ffee;
+  unsigned char *buf;
+  size_t len;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_encode(&buf, &len, m, &meta, NULL), 0);
+  make_version3(buf);
+  int rc = nn_file_decode(&l, &got, buf, len, &eb);
+  if (rc) fail_msg("version 3 image: %s", eb.msg);
+  assert_int_equal(got.format_version, 3);
+  assert_int_equal(got.arch.survival, 0);
+  assert_int_equal(got.arch.gpool_every, 1);
+  assert_int_equal(got.campaign_id, 0xc0ffee);
+  assert_memory_equal(&got.arch, &m->arch, sizeof got.arch);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  assert_memory_equal(m->stats, l->stats, m->nstats * 4);
+  assert_null(l->p.surv_w);
+  nn_model_free(&l);
+  char path[300];
+  snprintf(path, sizeof path, "%s/v3.xqzc", tmpdir);
+  nn_sgd_t o = {.momentum = 0.9f}, oc = {0};
+  assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
+  o.step = 55;
+  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
+  downgrade_checkpoint(path, make_version3);
+  rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
+  if (rc) fail_msg("checkpoint with a version 3 image: %s", eb.msg);
+  assert_int_equal(got.format_version, 3);
+  assert_int_equal(oc.step, 55);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  free(buf);
+  nn_sgd_close(&o);
+  nn_sgd_close(&oc);
+  nn_model_free(&l);
+  nn_model_free(&m);
+}
+
+/* A net with the survival head keeps it through the file (its two tensors last in the
+ * table, so the rest of the payload is laid out as without it), and is refused where a
+ * net without the head is expected, naming the field. */
+static void test_round_trip_survival(void **state) {
+  (void)state;
+  char path[300];
+  snprintf(path, sizeof path, "%s/s.xqzn", tmpdir);
+  nn_arch_t a;
+  assert_int_equal(nn_arch_preset("1x8s", &a), 0);
+  nn_model_t *m = NULL, *l = NULL, *plain = tiny(4);
+  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
+  nn_model_init(m, 4);
+  for (size_t i = 0; i < m->nstats; i++) m->stats[i] = plain->stats[i];
+  assert_int_equal(m->nparams, plain->nparams + 8 + 1);
+  assert_string_equal(m->table[m->ntensors - 2].name, "survival.w");
+  assert_string_equal(m->table[m->ntensors - 1].name, "survival.b");
+  assert_true(m->table[m->ntensors - 2].decay);
+  assert_false(m->table[m->ntensors - 1].decay);
+  /* The same seed draws the same weights everywhere but the head. */
+  assert_memory_equal(m->params, plain->params, plain->nparams * 4);
+  m->p.surv_b[0] = 0.25f;
+  nn_file_meta_t meta = meta_of(13), got;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
+  if (nn_file_load(path, &l, &got, &eb)) fail_msg("load: %s", eb.msg);
+  assert_int_equal(got.format_version, 4);
+  assert_int_equal(got.arch.survival, 1);
+  assert_memory_equal(&got.arch, &m->arch, sizeof got.arch);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  assert_true(l->p.surv_b[0] == 0.25f);
+  assert_int_equal(nn_file_load_into(path, plain, NULL, &eb), XQ_EMISMATCH);
+  assert_non_null(strstr(eb.msg, "survival head 1, expected 0"));
+  nn_model_free(&m);
+  nn_model_free(&l);
+  nn_model_free(&plain);
+}
+
 static void test_fuzz_loader(void **state) {
   (void)state;
   nn_model_t *m = tiny(3);
@@ -437,17 +542,18 @@ static void test_fuzz_loader(void **state) {
   for (int t = 0; t < trials; t++) {
     memcpy(b, buf, len);
     size_t n = len;
+    size_t at = 0;
     int kind = (int)xq_rng_below(&r, 4);
     if (kind == 0) {
       n = (size_t)xq_rng_below(&r, len); /* truncation */
     } else if (kind == 1) { /* flip a few bits anywhere, often in the header */
       int flips = 1 + (int)xq_rng_below(&r, 4);
       for (int i = 0; i < flips; i++) {
-        size_t at = xq_rng_below(&r, 4) ? xq_rng_below(&r, NN_FILE_HEADER_SIZE) : xq_rng_below(&r, len);
-        b[at] ^= (unsigned char)(1u << xq_rng_below(&r, 8));
+        size_t pos = xq_rng_below(&r, 4) ? xq_rng_below(&r, NN_FILE_HEADER_SIZE) : xq_rng_below(&r, len);
+        b[pos] ^= (unsigned char)(1u << xq_rng_below(&r, 8));
       }
     } else if (kind == 2) { /* header field replaced by random bytes, header CRC fixed up */
-      size_t at = xq_rng_below(&r, 100);
+      at = xq_rng_below(&r, 100);
       b[at] = (unsigned char)xq_rng_next(&r);
       refresh_header_crc(b);
       if (at >= 48 && at < 80) continue; /* ids, step, time: any value is valid */
@@ -458,6 +564,13 @@ static void test_fuzz_loader(void **state) {
     nn_model_t *l = NULL;
     xq_errbuf_t eb = {{0}};
     int rc = nn_file_decode(&l, NULL, b, n, &eb);
+    if (rc == 0 && kind == 2 && at == 8 && b[8] >= NN_FILE_VERSION_MIN && b[8] <= NN_FILE_VERSION) {
+      /* An older version number: this net (no campaign id, pooling or survival head) has
+       * zeros in every field the older version lacks, so it reads as the same net. */
+      assert_memory_equal(l->params, m->params, m->nparams * 4);
+      nn_model_free(&l);
+      continue;
+    }
     if (rc == 0) {
       /* A mutation the format cannot see must not have changed the contents. */
       if (memcmp(b, buf, len) != 0 || n != len) fail_msg("mutation %d accepted (kind %d)", t, kind);
@@ -482,7 +595,7 @@ static void run_checkpoint_resume(int gpool_every) {
   tu_batch_t b1, b2;
   tu_batch_make(&b1, 4, 20, 3, &r);
   tu_batch_make(&b2, 4, 20, 3, &r);
-  nn_loss_cfg_t cfg = {1, 1, 1e-4f};
+  nn_loss_cfg_t cfg = {1, 1, 1e-4f, 1};
   nn_model_t *a = small(4, gpool_every), *c = NULL;
   nn_plan_t *p;
   assert_int_equal(nn_plan_new(&p, &a->arch, 4, true, NULL), 0);
@@ -553,6 +666,8 @@ int main(void) {
       cmocka_unit_test(test_each_error),
       cmocka_unit_test(test_version1_loads),
       cmocka_unit_test(test_version2_loads),
+      cmocka_unit_test(test_version3_loads),
+      cmocka_unit_test(test_round_trip_survival),
       cmocka_unit_test(test_fuzz_loader),
       cmocka_unit_test(test_checkpoint_resume),
       cmocka_unit_test(test_checkpoint_resume_pooled),

@@ -6,7 +6,9 @@
  * outputs. Our float32 numbers must match within 1e-4 relative, with an absolute floor
  * of 1e-4 of the tensor's largest magnitude (float32 rounding of near-zero entries).
  * tests/fixtures/nn_tiny_gpool_ref.bin is the same for tiny-g (global pooling in both
- * blocks), whose pooling weights the fixture gives ("param.<name>" records).
+ * blocks), whose pooling weights the fixture gives ("param.<name>" records), and
+ * tests/fixtures/nn_tiny_surv_ref.bin for tiny-s (the survival head: its targets, its
+ * training and eval-mode logits, the folded probabilities and its loss term).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,8 +148,24 @@ static void against_pytorch(const char *file, const char *size) {
   int32_t *off = malloc(((size_t)n + 1) * sizeof *off);
   for (int s = 0; s <= n; s++) off[s] = s * targets;
   for (int i = 0; i < n * targets; i++) ent[i] = (nn_pi_entry_t){(int32_t)pi->v[i], pp->v[i]};
-  nn_batch_t b = {n, pl->v, mask, off, ent, get("z")->v};
-  nn_loss_cfg_t lc = {cfg->v[3], cfg->v[4], cfg->v[5]};
+  nn_batch_t b = {n, pl->v, mask, off, ent, get("z")->v, NULL, NULL};
+  nn_loss_cfg_t lc = {cfg->v[3], cfg->v[4], cfg->v[5], a.survival ? cfg->v[9] : 0.0f};
+  uint8_t *smask = NULL, *starget = NULL;
+  if (a.survival) {
+    const rec_t *sm = get("surv_mask"), *st = get("surv_target");
+    assert_int_equal(sm->n, (uint32_t)n * NN_HW);
+    assert_int_equal(st->n, (uint32_t)n * NN_HW);
+    smask = malloc((size_t)n * NN_HW);
+    starget = malloc((size_t)n * NN_HW);
+    for (size_t i = 0; i < (size_t)n * NN_HW; i++) {
+      smask[i] = sm->v[i] != 0.0f;
+      starget[i] = st->v[i] != 0.0f;
+    }
+    b.surv_mask = smask;
+    b.surv_target = starget;
+  } else {
+    assert_null(find("surv_logits"));
+  }
   nn_plan_t *p;
   assert_int_equal(nn_plan_new(&p, &a, n, true, NULL), 0);
   nn_loss_t loss;
@@ -155,8 +173,12 @@ static void against_pytorch(const char *file, const char *size) {
   /* nn_backward consumed dlogits; the logits and values are still in the plan. */
   compare("logits", p->logits, 1, get("logits"));
   compare("value", p->value, 1, get("value"));
-  float lv[4] = {(float)loss.total, (float)loss.policy, (float)loss.value, (float)loss.l2};
-  compare("loss (total, policy, value, l2)", lv, 1, get("loss"));
+  float lv[5] = {(float)loss.total, (float)loss.policy, (float)loss.value, (float)loss.l2,
+                 (float)loss.survival};
+  const rec_t *lr = get("loss");
+  assert_int_equal(lr->n, a.survival ? 5 : 4);
+  compare("loss (total, policy, value, l2[, survival])", lv, 1, lr);
+  if (a.survival) compare("survival logits", p->surv, 1, get("surv_logits"));
   for (int t = 0; t < m->ntensors; t++) {
     const nn_param_info_t *ti = &m->table[t];
     char name[64];
@@ -171,6 +193,7 @@ static void against_pytorch(const char *file, const char *size) {
   nn_forward(p, m, b.planes, n, false);
   compare("eval logits (unfolded)", p->logits, 1, get("eval_logits"));
   compare("eval value (unfolded)", p->value, 1, get("eval_value"));
+  if (a.survival) compare("eval survival logits (unfolded)", p->surv, 1, get("eval_surv_logits"));
   nn_model_fold(m);
   nn_plan_t *ip;
   assert_int_equal(nn_plan_new(&ip, &a, n, false, NULL), 0);
@@ -178,10 +201,16 @@ static void against_pytorch(const char *file, const char *size) {
   nn_infer(NULL, val, ip, m, b.planes, mask, n);
   compare("eval logits (folded)", ip->logits, 1, get("eval_logits"));
   compare("eval value (folded)", val, 1, get("eval_value"));
+  if (a.survival) {
+    float surv[16 * NN_HW];
+    assert_true(n <= 16);
+    nn_infer_survival(surv, ip, m, n);
+    compare("eval survival (folded)", surv, 1, get("eval_surv"));
+  }
   nn_plan_free(&ip);
   nn_plan_free(&p);
   nn_model_free(&m);
-  free(mask), free(ent), free(off);
+  free(mask), free(ent), free(off), free(smask), free(starget);
 }
 
 /* Also the proof that a net without pooling computes what it did before pooling existed:
@@ -196,8 +225,14 @@ static void test_gpool_against_pytorch(void **state) {
   against_pytorch("nn_tiny_gpool_ref.bin", "tiny-g");
 }
 
+static void test_survival_against_pytorch(void **state) {
+  (void)state;
+  against_pytorch("nn_tiny_surv_ref.bin", "tiny-s");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_pytorch),
-                                     cmocka_unit_test(test_gpool_against_pytorch)};
+                                     cmocka_unit_test(test_gpool_against_pytorch),
+                                     cmocka_unit_test(test_survival_against_pytorch)};
   return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -1,6 +1,6 @@
 /*
  * test_nn_train.c: folded-BN inference equals the unfolded eval-mode forward (with and
- * without global pooling); running
+ * without global pooling, and the survival head's nn_infer_survival); running
  * statistics follow PyTorch's rule; the tiny net overfits a small fixed batch; the
  * learning-rate schedule; inference is independent of the batch it is evaluated in.
  */
@@ -64,6 +64,32 @@ static void run_fold_matches_eval(const char *size) {
     if (d > maxd) maxd = d;
   }
   if (maxd > 1e-5) fail_msg("folded and unfolded eval outputs differ by %.3g (> 1e-5)", maxd);
+  /* The survival head on request: sigmoid of the unfolded pass's logits, in (0, 1), and
+   * the same whichever kind of plan nn_infer ran in. */
+  float *surv = NULL, surv1[NN_HW];
+  if (m->arch.survival) {
+    surv = malloc((size_t)n * NN_HW * 4);
+    nn_infer_survival(surv, ip, m, n);
+    double sd = 0;
+    for (size_t i = 0; i < (size_t)n * NN_HW; i++) {
+      double want = 1.0 / (1.0 + exp(-(double)tp->surv[i]));
+      if (!(surv[i] > 0.0f && surv[i] < 1.0f)) fail_msg("survival %zu is %g", i, surv[i]);
+      if (fabs(surv[i] - want) > sd) sd = fabs(surv[i] - want);
+    }
+    if (sd > 1e-5) fail_msg("folded and unfolded survival differ by %.3g (> 1e-5)", sd);
+    nn_plan_t *tp2;
+    float *pol2 = malloc((size_t)n * NN_POLICY_SIZE * 4), *val2 = malloc((size_t)n * 4);
+    float *surv2 = malloc((size_t)n * NN_HW * 4);
+    assert_int_equal(nn_plan_new(&tp2, &m->arch, n, true, NULL), 0);
+    nn_infer(pol2, val2, tp2, m, tb.planes, tb.mask, n);
+    nn_infer_survival(surv2, tp2, m, n);
+    assert_memory_equal(surv, surv2, (size_t)n * NN_HW * 4);
+    free(pol2), free(val2), free(surv2);
+    nn_plan_free(&tp2);
+  } else {
+    assert_null(tp->surv);
+    assert_null(m->p.surv_w);
+  }
   /* The probabilities are a proper distribution over the legal moves. */
   for (int s = 0; s < n; s++) {
     double sum = 0;
@@ -81,7 +107,11 @@ static void run_fold_matches_eval(const char *size) {
   assert_true(fabs(val1 - val[3]) < 1e-6);
   for (int k = 0; k < NN_POLICY_SIZE; k++)
     assert_true(fabs(pol1[k] - pol[3 * NN_POLICY_SIZE + k]) < 1e-6);
-  free(pol), free(val);
+  if (surv) {
+    nn_infer_survival(surv1, ip, m, 1);
+    for (int k = 0; k < NN_HW; k++) assert_true(fabs(surv1[k] - surv[3 * NN_HW + k]) < 1e-6);
+  }
+  free(pol), free(val), free(surv);
   tu_batch_free(&tb);
   nn_plan_free(&tp);
   nn_plan_free(&ip);
@@ -99,6 +129,14 @@ static void test_fold_matches_eval(void **state) {
 static void test_fold_matches_eval_gpool(void **state) {
   (void)state;
   run_fold_matches_eval("tiny-g");
+}
+
+/* The survival head has no BN, so folding leaves it as it is; nn_infer_survival reads
+ * the tower output nn_infer leaves behind. With pooling too. */
+static void test_fold_matches_eval_survival(void **state) {
+  (void)state;
+  run_fold_matches_eval("tiny-s");
+  run_fold_matches_eval("tiny-gs");
 }
 
 static void test_running_stats(void **state) {
@@ -155,7 +193,7 @@ static void test_overfit(void **state) {
   nn_sgd_t opt = {.momentum = 0.9f, .nesterov = true};
   assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05,100:0.02", NULL), 0);
   assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
-  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f};
+  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f, 1.0f};
   nn_loss_t first, last;
   for (int step = 0; step < 150; step++) {
     nn_train_step(m, tp, &opt, &tb.b, &cfg, &last);
@@ -173,13 +211,47 @@ static void test_overfit(void **state) {
   nn_model_free(&m);
 }
 
+/* A survival net learns its survival targets on a small fixed batch: the head's loss
+ * falls from about log 2 well below it, in the same steps that fit the other heads. */
+static void test_overfit_survival(void **state) {
+  (void)state;
+  nn_model_t *m = sized_model("tiny-s", 15, false);
+  xq_rng_t r;
+  xq_rng_seed(&r, 17);
+  int n = 8;
+  tu_batch_t tb;
+  tu_batch_make(&tb, n, 20, 1, &r);
+  tu_batch_add_survival(&tb, &r);
+  nn_plan_t *tp;
+  assert_int_equal(nn_plan_new(&tp, &m->arch, n, true, NULL), 0);
+  nn_sgd_t opt = {.momentum = 0.9f, .nesterov = true};
+  assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05,100:0.02", NULL), 0);
+  assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
+  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f, 1.0f};
+  nn_loss_t first, last;
+  for (int step = 0; step < 150; step++) {
+    nn_train_step(m, tp, &opt, &tb.b, &cfg, &last);
+    if (step == 0) first = last;
+  }
+  printf("overfit survival: %.4f -> %.4f\n", first.survival, last.survival);
+  if (!(first.survival > 0.3 && last.survival < 0.1))
+    fail_msg("survival loss %.4f -> %.4f in 150 steps, expected to fall below 0.1",
+             first.survival, last.survival);
+  nn_sgd_close(&opt);
+  tu_batch_free(&tb);
+  nn_plan_free(&tp);
+  nn_model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_matches_eval),
       cmocka_unit_test(test_fold_matches_eval_gpool),
+      cmocka_unit_test(test_fold_matches_eval_survival),
       cmocka_unit_test(test_running_stats),
       cmocka_unit_test(test_lr_schedule),
       cmocka_unit_test(test_overfit),
+      cmocka_unit_test(test_overfit_survival),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
  * batch-norm running statistics after several steps); a fixed N is bit-for-bit
  * reproducible, also across a checkpoint; empty and rejected shards; bad thread counts.
  * The first two and the empty shard also with global pooling in both blocks (its weights' gradients are
- * per shard and summed with the rest).
+ * per shard and summed with the rest), and with the survival head (its loss is a sum of
+ * per-sample terms, so the shards need no new reduction).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,15 +25,18 @@
 #define BATCH 24
 #define TARGETS 4
 
-static const nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-4f};
+static const nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-4f, 1.0f};
 
 /* Global pooling in the nets model() makes: 0 (none) or 1 (every block). */
 static int gpool_every;
+/* The survival head in the nets model() makes, and survival targets in batch()'s. */
+static int survival;
 
 /* A tiny 2x8 net: small enough for many steps under the sanitizers. */
 static nn_model_t *model(uint64_t seed) {
   nn_arch_t a = nn_arch_make(2, 8);
   a.gpool_every = gpool_every;
+  a.survival = survival;
   nn_model_t *m;
   assert_int_equal(nn_model_new(&m, &a, NULL), 0);
   nn_model_init(m, seed);
@@ -80,6 +84,7 @@ static void batch(tu_batch_t *tb, int n, uint64_t seed) {
   tu_batch_make(tb, n, 20, TARGETS, &g);
   for (size_t i = 0; i < (size_t)n * NN_INPUT_PLANES * NN_HW; i++)
     tb->planes[i] += (float)(0.5 * xq_rng_uniform(&g));
+  if (survival) tu_batch_add_survival(tb, &g);
 }
 
 /* STEPS steps on STEPS different batches (the same for every run). */
@@ -126,6 +131,7 @@ static void test_one_thread_is_train_step(void **state) {
   assert_memory_equal(m->stats, r.m->stats, m->nstats * sizeof(float));
   assert_memory_equal(o.velocity, r.opt.velocity, o.n * sizeof(float));
   assert_true(ls.total == lp.total && ls.policy == lp.policy && ls.value == lp.value);
+  assert_true(ls.survival == lp.survival);
   assert_int_equal(o.step, r.opt.step);
   nn_plan_free(&plan);
   nn_sgd_close(&o);
@@ -248,6 +254,10 @@ static void test_empty_shard(void **state) {
            NN_POLICY_SIZE);
     memcpy(keep.pi + i * TARGETS, tb.pi + src * TARGETS, TARGETS * sizeof(nn_pi_entry_t));
     keep.z[i] = tb.z[src];
+    if (survival) {
+      memcpy(keep.surv_mask + (size_t)i * NN_HW, tb.surv_mask + (size_t)src * NN_HW, NN_HW);
+      memcpy(keep.surv_target + (size_t)i * NN_HW, tb.surv_target + (size_t)src * NN_HW, NN_HW);
+    }
   }
   run_t one;
   run_open(&one, 1);
@@ -295,6 +305,27 @@ static void test_pooled(void **state) {
   gpool_every = 0;
 }
 
+/* The same three with the survival head: its weights learn, its loss is reported. */
+static void test_survival(void **state) {
+  survival = 1;
+  test_one_thread_is_train_step(state);
+  test_threads_match_one(state);
+  test_empty_shard(state);
+  run_t r;
+  run_open(&r, 2);
+  nn_loss_t l;
+  run_steps(&r, &l);
+  nn_model_t *start = model(7);
+  assert_non_null(r.m->p.surv_w);
+  double moved = fabs(r.m->p.surv_b[0] - start->p.surv_b[0]);
+  for (int i = 0; i < 8; i++) moved += fabs(r.m->p.surv_w[i] - start->p.surv_w[i]);
+  if (!(moved > 1e-3)) fail_msg("the survival head moved by %.3g in %d steps", moved, STEPS);
+  if (!(l.survival > 0.1 && l.survival < 2.0)) fail_msg("survival loss %g", l.survival);
+  nn_model_free(&start);
+  run_close(&r);
+  survival = 0;
+}
+
 static void test_bad_thread_counts(void **state) {
   (void)state;
   nn_model_t *m = model(1);
@@ -321,6 +352,7 @@ int main(void) {
       cmocka_unit_test(test_empty_shard),
       cmocka_unit_test(test_bad_thread_counts),
       cmocka_unit_test(test_pooled),
+      cmocka_unit_test(test_survival),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * test_sample.c: compact training samples: made from game records of real random games
  * (their planes equal nn_encode of the replayed position), inconsistent records rejected
- * with reasons, mirror, the wire round trip and hostile wire samples.
+ * with reasons, mirror, the wire round trip and hostile wire samples; the survival target
+ * on a hand-made game, on random games, through mirror, colour swap and the wire.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -394,9 +395,22 @@ static void test_proto_roundtrip(void **state) {
     assert_memory_equal(t.pi_index, s[k].pi_index, (size_t)t.npi * sizeof t.pi_index[0]);
     assert_memory_equal(t.pi_prob, s[k].pi_prob, (size_t)t.npi * sizeof t.pi_prob[0]);
     assert_true(t.z == s[k].z);
+    assert_true(t.has_survive && s[k].has_survive);
+    assert_memory_equal(t.survive, s[k].survive, XQ_SURVIVE_BYTES);
     xqz__sample__free_unpacked(u, NULL);
     free(buf);
   }
+  /* A Sample without the field (an older coordinator's): no survival target. */
+  Xqz__Sample msg;
+  uint32_t idx[XQ_MAX_MOVES];
+  float prob[XQ_MAX_MOVES];
+  s[0].has_survive = false;
+  xq_sample_to_proto(&msg, &s[0], idx, prob);
+  assert_int_equal(msg.survive.len, 0);
+  xq_sample_t t;
+  memset(&t, 0xff, sizeof t);
+  assert_int_equal(xq_sample_from_proto(&t, &msg, NULL), 0);
+  assert_false(t.has_survive);
   free(s);
   xq_record_free(&r);
 }
@@ -413,6 +427,10 @@ static void expect_reject(int which, const char *what) {
   s.pi_index[1] = (uint16_t)xq_policy_index_for(xq_mv_make(xq_sq(1, 2), xq_sq(4, 2)), XQ_RED);
   s.pi_prob[0] = 0.25f;
   s.pi_prob[1] = 0.75f;
+  s.has_survive = true;
+  for (int sq = 0; sq < XQ_SQUARES; sq++) xq_sample_set_survives(&s, sq, s.board[sq] && sq % 3);
+  uint8_t survive[XQ_SURVIVE_BYTES + 1] = {0};
+  memcpy(survive, s.survive, XQ_SURVIVE_BYTES);
   Xqz__Sample msg;
   uint32_t idx[XQ_MAX_MOVES];
   float prob[XQ_MAX_MOVES];
@@ -420,6 +438,7 @@ static void expect_reject(int which, const char *what) {
   memcpy(board, s.board, XQ_SQUARES);
   xq_sample_to_proto(&msg, &s, idx, prob);
   msg.board.data = board;
+  msg.survive.data = survive;
   switch (which) {
     case 0: break; /* valid */
     case 1: msg.board.len = 89; break;
@@ -444,12 +463,18 @@ static void expect_reject(int which, const char *what) {
       break;
     case 17: prob[0] = -0.25f; prob[1] = 1.25f; break;
     case 18: msg.n_pi_index = msg.n_pi_prob = XQ_MAX_MOVES + 1; break;
+    case 19: msg.survive.len = XQ_SURVIVE_BYTES - 1; break;
+    case 20: msg.survive.len = XQ_SURVIVE_BYTES + 1; break;
+    case 21: survive[40 / 8] |= 1u << (40 % 8); break; /* e4: empty */
+    case 22: survive[XQ_SURVIVE_BYTES - 1] |= 0x80; break; /* bit 95: no square */
   }
   xq_sample_t t;
   xq_errbuf_t eb = {{0}};
   int rc = xq_sample_from_proto(&t, &msg, &eb);
   if (which == 0) {
     if (rc) fail_msg("valid sample rejected: %s", eb.msg);
+    assert_true(t.has_survive);
+    assert_memory_equal(t.survive, s.survive, XQ_SURVIVE_BYTES);
     return;
   }
   if (rc != XQ_EFORMAT) fail_msg("%s accepted", what);
@@ -464,7 +489,8 @@ static void test_hostile_proto(void **state) {
       "two red kings",  "no black king",    "side 2",         "rule60 121",
       "index 2086",     "NaN probability",  "sum 0.5",        "z 1.5",
       "z NaN",          "count mismatch",   "empty policy",   "unreachable square",
-      "mover can take king", "negative prob", "too many entries"};
+      "mover can take king", "negative prob", "too many entries", "survive 11 bytes",
+      "survive 13 bytes", "survive on empty square", "survive past square 89"};
   for (int i = 0; i < (int)(sizeof what / sizeof what[0]); i++) expect_reject(i, what[i]);
 }
 
@@ -511,6 +537,137 @@ static void test_material_adjudication(void **state) {
   free(s);
 }
 
+/* Plays the ICCS moves of a line from the start position into r, every ply full. */
+static void line_game(xq_game_record_t *r, const char *const *moves, int n) {
+  xq_pos_t *pos = malloc(sizeof *pos);
+  xq_pos_startpos(pos);
+  xq_record_reset(r, XQ_START_FEN, 7);
+  for (int i = 0; i < n; i++) {
+    xq_move_t m;
+    assert_int_equal(xq_move_parse_legal(pos, moves[i], &m, NULL), 0);
+    add_ply(r, pos, m, true);
+    xq_pos_make(pos, m);
+  }
+  r->result = XQ_RESULT_DRAW; /* stopped by the length cap: the end is the final board */
+  r->reason = XQ_REASON_LENGTH_CAP;
+  free(pos);
+}
+
+static int sq_of(const char *name) { return xq_sq(name[0] - 'a', name[1] - '0'); }
+
+/* The survival target of a hand-made game: Red's cannon takes the e6 pawn and is taken by
+ * the horse that went to g7. In every sample those two pieces (wherever they stand) are
+ * lost and every other piece survives, the horse too, though it moved twice. */
+static void test_survival_target(void **state) {
+  (void)state;
+  static const char *const line[] = {"h2e2", "h9g7", "e2e6", "g7e6"};
+  /* The squares of the two lost pieces in the position before each move. */
+  static const char *const lost[4][2] = {{"h2", "e6"}, {"e2", "e6"}, {"e2", "e6"}, {"e6", "e6"}};
+  xq_game_record_t r;
+  xq_record_init(&r);
+  line_game(&r, line, 4);
+  xq_sample_t *s = malloc(CAP * sizeof *s);
+  xq_errbuf_t eb = {{0}};
+  int n = xq_samples_from_record(&r, s, CAP, &eb);
+  if (n != 4) fail_msg("%d samples: %s", n, eb.msg);
+  for (int k = 0; k < 4; k++) {
+    assert_true(s[k].has_survive);
+    int pieces = 0, kept = 0;
+    for (int sq = 0; sq < XQ_SQUARES; sq++) {
+      bool want = s[k].board[sq] && sq != sq_of(lost[k][0]) && sq != sq_of(lost[k][1]);
+      if (xq_sample_survives(&s[k], sq) != want)
+        fail_msg("sample %d square %d: survives %d, expected %d", k, sq,
+                 xq_sample_survives(&s[k], sq), want);
+      pieces += s[k].board[sq] != 0;
+      kept += want;
+    }
+    assert_int_equal(pieces, k < 3 ? 32 : 31);
+    assert_int_equal(kept, 30); /* the final board's pieces */
+    for (int sq = 8 * XQ_SURVIVE_BYTES - 1; sq >= XQ_SQUARES; sq--)
+      assert_false(xq_sample_survives(&s[k], sq));
+    /* As trained: in the planes' frame (Black to move: turned 180 degrees), the kings left
+     * out, every other piece in; a trained square is a non-king piece plane's square. */
+    uint8_t mask[NN_HW], target[NN_HW];
+    static float planes[NN_INPUT_PLANES * NN_HW];
+    int trained = xq_sample_survival(mask, target, &s[k]);
+    assert_int_equal(trained, pieces - 2);
+    xq_sample_encode(planes, &s[k]);
+    for (int v = 0; v < NN_HW; v++) {
+      float piece = 0;
+      for (int p = 1; p < 14; p++)
+        if (p != 7) piece += planes[p * NN_HW + v];
+      assert_int_equal(mask[v], piece == 1.0f);
+      int sq = s[k].side == XQ_RED ? v : xq_sq_flip(v);
+      assert_int_equal(target[v], mask[v] && xq_sample_survives(&s[k], sq));
+    }
+    int lv = s[k].side == XQ_RED ? sq_of(lost[k][0]) : xq_sq_flip(sq_of(lost[k][0]));
+    assert_true(mask[lv] && !target[lv]);
+    int king = s[k].side == XQ_RED ? sq_of("e0") : xq_sq_flip(sq_of("e0"));
+    assert_false(mask[king]);
+  }
+  /* Mirror and colour swap move each bit with its piece: the cannon on h2 becomes the
+   * cannon on b2 (mirror), on b7 as Black's (swap of the mirror), still lost. */
+  xq_sample_t m = s[0];
+  xq_sample_mirror(&m);
+  assert_false(xq_sample_survives(&m, sq_of("b2")));
+  assert_true(xq_sample_survives(&m, sq_of("h2")));
+  assert_false(xq_sample_survives(&m, sq_of("e6")));
+  xq_sample_colour_swap(&m);
+  assert_false(xq_sample_survives(&m, sq_of("h7")));
+  assert_true(xq_sample_survives(&m, sq_of("b7")));
+  assert_false(xq_sample_survives(&m, sq_of("e3")));
+  assert_true(xq_sample_survives(&m, sq_of("e6")));
+  /* A sample without the target trains nothing. */
+  m.has_survive = false;
+  uint8_t mask[NN_HW], target[NN_HW];
+  assert_int_equal(xq_sample_survival(mask, target, &m), 0);
+  for (int v = 0; v < NN_HW; v++) assert_true(mask[v] == 0 && target[v] == 0);
+  free(s);
+  xq_record_free(&r);
+}
+
+/* On random games: every sample's set bits are exactly its pieces that reach the final
+ * board, so there are as many as the final board has pieces, all on occupied squares;
+ * mirror and colour swap carry each bit to its piece's new square, and a colour swap
+ * (the same position for the mover) trains the same squares on the same targets. */
+static void test_survival_random(void **state) {
+  (void)state;
+  xq_pos_t *pos = malloc(sizeof *pos);
+  for (int g = 0; g < 10; g++) {
+    xq_game_record_t r;
+    int n;
+    xq_sample_t *s = random_samples(&r, 150 + 20 * g, &n);
+    xq_pos_startpos(pos);
+    for (int i = 0; i < r.nplies; i++) xq_pos_make(pos, r.plies[i].move);
+    int final = 0;
+    for (int sq = 0; sq < XQ_SQUARES; sq++) final += pos->board[sq] != 0;
+    for (int k = 0; k < n; k++) {
+      int set = 0;
+      for (int sq = 0; sq < XQ_SQUARES; sq++) {
+        bool b = xq_sample_survives(&s[k], sq);
+        set += b;
+        if (b) assert_int_not_equal(s[k].board[sq], 0);
+      }
+      assert_int_equal(set, final);
+      xq_sample_t m = s[k], c = s[k];
+      xq_sample_mirror(&m);
+      xq_sample_colour_swap(&c);
+      uint8_t ma[NN_HW], ta[NN_HW], mc[NN_HW], tc[NN_HW];
+      xq_sample_survival(ma, ta, &s[k]);
+      xq_sample_survival(mc, tc, &c);
+      assert_memory_equal(ma, mc, NN_HW);
+      assert_memory_equal(ta, tc, NN_HW);
+      for (int sq = 0; sq < XQ_SQUARES; sq++) {
+        assert_int_equal(xq_sample_survives(&m, xq_sq_mirror(sq)), xq_sample_survives(&s[k], sq));
+        assert_int_equal(xq_sample_survives(&c, xq_sq_flip(sq)), xq_sample_survives(&s[k], sq));
+      }
+    }
+    free(s);
+    xq_record_free(&r);
+  }
+  free(pos);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_games),   cmocka_unit_test(test_repetition),
@@ -519,6 +676,8 @@ int main(void) {
       cmocka_unit_test(test_hostile_proto),  cmocka_unit_test(test_root_value),
       cmocka_unit_test(test_material_adjudication),
       cmocka_unit_test(test_colour_swap),
+      cmocka_unit_test(test_survival_target),
+      cmocka_unit_test(test_survival_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

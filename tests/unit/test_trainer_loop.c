@@ -10,7 +10,9 @@
  * coordinator of another protocol version stops the trainer with exit status 1. Two
  * batches are always requested ahead; across a coordinator restart with both in flight,
  * no batch is trained twice; a candidate upload without an Ack is uploaded again, and a
- * refusal is logged with its reason.
+ * refusal is logged with its reason. A best net with the survival head (tiny-s) trains on
+ * the samples' survival targets: its candidates keep the head and the progress line
+ * reports the survival loss, which a net without the head never does.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -45,6 +47,7 @@
 
 static xq_sample_t *samples;
 static int nsamples;
+static const char *best_size = "tiny"; /* the best net's architecture */
 static char endpoint[256], dir[256];
 static void *ctx, *router;
 
@@ -197,7 +200,7 @@ static void make_best_net(void) {
   nn_arch_t arch;
   nn_model_t *m = NULL;
   xq_errbuf_t eb = {{0}};
-  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
+  assert_int_equal(nn_arch_preset(best_size, &arch), 0);
   assert_int_equal(nn_model_new(&m, &arch, &eb), 0);
   nn_model_init(m, 9);
   nn_file_meta_t meta;
@@ -298,6 +301,7 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
       /* Trained on from the served tiny net, not a fresh net of the 6x64 default. */
       assert_int_equal(m->arch.blocks, 2);
       assert_int_equal(m->arch.channels, 16);
+      assert_int_equal(m->arch.survival, strcmp(best_size, "tiny-s") == 0);
       assert_true((int64_t)cn->step <= want_step);
       assert_int_equal(cn->step % 3, 0);
       if ((int64_t)cn->step == want_step) got = true;
@@ -541,6 +545,7 @@ static void test_trainer_loop(void **state) {
   snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
   unlink(path);
   snprintf(path, sizeof path, "%s/trainer.log", dir);
+  assert_false(log_has("training step=", "survival="));
   unlink(path);
   rmdir(dir);
   free(best_file);
@@ -549,7 +554,47 @@ static void test_trainer_loop(void **state) {
   free(samples);
 }
 
+/* From a best net with the survival head: three steps on samples that carry their
+ * survival targets, a candidate with the head, the survival loss in the progress log. */
+static void test_trainer_survival(void **state) {
+  (void)state;
+  nsamples = 0;
+  fetches = 0;
+  best_size = "tiny-s";
+  make_samples();
+  assert_true(samples[0].has_survive);
+  snprintf(dir, sizeof dir, "/tmp/xqz-trainer-test-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  ctx = zmq_ctx_new();
+  router = zmq_socket(ctx, ZMQ_ROUTER);
+  assert_int_equal(xq_wire_socket_setup(router), 0);
+  assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
+  size_t len = sizeof endpoint;
+  assert_int_equal(zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
+  make_best_net();
+  pid_t pid = spawn_trainer();
+  serve_until_candidate(0, 3);
+  stop_trainer(pid);
+  assert_int_equal(checkpoint_step(), 3);
+  assert_true(log_has("starting from the best net", "survival=1"));
+  assert_true(log_has("training step=3 ", " survival="));
+  char path[300];
+  snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/trainer.log", dir);
+  unlink(path);
+  rmdir(dir);
+  free(best_file);
+  zmq_close(router);
+  zmq_ctx_term(ctx);
+  free(samples);
+  best_size = "tiny";
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_trainer_loop)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_trainer_loop),
+                                     cmocka_unit_test(test_trainer_survival)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
