@@ -237,6 +237,30 @@ static void downgrade_checkpoint(const char *path, void (*make)(unsigned char *)
   free(img);
 }
 
+/* A checkpoint of m whose net image make() rewrote as format `version` wrote it loads,
+ * with that version, the optimiser's step and the same parameters. */
+static void check_old_checkpoint(const nn_model_t *m, const nn_file_meta_t *meta,
+                                 void (*make)(unsigned char *), int version, const char *name) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+  nn_sgd_t o = {.momentum = 0.9f}, oc = {0};
+  nn_model_t *l = NULL;
+  nn_file_meta_t got;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
+  o.step = 50 + version;
+  assert_int_equal(nn_checkpoint_save(path, m, meta, &o, &eb), 0);
+  downgrade_checkpoint(path, make);
+  if (nn_checkpoint_load(path, &l, &got, &oc, &eb))
+    fail_msg("checkpoint with a version %d image: %s", version, eb.msg);
+  assert_int_equal(got.format_version, version);
+  assert_int_equal(oc.step, 50 + version);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  nn_sgd_close(&o);
+  nn_sgd_close(&oc);
+  nn_model_free(&l);
+}
+
 /* A pooling net keeps its architecture and its pooling weights through the file, and
  * is refused where a net of the same BxC without pooling is expected. */
 static void test_round_trip_pooled(void **state) {
@@ -432,22 +456,8 @@ static void test_version2_loads(void **state) {
   assert_memory_equal(m->params, l->params, m->nparams * 4);
   assert_memory_equal(m->stats, l->stats, m->nstats * 4);
   nn_model_free(&l);
-  char path[300];
-  snprintf(path, sizeof path, "%s/v2.xqzc", tmpdir);
-  nn_sgd_t o = {.momentum = 0.9f}, oc = {0};
-  assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
-  o.step = 77;
-  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
-  downgrade_checkpoint(path, make_version2);
-  rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
-  if (rc) fail_msg("checkpoint with a version 2 image: %s", eb.msg);
-  assert_int_equal(got.format_version, 2);
-  assert_int_equal(oc.step, 77);
-  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  check_old_checkpoint(m, &meta, make_version2, 2, "v2.xqzc");
   free(buf);
-  nn_sgd_close(&o);
-  nn_sgd_close(&oc);
-  nn_model_free(&l);
   nn_model_free(&m);
 }
 
@@ -474,22 +484,8 @@ static void test_version3_loads(void **state) {
   assert_memory_equal(m->stats, l->stats, m->nstats * 4);
   assert_null(l->p.surv_w);
   nn_model_free(&l);
-  char path[300];
-  snprintf(path, sizeof path, "%s/v3.xqzc", tmpdir);
-  nn_sgd_t o = {.momentum = 0.9f}, oc = {0};
-  assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
-  o.step = 55;
-  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
-  downgrade_checkpoint(path, make_version3);
-  rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
-  if (rc) fail_msg("checkpoint with a version 3 image: %s", eb.msg);
-  assert_int_equal(got.format_version, 3);
-  assert_int_equal(oc.step, 55);
-  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  check_old_checkpoint(m, &meta, make_version3, 3, "v3.xqzc");
   free(buf);
-  nn_sgd_close(&o);
-  nn_sgd_close(&oc);
-  nn_model_free(&l);
   nn_model_free(&m);
 }
 
