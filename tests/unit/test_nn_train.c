@@ -179,6 +179,24 @@ static void test_lr_schedule(void **state) {
   assert_int_equal(nn_lr_parse(&s, "0:-1", &eb), XQ_EINVAL);
 }
 
+/* 150 steps of SGD (Nesterov momentum 0.9, lr 0.05 then 0.02 from step 100) on one fixed
+ * batch: the losses of the first step and of the last. */
+static void overfit_steps(nn_model_t *m, tu_batch_t *tb, nn_loss_t *first, nn_loss_t *last) {
+  nn_plan_t *tp;
+  assert_int_equal(nn_plan_new(&tp, &m->arch, tb->b.n, true, NULL), 0);
+  nn_sgd_t opt = {.momentum = 0.9f, .nesterov = true};
+  assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05,100:0.02", NULL), 0);
+  assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
+  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f, 1.0f};
+  for (int step = 0; step < 150; step++) {
+    nn_train_step(m, tp, &opt, &tb->b, &cfg, last);
+    if (step == 0) *first = *last;
+  }
+  assert_int_equal(opt.step, 150);
+  nn_sgd_close(&opt);
+  nn_plan_free(&tp);
+}
+
 static void test_overfit(void **state) {
   (void)state;
   nn_model_t *m = tiny_model(15, false);
@@ -188,26 +206,14 @@ static void test_overfit(void **state) {
   tu_batch_t tb;
   tu_batch_make(&tb, n, 20, 1, &r); /* one-hot targets: CE can go to 0 */
   for (int i = 0; i < n; i++) tb.z[i] = (i & 1) ? 0.8f : -0.8f;
-  nn_plan_t *tp;
-  assert_int_equal(nn_plan_new(&tp, &m->arch, n, true, NULL), 0);
-  nn_sgd_t opt = {.momentum = 0.9f, .nesterov = true};
-  assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05,100:0.02", NULL), 0);
-  assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
-  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f, 1.0f};
   nn_loss_t first, last;
-  for (int step = 0; step < 150; step++) {
-    nn_train_step(m, tp, &opt, &tb.b, &cfg, &last);
-    if (step == 0) first = last;
-  }
-  assert_int_equal(opt.step, 150);
+  overfit_steps(m, &tb, &first, &last);
   printf("overfit: loss %.4f -> %.4f (policy %.4f, value %.4f)\n", first.total, last.total,
          last.policy, last.value);
   if (!(last.policy + last.value < 0.05))
     fail_msg("tiny net did not overfit: policy %.4f value %.4f after 150 steps (from %.4f)",
              last.policy, last.value, first.total);
-  nn_sgd_close(&opt);
   tu_batch_free(&tb);
-  nn_plan_free(&tp);
   nn_model_free(&m);
 }
 
@@ -222,24 +228,13 @@ static void test_overfit_survival(void **state) {
   tu_batch_t tb;
   tu_batch_make(&tb, n, 20, 1, &r);
   tu_batch_add_survival(&tb, &r);
-  nn_plan_t *tp;
-  assert_int_equal(nn_plan_new(&tp, &m->arch, n, true, NULL), 0);
-  nn_sgd_t opt = {.momentum = 0.9f, .nesterov = true};
-  assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05,100:0.02", NULL), 0);
-  assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
-  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f, 1.0f};
   nn_loss_t first, last;
-  for (int step = 0; step < 150; step++) {
-    nn_train_step(m, tp, &opt, &tb.b, &cfg, &last);
-    if (step == 0) first = last;
-  }
+  overfit_steps(m, &tb, &first, &last);
   printf("overfit survival: %.4f -> %.4f\n", first.survival, last.survival);
   if (!(first.survival > 0.3 && last.survival < 0.1))
     fail_msg("survival loss %.4f -> %.4f in 150 steps, expected to fall below 0.1",
              first.survival, last.survival);
-  nn_sgd_close(&opt);
   tu_batch_free(&tb);
-  nn_plan_free(&tp);
   nn_model_free(&m);
 }
 
