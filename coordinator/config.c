@@ -84,8 +84,9 @@ static const crow_t ROWS[] = {
   {"http", T_STRING, O(http), "127.0.0.1:5580", SZ(http), 0, NULL,
    "HTTP endpoint HOST:PORT (dashboard, /metrics, /api/status); empty = off"},
   {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, NULL,
-   "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC (B blocks, C"
-   " channels); suffix g: global pooling (2x16g), s: survival head (2x16s; docs/network.md)"},
+   "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC (B blocks of C"
+   " channels); suffix g: global pooling, l: line convolutions, s: survival head (2x16ls;"
+   " docs/network.md)"},
   {"sims", T_INT, O(sims), "64", 1, 100000, NULL, "full-search simulations (policy targets)"},
   {"fast_sims", T_INT, O(fast_sims), "16", 1, 100000, NULL, "fast-search simulations"},
   {"full_frac", T_DOUBLE, O(full_frac), "0.25", 0, 1, NULL, "share of moves with a full search"},
@@ -390,10 +391,29 @@ static void print_value(const xqc_config_t *c, const crow_t *r, FILE *f) {
   }
 }
 
+/* Writes text as "; " comment lines of at most COMMENT_WIDTH bytes, broken at spaces (a
+ * longer word stands alone): inih reads at most INI_MAX_LINE (200) bytes a line, and the
+ * rest of a longer comment would be parsed as a setting. */
+enum { COMMENT_WIDTH = 96 };
+static void write_comment(FILE *f, const char *text) {
+  while (*text) {
+    size_t n = strlen(text);
+    if (n > COMMENT_WIDTH) {
+      n = COMMENT_WIDTH;
+      while (n > 0 && text[n] != ' ') n--;
+      if (n == 0) n = strcspn(text, " ");
+    }
+    fprintf(f, "; %.*s\n", (int)n, text);
+    text += n;
+    while (*text == ' ') text++;
+  }
+}
+
 int xqc_config_write(const xqc_config_t *c, FILE *f) {
   fprintf(f, "; xqzero campaign settings (xqz-coordinator --help lists them all)\n");
   for (int i = 0; i < NROWS; i++) {
-    fprintf(f, "; %s\n%s = ", ROWS[i].help, ROWS[i].name);
+    write_comment(f, ROWS[i].help);
+    fprintf(f, "%s = ", ROWS[i].name);
     print_value(c, &ROWS[i], f);
     fputc('\n', f);
   }

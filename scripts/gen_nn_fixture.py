@@ -14,6 +14,10 @@ replaces them with fixed random ones (GPOOL_STD) so their path carries gradient,
 records them as "param.<name>" for the C test to load. The max's gradient goes to the
 index max(dim) returns, the first maximum, as in xqzero.
 
+A net with line convolutions (--size tiny-l) gets the same treatment for its rank and
+file weights: in each block, a 1x9 and a 10x1 convolution without padding, whose outputs
+(one per rank, one per file) are added back along their lines.
+
 A net with the survival head (--size tiny-s) gets fixed survival targets (the squares of
 the input's non-king pieces trained, each kept or lost at random, one sample with none);
 its loss adds WS times the batch mean of each sample's mean binary cross-entropy, and the
@@ -27,6 +31,8 @@ Usage (Debian's torch lives under /usr/bin/python3):
         --out tests/fixtures/nn_tiny_gpool_ref.bin
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-s \
         --out tests/fixtures/nn_tiny_surv_ref.bin
+    /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-l \
+        --out tests/fixtures/nn_tiny_lines_ref.bin
 
 Fixture format: magic b"XQZFIX1\\0", then records until EOF, each: u32 name length,
 name (ASCII), u32 count, count little-endian float32 values.
@@ -52,7 +58,7 @@ N = 4       # batch size
 LEGAL = 30  # legal moves per sample
 TARGETS = 5 # pi entries per sample
 WP, WV, C_L2 = 1.0, 1.0, 1e-4
-GPOOL_STD = 0.2 # global pooling weights of the reference (xqzero starts them at zero)
+GPOOL_STD = 0.2 # global pooling and line weights of the reference (xqzero starts them at zero)
 WS = 0.8        # survival loss weight (survival nets only)
 
 
@@ -65,12 +71,13 @@ def read_xqzn(path):
     (pcrc,) = struct.unpack_from("<I", b, 96)
     (gpool_every,) = struct.unpack_from("<I", b, 112) if version >= 3 else (0,)
     (survival,) = struct.unpack_from("<I", b, 116) if version >= 4 else (0,)
+    (lines,) = struct.unpack_from("<I", b, 120) if version >= 5 else (0,)
     payload = b[hsize:]
     assert zlib.crc32(payload) == pcrc, "payload checksum"
     floats = np.frombuffer(payload, dtype="<f4")
     assert floats.size == nparams + nstats
     arch = dict(blocks=blocks, channels=ch, pch=pch, vch=vch, hidden=hidden,
-                gpool_every=gpool_every, survival=survival)
+                gpool_every=gpool_every, survival=survival, lines=lines)
     return arch, floats[:nparams].copy(), floats[nparams:].copy(), pcrc
 
 
@@ -104,6 +111,12 @@ class Net(nn.Module):
             if k and (self.blocks - 1 - b) % k == 0:
                 self.gpool_of[b] = len(self.gpool)
                 self.gpool.append(nn.Parameter(torch.zeros(c, 2 * c)))
+        # Line convolutions of every block: rank (C, C, 1, 9) and file (C, C, 10, 1).
+        self.lines = nn.ParameterList()
+        if a["lines"]:
+            for _ in range(self.blocks):
+                self.lines.append(nn.Parameter(torch.zeros(c, c, 1, 9)))
+                self.lines.append(nn.Parameter(torch.zeros(c, c, 10, 1)))
         # The survival head: a 1x1 conv C -> 1 with bias, no BN, one logit per square.
         self.surv = nn.Conv2d(c, 1, 1, bias=True) if a["survival"] else None
 
@@ -118,6 +131,9 @@ class Net(nn.Module):
             cb("block%d.conv1" % b, self.tower[1 + 2 * b])
             if b in self.gpool_of:
                 rows.append(("block%d.gpool.w" % b, self.gpool[self.gpool_of[b]], True))
+            if len(self.lines):
+                rows.append(("block%d.rank.w" % b, self.lines[2 * b], True))
+                rows.append(("block%d.file.w" % b, self.lines[2 * b + 1], True))
             cb("block%d.conv2" % b, self.tower[2 + 2 * b])
         cb("policy.conv", self.pol)
         rows += [("policy.fc.w", self.pol_fc.weight, True), ("policy.fc.b", self.pol_fc.bias, False)]
@@ -143,6 +159,8 @@ class Net(nn.Module):
             if b in self.gpool_of:
                 g = torch.cat([h.mean(dim=(2, 3)), h.flatten(2).max(dim=2).values], dim=1)
                 h = h + (g @ self.gpool[self.gpool_of[b]].t())[:, :, None, None]
+            if len(self.lines):  # (N, C, 10, 1) and (N, C, 1, 9), broadcast along the lines
+                h = h + F.conv2d(h, self.lines[2 * b]) + F.conv2d(h, self.lines[2 * b + 1])
             t = cbr(self.tower[2 + 2 * b], h, skip=t)
         p = cbr(self.pol, t).flatten(1)
         logits = self.pol_fc(p)
@@ -227,13 +245,13 @@ def main():
     load(net, params, stats)
     planes, mask, pi_idx, pi_p, z = make_inputs(np.random.RandomState(2024))
     grng = np.random.RandomState(7)
-    gpool_init = []
+    zero_started = []
     with torch.no_grad():
         for name, p, _ in net.table():
-            if ".gpool." in name:
+            if ".gpool." in name or ".rank." in name or ".file." in name:
                 gw = grng.normal(0.0, GPOOL_STD, p.shape).astype(np.float32)
                 p.copy_(torch.from_numpy(gw.astype(np.float64)))
-                gpool_init.append((name, gw))
+                zero_started.append((name, gw))
 
     x = torch.from_numpy(planes.astype(np.float64)).view(N, PLANES, 10, 9)
     net.train()
@@ -266,7 +284,7 @@ def main():
     if sl is not None:
         put("surv_mask", smask)
         put("surv_target", starget)
-    for name, gw in gpool_init:
+    for name, gw in zero_started:
         put("param." + name, gw)
     put("logits", logits.detach().numpy())
     put("value", v.detach().numpy())

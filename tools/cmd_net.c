@@ -22,7 +22,9 @@ static void net_usage(FILE *f) {
           "       xqz net info FILE\n\n"
           "SIZE is tiny (2x16), default (6x64), large (10x128) or BxC (e.g. 4x16); a g suffix\n"
           "adds global pooling to every block (tiny-g, 2x16g), gK to every K-th block from\n"
-          "the last (6x64g2); a final s adds the survival head (tiny-s, 2x16gs).\n"
+          "the last (6x64g2); an l suffix instead adds line convolutions (a rank and file\n"
+          "bias) to every block (tiny-l, 2x16l); a final s adds the survival head (tiny-s,\n"
+          "2x16gs, 2x16ls).\n"
           "docs/network.md explains the architectures.\n"
           "init writes a freshly initialised net (He-normal weights from seed S, default 1)\n"
           "atomically to FILE; its net id is ID (default: random), parent id 0, step 0.\n"
@@ -185,6 +187,8 @@ static int net_info(int argc, char **argv) {
       printf("global pooling:  in the last block and every %d blocks before it (%s)\n",
              meta.arch.gpool_every, name);
   }
+  printf("line convs:      %s\n", meta.arch.lines ? "in every block (rank and file bias, "
+                                  "docs/network.md)" : "none");
   printf("survival head:   %s\n", meta.arch.survival ? "yes (per-piece survival, docs/network.md)"
                                   : "none");
   printf("net id:          %016" PRIx64 "\n", meta.net_id);

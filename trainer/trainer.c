@@ -113,9 +113,9 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   if (t->o.size_given && memcmp(want, &t->m->arch, sizeof *want) != 0) {
     XQ_LOGW(COMP, "--size differs from the campaign's best net: training a fresh net of"
             " that size (its candidates play the current architecture in gating) size=%s"
-            " best_blocks=%d best_channels=%d best_gpool_every=%d best_survival=%d", t->o.size,
-            t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every,
-            t->m->arch.survival);
+            " best_blocks=%d best_channels=%d best_gpool_every=%d best_survival=%d best_lines=%d",
+            t->o.size, t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every,
+            t->m->arch.survival, t->m->arch.lines);
     nn_sgd_close(&t->opt);
     nn_model_free(&t->m);
     return fresh_net(t, want);
@@ -123,8 +123,9 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   t->best_net_id = id;
   t->opt.step = t->meta.step;
   XQ_LOGI(COMP, "starting from the best net net=%016llx step=%lld blocks=%d channels=%d"
-          " gpool_every=%d survival=%d", (unsigned long long)id, (long long)t->opt.step,
-          t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival);
+          " gpool_every=%d survival=%d lines=%d", (unsigned long long)id, (long long)t->opt.step,
+          t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival,
+          t->m->arch.lines);
   return 0;
 }
 

@@ -1,8 +1,8 @@
 /*
  * nn_backward.c: backpropagation through the heads and the residual tower, mirroring
  * nn_forward. Three tower-sized buffers suffice: dA (gradient of the current layer's
- * output), dB (of the block's inner activation, first with its global pooling bias if
- * the block pools, then without) and dskip (the gradient the skip connection carries to
+ * output), dB (of the block's inner activation, first with its global pooling or line
+ * bias if the block has one, then without) and dskip (the gradient the skip connection carries to
  * the block's input).
  */
 #include "nn/nn_backward.h"
@@ -13,6 +13,7 @@
 #include "nn/conv3x3.h"
 #include "nn/nn_forward.h"
 #include "nn/nn_layers.h"
+#include "nn/nn_lines.h"
 
 /* Backward through "y = relu(bn(z))" of a head: dy (gradient of y, overwritten) -> the
  * head's 1x1 conv -> accumulated into dt (gradient of the tower output). */
@@ -78,8 +79,11 @@ void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
     nn_relu_backward(p->dA, p->dA, p->y[l2], tower);
     memcpy(p->dskip, p->dA, tower * sizeof(float));
     conv_back(p, m, l2, p->dA, p->dB, nn_forward_conv_input(p, planes, l2), n);
-    if (p->gy[b]) /* dB: gradient of y1 + bias -> of y1 */
+    if (p->gy[b] && m->p.gpool_w[b]) /* dB: gradient of y1 + bias -> of y1 */
       nn_gpool_backward(p->dB, m->g.gpool_w[b], p->dB, p->y[l1], m->p.gpool_w[b], n, C, NN_HW);
+    else if (p->gy[b] && n > 0)
+      nn_lines_backward(p->dB, m->g.rank_w[b], m->g.file_w[b], p->scratch, p->dB, p->y[l1],
+                        m->p.rank_w[b], m->p.file_w[b], n, C);
     nn_relu_backward(p->dB, p->dB, p->y[l1], tower);
     conv_back(p, m, l1, p->dB, p->dA, p->y[l1 - 1], n);
     for (size_t i = 0; i < tower; i++) p->dA[i] += p->dskip[i];

@@ -7,6 +7,7 @@
 
 #include "nn/conv3x3.h"
 #include "nn/nn_layers.h"
+#include "nn/nn_lines.h"
 #include "nn/nn_loss.h"
 
 /* The heads from the tower output t (n, C, 90), once py and vy are computed. */
@@ -38,6 +39,7 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
     /* Global pooling reads the block's inner activation after BN and ReLU, so folding
      * BN into the convs leaves it unchanged. */
     if (m->p.gpool_w[b]) nn_gpool_forward(tmp, tmp, m->p.gpool_w[b], n, C, NN_HW);
+    if (m->p.rank_w[b]) nn_lines_forward(tmp, p->scratch, tmp, m->p.rank_w[b], m->p.file_w[b], n, C);
     /* The block's output overwrites its input, which is also the residual. */
     nn_conv3x3_forward(cur, p->scratch, tmp, m->fold.tower_wp[l2], m->fold.tower_b[l2], cur,
                        true, n, C, C);
@@ -101,8 +103,12 @@ void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool tr
     if (n > 0) /* an empty shard still takes part in every reduction */
       nn_conv3x3_forward(p->z[l], p->scratch, x, m->prepared[l], NULL, NULL, false, n, cin, C);
     bn_apply(p, p->y[l], p->bn_mean[l], p->bn_var[l], p->z[l], &m->p.tower[l], skip, train, n);
-    if (l % 2 == 1 && p->gy[l / 2] && n > 0)
-      nn_gpool_forward(p->gy[l / 2], p->y[l], m->p.gpool_w[l / 2], n, C, NN_HW);
+    int b = l / 2;
+    if (l % 2 == 1 && p->gy[b] && n > 0) {
+      if (m->p.gpool_w[b]) nn_gpool_forward(p->gy[b], p->y[l], m->p.gpool_w[b], n, C, NN_HW);
+      else
+        nn_lines_forward(p->gy[b], p->scratch, p->y[l], m->p.rank_w[b], m->p.file_w[b], n, C);
+    }
   }
   const float *t = p->y[m->nconvs - 1];
   nn_conv1x1_forward(p->pz, t, m->p.pol.w, NULL, false, n, C, a->policy_channels, NN_HW);

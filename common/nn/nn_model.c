@@ -14,7 +14,7 @@
 #include "support/rng.h"
 
 nn_arch_t nn_arch_make(int blocks, int channels) {
-  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0, 0};
+  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0, 0, 0};
   return a;
 }
 
@@ -25,17 +25,18 @@ bool nn_arch_pools(const nn_arch_t *a, int b) {
 
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n) {
   const char *s = a->survival ? "s" : "";
-  if (a->gpool_every == 0) snprintf(buf, n, "%dx%d%s", a->blocks, a->channels, s);
+  if (a->lines) snprintf(buf, n, "%dx%dl%s", a->blocks, a->channels, s);
+  else if (a->gpool_every == 0) snprintf(buf, n, "%dx%d%s", a->blocks, a->channels, s);
   else if (a->gpool_every == 1) snprintf(buf, n, "%dx%dg%s", a->blocks, a->channels, s);
   else snprintf(buf, n, "%dx%dg%d%s", a->blocks, a->channels, a->gpool_every, s);
 }
 
 /* "BxC", e.g. "4x16": B residual blocks of C channels, both in range, optionally
- * followed by "g" (every block pools) or "gK" (every K-th block from the last pools),
- * then optionally by "s" (the survival head); anything else is rejected (no signs,
- * spaces, leading zeros in K or trailing text). */
+ * followed by "g" (every block pools), "gK" (every K-th block from the last pools) or "l"
+ * (line convolutions in every block), then optionally by "s" (the survival head);
+ * anything else is rejected (no signs, spaces, leading zeros in K or trailing text). */
 static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
-  int b = 0, c = 0, k = 0, i = 0, surv = 0;
+  int b = 0, c = 0, k = 0, i = 0, surv = 0, lines = 0;
   if (name[i] < '0' || name[i] > '9') return XQ_EINVAL;
   while (name[i] >= '0' && name[i] <= '9' && b <= NN_MAX_BLOCKS) b = 10 * b + (name[i++] - '0');
   if (name[i++] != 'x' || name[i] < '0' || name[i] > '9') return XQ_EINVAL;
@@ -47,6 +48,9 @@ static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
       k = 0;
       while (name[i] >= '0' && name[i] <= '9' && k <= NN_MAX_BLOCKS) k = 10 * k + (name[i++] - '0');
     }
+  } else if (name[i] == 'l') {
+    lines = 1;
+    i++;
   }
   if (name[i] == 's') {
     surv = 1;
@@ -54,10 +58,11 @@ static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
   }
   if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS || k > NN_MAX_BLOCKS)
     return XQ_EINVAL;
-  if (k > 0 && b == 0) return XQ_EINVAL; /* no block to pool in */
+  if ((k > 0 || lines) && b == 0) return XQ_EINVAL; /* no block to pool in or line */
   *out = nn_arch_make(b, c);
   out->gpool_every = k;
   out->survival = surv;
+  out->lines = lines;
   return 0;
 }
 
@@ -66,16 +71,18 @@ int nn_arch_preset(const char *name, nn_arch_t *out) {
     const char *name;
     int blocks, channels;
   } presets[] = {{"tiny", 2, 16}, {"default", 6, 64}, {"large", 10, 128}};
-  /* A preset's suffixes; suffix i pools when bit 0 is set, has the head when bit 1 is. */
-  static const char *const suffixes[] = {"", "-g", "-s", "-gs"};
+  /* A preset's suffixes; suffix k pools when bit 0 is set, has the head when bit 1 is,
+   * has line convolutions when bit 2 is. */
+  static const char *const suffixes[] = {"", "-g", "-s", "-gs", "-l", NULL, "-ls", NULL};
   for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
     size_t len = strlen(presets[i].name);
     if (strncmp(name, presets[i].name, len)) continue;
-    for (int k = 0; k < 4; k++) {
-      if (strcmp(name + len, suffixes[k])) continue;
+    for (int k = 0; k < 8; k++) {
+      if (!suffixes[k] || strcmp(name + len, suffixes[k])) continue;
       *out = nn_arch_make(presets[i].blocks, presets[i].channels);
       out->gpool_every = k & 1;
-      out->survival = k >> 1;
+      out->survival = (k >> 1) & 1;
+      out->lines = k >> 2;
       return 0;
     }
   }
@@ -100,6 +107,13 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
                       a->gpool_every, NN_MAX_BLOCKS);
   if (a->survival != 0 && a->survival != 1)
     return xq_err_set(eb, XQ_ERANGE, "survival head %d, expected 0 or 1", a->survival);
+  if (a->lines != 0 && a->lines != 1)
+    return xq_err_set(eb, XQ_ERANGE, "line convolutions %d, expected 0 or 1", a->lines);
+  if (a->lines && a->gpool_every)
+    return xq_err_set(eb, XQ_ERANGE, "line convolutions and global pooling together; "
+                      "a net has one or the other");
+  if (a->lines && a->blocks == 0)
+    return xq_err_set(eb, XQ_ERANGE, "line convolutions without a block to put them in");
   return 0;
 }
 
@@ -115,6 +129,7 @@ void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
   size_t p = c * NN_INPUT_PLANES * 9 + 2 * c;                /* stem */
   p += (convs - 1) * (c * c * 9 + 2 * c);                     /* tower */
   p += (size_t)pooling_blocks(a) * 2 * c * c;                 /* global pooling biases */
+  if (a->lines) p += (size_t)a->blocks * c * c * NN_LINE_TAPS;  /* rank and file biases */
   p += pc * c + 2 * pc + (size_t)NN_POLICY_SIZE * (pc * NN_HW + 1); /* policy head */
   p += vc * c + 2 * vc + h * (vc * NN_HW + 1) + h + 1;        /* value head */
   if (a->survival) p += c + 1;                                /* survival head */
@@ -126,6 +141,7 @@ double nn_arch_flops(const nn_arch_t *a) {
   double c = a->channels, hw = NN_HW;
   double f = hw * 9 * NN_INPUT_PLANES * c + 2.0 * a->blocks * hw * 9 * c * c;
   f += pooling_blocks(a) * (2.0 * c * c + 2.0 * hw * c); /* FC, and pooling + broadcast */
+  if (a->lines) f += a->blocks * (2.0 * hw * c * c + 2.0 * hw * c); /* lines + broadcast */
   f += hw * c * (a->policy_channels + a->value_channels);
   f += (double)a->policy_channels * hw * NN_POLICY_SIZE;
   f += (double)a->value_channels * hw * a->value_hidden + a->value_hidden;
@@ -187,6 +203,12 @@ static void build_table(nn_model_t *m, nn_tensors_t *t) {
       snprintf(prefix, sizeof prefix, "block%d.gpool.w", b);
       t->gpool_w[b] = add(&c, prefix, 2, (int[]){a->channels, 2 * a->channels}, true);
     }
+    if (a->lines) {
+      snprintf(prefix, sizeof prefix, "block%d.rank.w", b);
+      t->rank_w[b] = add(&c, prefix, 4, (int[]){a->channels, a->channels, 1, 9}, true);
+      snprintf(prefix, sizeof prefix, "block%d.file.w", b);
+      t->file_w[b] = add(&c, prefix, 4, (int[]){a->channels, a->channels, 10, 1}, true);
+    }
     snprintf(prefix, sizeof prefix, "block%d.conv2", b);
     add_convbn(&c, &t->tower[2 + 2 * b], prefix, a->channels, a->channels, 3);
   }
@@ -224,8 +246,13 @@ static void fix_convbn(nn_convbn_t *cb, float *base, float *stats) {
 /* Turns the offsets recorded in t into pointers into base (and stats, may be NULL). */
 static void carve(nn_tensors_t *t, int nconvs, float *base, float *stats) {
   for (int i = 0; i < nconvs; i++) fix_convbn(&t->tower[i], base, stats);
-  for (int b = 0; b < (nconvs - 1) / 2; b++) /* offset 0 is the stem's: NULL = no pooling */
+  for (int b = 0; b < (nconvs - 1) / 2; b++) { /* offset 0 is the stem's: NULL = none */
     if (t->gpool_w[b]) FIX(t->gpool_w[b], base);
+    if (t->rank_w[b]) {
+      FIX(t->rank_w[b], base);
+      FIX(t->file_w[b], base);
+    }
+  }
   fix_convbn(&t->pol, base, stats);
   fix_convbn(&t->val, base, stats);
   FIX(t->pol_fc_w, base);
@@ -348,9 +375,14 @@ void nn_model_init(nn_model_t *m, uint64_t seed) {
   /* Zero pooling weights: the bias starts at 0 and grows only as the gradient (nonzero
    * from the first step: db * g) asks, and the rest of the net is drawn exactly as
    * without pooling (see the header). */
-  for (int b = 0; b < a->blocks; b++)
-    if (m->p.gpool_w[b])
-      memset(m->p.gpool_w[b], 0, 2 * (size_t)a->channels * a->channels * sizeof(float));
+  size_t cc = (size_t)a->channels * a->channels;
+  for (int b = 0; b < a->blocks; b++) {
+    if (m->p.gpool_w[b]) memset(m->p.gpool_w[b], 0, 2 * cc * sizeof(float));
+    if (m->p.rank_w[b]) { /* the same for the rank and file biases */
+      memset(m->p.rank_w[b], 0, 9 * cc * sizeof(float));
+      memset(m->p.file_w[b], 0, 10 * cc * sizeof(float));
+    }
+  }
   init_convbn(&m->p.pol, &r);
   init_fc(m->p.pol_fc_w, m->p.pol_fc_b, NN_POLICY_SIZE, a->policy_channels * NN_HW, 2.0, &r);
   init_convbn(&m->p.val, &r);
@@ -372,8 +404,13 @@ void nn_model_grad_view(nn_model_t *view, const nn_model_t *m, float *grads) {
   const float *g0 = m->grads;
   nn_tensors_t *t = &view->g;
   for (int i = 0; i < m->nconvs; i++) rebase_convbn(&t->tower[i], g0, grads);
-  for (int b = 0; b < m->arch.blocks; b++)
+  for (int b = 0; b < m->arch.blocks; b++) {
     if (t->gpool_w[b]) t->gpool_w[b] = grads + (t->gpool_w[b] - g0);
+    if (t->rank_w[b]) {
+      t->rank_w[b] = grads + (t->rank_w[b] - g0);
+      t->file_w[b] = grads + (t->file_w[b] - g0);
+    }
+  }
   rebase_convbn(&t->pol, g0, grads);
   rebase_convbn(&t->val, g0, grads);
   float **fc[] = {&t->pol_fc_w, &t->pol_fc_b, &t->val_fc1_w, &t->val_fc1_b, &t->val_fc2_w,

@@ -3,7 +3,8 @@
  *
  * Architecture (docs/network.md): 3x3 conv stem (no bias) + BN + ReLU; `blocks` residual
  * blocks (conv-BN-ReLU-conv-BN, + skip, ReLU), of which those gpool_every names add a
- * global pooling bias between their two convs (nn_gpool_forward in nn_layers.h); policy
+ * global pooling bias between their two convs (nn_gpool_forward in nn_layers.h), or, in a
+ * net with line convolutions, every block adds its rank and file bias there (nn_lines.h); policy
  * head 1x1 conv -> 2 channels, BN, ReLU, FC 180 -> 2086 (with bias); value head 1x1 conv
  * -> 1 channel, BN, ReLU, FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh;
  * optionally (arch.survival) the survival head: 1x1 conv -> 1 channel with bias, no BN,
@@ -30,11 +31,12 @@
 #define NN_INPUT_VERSION 1
 #define NN_POLICY_SIZE 2086 /* == XQ_POLICY_SIZE */
 #define NN_HW 90
+#define NN_LINE_TAPS 19 /* 9 squares of a rank + 10 of a file: line weights per channel pair */
 #define NN_MAX_BLOCKS 40
 #define NN_MAX_CHANNELS 512
 #define NN_MAX_HIDDEN 1024
 #define NN_MAX_CONVS (1 + 2 * NN_MAX_BLOCKS)
-#define NN_MAX_TENSORS (3 * NN_MAX_CONVS + NN_MAX_BLOCKS + 16)
+#define NN_MAX_TENSORS (3 * NN_MAX_CONVS + 2 * NN_MAX_BLOCKS + 16)
 #define NN_BN_EPS 1e-5f
 #define NN_BN_MOMENTUM 0.1f
 
@@ -48,6 +50,8 @@ typedef struct {
                         * last, pools (block b pools when (blocks - 1 - b) % k == 0), so
                         * k = 1 pools every block (nn_arch_pools) */
   int survival;        /* 1: the per-piece survival head (nn_infer_survival), 0: none */
+  int lines;           /* 1: every block has a rank and file bias (nn_lines.h), 0: none;
+                        * not together with global pooling */
 } nn_arch_t;
 
 /* The standard architecture for B blocks of C channels: heads 2 and 1 channels, value
@@ -56,16 +60,18 @@ nn_arch_t nn_arch_make(int blocks, int channels);
 /* Presets "tiny" (2x16), "default" (6x64), "large" (10x128), or "BxC" for B blocks of C
  * channels within NN_MAX_BLOCKS and NN_MAX_CHANNELS. Global pooling: a preset with "-g"
  * ("tiny-g") or "BxCg" pools in every block, "BxCgK" in every K-th block counting from
- * the last (1 <= K <= NN_MAX_BLOCKS). The survival head: a trailing "s" ("tiny-s",
- * "tiny-gs", "2x16s", "2x16gs", "2x16g2s"). Returns 0 or XQ_EINVAL (*out untouched). */
+ * the last (1 <= K <= NN_MAX_BLOCKS). Line convolutions in every block: "-l" ("tiny-l")
+ * or "BxCl", in place of the pooling suffix. The survival head: a trailing "s" ("tiny-s",
+ * "tiny-gs", "tiny-ls", "2x16s", "2x16gs", "2x16g2s", "2x16ls"). Returns 0 or XQ_EINVAL
+ * (*out untouched). */
 int nn_arch_preset(const char *name, nn_arch_t *out);
 /* Whether block b (0..blocks-1) has a global pooling bias. */
 bool nn_arch_pools(const nn_arch_t *a, int b);
 /* How to spell a network size, for the error messages of every command that takes one. */
 #define NN_ARCH_SPELLING                                                                   \
-  "tiny (2x16), default (6x64), large (10x128) or BxC such as 4x16; a g suffix adds "    \
-  "global pooling (tiny-g, 2x16g), an s suffix the survival head (tiny-s, 2x16gs)"
-/* Writes the "BxC[g[K]][s]" spelling of a (which nn_arch_preset reads back) into buf. */
+  "tiny (2x16), default (6x64), large (10x128) or BxC such as 4x16, then g (global "      \
+  "pooling) or l (line convolutions), then s (survival head): tiny-g, 2x16l, 2x16gs"
+/* Writes the "BxC[g[K]|l][s]" spelling of a (which nn_arch_preset reads back) into buf. */
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);
@@ -101,6 +107,8 @@ typedef struct {
   nn_convbn_t tower[NN_MAX_CONVS]; /* [0] stem; block b: [1 + 2b], [2 + 2b] */
   float *gpool_w[NN_MAX_BLOCKS];   /* (C, 2C) global pooling bias of block b, NULL when
                                     * the block does not pool; L2 applies */
+  float *rank_w[NN_MAX_BLOCKS];    /* (C, C, 1, 9) and (C, C, 10, 1): block b's rank and */
+  float *file_w[NN_MAX_BLOCKS];    /* file bias (nn_lines.h), NULL without lines; L2 applies */
   nn_convbn_t pol;                 /* policy 1x1 conv: w (2, C, 1, 1) */
   float *pol_fc_w;                 /* (2086, 180) */
   float *pol_fc_b;                 /* (2086) */
@@ -152,9 +160,9 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb);
 void nn_model_free(nn_model_t **m);
 /* He-normal conv and FC weights (std sqrt(2 / fan_in)), FC biases 0, BN gamma 1 and
  * beta 0, running mean 0 and var 1. The value head's last layer uses std
- * sqrt(1 / fan_in). Global pooling weights start at zero and draw nothing from the
- * generator, so a pooling net starts as the same function, with the same weights
- * everywhere else, as the net without pooling of the same seed. The survival head is
+ * sqrt(1 / fan_in). Global pooling and line weights start at zero and draw nothing from
+ * the generator, so a pooling (or line) net starts as the same function, with the same weights
+ * everywhere else, as the net without them of the same seed. The survival head is
  * drawn last (weight std sqrt(1 / C), bias 0), so a net with the head has the same tower,
  * policy and value weights as the net without it of the same seed. Deterministic in seed. */
 void nn_model_init(nn_model_t *m, uint64_t seed);

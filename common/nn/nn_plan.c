@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nn/conv3x3.h"
+#include "nn/nn_lines.h"
 
 /* Walks the layout twice: once to count (base NULL), once to assign pointers. */
 static size_t layout(nn_plan_t *p, float *base) {
@@ -19,7 +20,10 @@ static size_t layout(nn_plan_t *p, float *base) {
   } while (0)
   size_t s1 = nn_conv3x3_scratch_floats(p->max_n, NN_INPUT_PLANES, a->channels);
   size_t s2 = nn_conv3x3_scratch_floats(p->max_n, a->channels, a->channels);
-  TAKE(p->scratch, s1 > s2 ? s1 : s2);
+  if (s2 < s1) s2 = s1;
+  /* The line bias runs between two convs, so it borrows their scratch. */
+  size_t s3 = a->lines ? nn_lines_scratch_floats(p->max_n, a->channels) : 0;
+  TAKE(p->scratch, s3 > s2 ? s3 : s2);
   if (p->training) {
     for (int l = 0; l < nconvs; l++) {
       TAKE(p->z[l], tower);
@@ -28,7 +32,7 @@ static size_t layout(nn_plan_t *p, float *base) {
       TAKE(p->bn_var[l], C);
     }
     for (int b = 0; b < a->blocks; b++)
-      if (nn_arch_pools(a, b)) TAKE(p->gy[b], tower);
+      if (nn_arch_pools(a, b) || a->lines) TAKE(p->gy[b], tower);
     TAKE(p->pz, n * a->policy_channels * NN_HW);
     TAKE(p->vz, n * a->value_channels * NN_HW);
     TAKE(p->dlogits, n * NN_POLICY_SIZE);

@@ -26,7 +26,7 @@ typedef struct {
    * shard's training forward does not prepare the 3x3 weights (the pool does, once)
    * and only rank 0 updates the running statistics. */
   nn_reduce_t *reduce;
-  float *scratch; /* conv3x3 scratch for max_n */
+  float *scratch; /* conv3x3 scratch for max_n, also the line bias's (nn_lines.h) */
   /* inference tower */
   float *act[2]; /* (n, C, 90) */
   /* training tower caches, per 3x3 conv l (0 stem; block b: 1+2b, 2+2b) */
@@ -34,9 +34,10 @@ typedef struct {
   float *y[NN_MAX_CONVS];       /* (n, C, 90) after BN (+ skip), ReLU */
   float *bn_mean[NN_MAX_CONVS]; /* (C) batch mean */
   float *bn_var[NN_MAX_CONVS];  /* (C) batch variance (biased) */
-  float *gy[NN_MAX_BLOCKS];     /* (n, C, 90) a pooling block's y[1 + 2b] plus its global
-                                 * pooling bias, the input of its second conv; NULL in
-                                 * blocks without pooling and in inference plans */
+  float *gy[NN_MAX_BLOCKS];     /* (n, C, 90) a pooling (or line) block's y[1 + 2b] plus
+                                 * its global pooling (or rank and file) bias, the input of
+                                 * its second conv; NULL in blocks without either and in
+                                 * inference plans */
   /* heads */
   float *pz;            /* (n, 2, 90) policy 1x1 conv output before BN (training) */
   float *py;            /* (n, 2, 90) after BN, ReLU */

@@ -50,14 +50,15 @@ def select(run, k):
     return [nets[i] for i in idx]
 
 
-def best_at(run, minute):
-    """The last net promoted at or before minute (None: the run's last), and its minute."""
+def best_at(run, minute, step=None):
+    """The last net promoted at or before minute (None: the run's last), or trained for at
+    most step steps (net 1 has none), and its minute."""
     with open(os.path.join(run, "run.json")) as f:
         t0 = json.load(f)["t0"]
     best = None
     for d in promotions(run):
         m = (d["time"] - t0) / 60.0
-        if minute is None or m <= minute:
+        if (minute is None or m <= minute) and (step is None or d.get("step", 0) <= step):
             best = (d, m)
     return best
 
@@ -306,7 +307,10 @@ def main(argv):
             print(d["net"], os.path.join(run, "campaign", "nets", d["net"] + ".xqzn"))
         return 0
     if argv[1] == "at":
-        best = best_at(run, float(argv[3]) if len(argv) > 3 else None)
+        if len(argv) > 4 and argv[3] == "--step":
+            best = best_at(run, None, int(argv[4]))
+        else:
+            best = best_at(run, float(argv[3]) if len(argv) > 3 else None)
         if best is None:
             sys.stderr.write("learning_report.py: %s has no promoted net\n" % run)
             return 1

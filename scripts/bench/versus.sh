@@ -8,6 +8,8 @@
 # usage: scripts/bench/versus.sh RUN_A RUN_B [--minute M] [--games N] [--sims S]
 #          [--search-a puct|gumbel] [--search-b puct|gumbel]
 #   --minute M   compare the nets promoted by minute M of each run (default: each run's last)
+#   --step S     compare instead the last nets of at most S training steps: learning per
+#                step, where --minute gives learning per minute
 #   --games N    games, a multiple of 4 (two halves of pairs in parallel, on alternate
 #                openings of the ladder's; default 100)
 #   --sims S     simulations per move (default 200, as the ladder)
@@ -21,10 +23,11 @@ cd "$(dirname "$0")/../.."
 [ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 run_a=$1 run_b=$2
 shift 2
-minute="" games=100 sims=200 kind_a=net kind_b=net
+minute="" step="" games=100 sims=200 kind_a=net kind_b=net
 while [ $# -gt 0 ]; do
   case "$1" in
     --minute) minute=$2; shift 2 ;;
+    --step) step=$2; shift 2 ;;
     --search-a|--search-b)
       case "$2" in puct) k=net ;; gumbel) k=gnet ;;
         *) echo "versus.sh: $1 takes puct or gumbel, not '$2'" >&2; exit 2 ;; esac
@@ -35,7 +38,10 @@ while [ $# -gt 0 ]; do
     *) echo "versus.sh: unknown option '$1' (see the top of $0)" >&2; exit 2 ;;
   esac
 done
-for v in "$games" "$sims" ${minute:+"$minute"}; do
+if [ -n "$minute" ] && [ -n "$step" ]; then
+  echo "versus.sh: --minute and --step pick the nets two ways; give one" >&2; exit 2
+fi
+for v in "$games" "$sims" ${minute:+"$minute"} ${step:+"$step"}; do
   case "$v" in ''|*[!0-9]*) echo "versus.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
 done
 if [ $((games % 4)) -ne 0 ] || [ "$games" -le 0 ]; then
@@ -53,8 +59,9 @@ if [ -z "${XQZ:-}" ]; then
   xqz_build_release build-bench
   XQZ="build-bench/tools/xqz"
 fi
-read -r net_a file_a min_a < <(python3 scripts/bench/learning_report.py at "$run_a" ${minute:+"$minute"})
-read -r net_b file_b min_b < <(python3 scripts/bench/learning_report.py at "$run_b" ${minute:+"$minute"})
+pick=(${minute:+"$minute"} ${step:+--step "$step"})
+read -r net_a file_a min_a < <(python3 scripts/bench/learning_report.py at "$run_a" "${pick[@]}")
+read -r net_b file_b min_b < <(python3 scripts/bench/learning_report.py at "$run_b" "${pick[@]}")
 echo "== A: $run_a net ${net_a:0:8} (promoted at $min_a min)"
 echo "== B: $run_b net ${net_b:0:8} (promoted at $min_b min)"
 echo "== $games games, $sims simulations per move, no noise, two halves in parallel"

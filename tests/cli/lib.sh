@@ -59,7 +59,8 @@ stop_and_report() {
   rm -rf "$dir"
 }
 # fake_learning_run DIR XQZ: a learning run directory (scripts/bench/learning.sh) with two
-# promoted tiny nets, a1 at minute 0 and b2 at minute 10, and a rejected c3 without a file.
+# promoted tiny nets, a1 at minute 0 and b2 at minute 10 (step 1000), and a rejected c3
+# without a file.
 fake_learning_run() {
   local r=$1 xqz=$2
   mkdir -p "$r/campaign/nets"
@@ -68,7 +69,7 @@ fake_learning_run() {
   "$xqz" net init --size tiny --seed 2 --out "$r/campaign/nets/00000000000000b2.xqzn" >/dev/null
   {
     echo '{"net":"00000000000000a1","promoted":true,"first":true,"time":1000}'
-    echo '{"net":"00000000000000b2","promoted":true,"time":1600}'
+    echo '{"net":"00000000000000b2","promoted":true,"step":1000,"time":1600}'
     echo '{"net":"00000000000000c3","promoted":false,"time":1700}'
   } >"$r/campaign/promotions.log"
 }

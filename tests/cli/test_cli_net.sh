@@ -28,6 +28,15 @@ check "a pooling net is written as format version 3" grep -q "format version: *3
 check "info shows the global pooling" grep -q "global pooling: *in every block (2x16g)" <<<"$ginfo"
 ginfo=$("$XQZ" net init --size 6x64g2 --out "$dir/g2.xqzn" >/dev/null 2>&1 && "$XQZ" net info "$dir/g2.xqzn" 2>&1)
 check "info shows every K-th block" grep -q "in the last block and every 2 blocks before it (6x64g2)" <<<"$ginfo"
+check "info says there are no line convolutions" grep -q "line convs: *none" <<<"$info"
+out=$("$XQZ" net init --size tiny-l --seed 3 --out "$dir/l.xqzn" 2>&1); rc=$?
+check "init of a line net exits 0" test "$rc" -eq 0
+check "init names the line architecture" grep -q "2x16l net" <<<"$out"
+linfo=$("$XQZ" net info "$dir/l.xqzn" 2>&1)
+check "a line net is written as format version 5" grep -q "format version: *5$" <<<"$linfo"
+check "info shows the line convolutions" grep -q "line convs: *in every block" <<<"$linfo"
+"$XQZ" net init --size tiny-gl --out "$dir/gl.xqzn" >/dev/null 2>&1; rc=$?
+check "pooling and lines together exits 2" test "$rc" -eq 2
 "$XQZ" net init --size tiny-gg --out "$dir/c.xqzn" >/dev/null 2>&1; rc=$?
 check "malformed pooling spelling exits 2" test "$rc" -eq 2
 check "info shows the id" grep -q "net id: *000000000000002a" <<<"$info"

@@ -79,6 +79,9 @@ check "status prints one screen with the worker" screen_ok
 # --campaign DIR finds the coordinator through it.
 check "campaign.ini records the router in use" grep -qx "router = $router" "$dir/camp/campaign.ini"
 check "and the pub in use" grep -qx "pub = tcp://127.0.0.1:$pubport" "$dir/camp/campaign.ini"
+# inih reads at most 200 bytes a line: the help comments are wrapped to fit.
+check "no campaign.ini line is longer than inih reads" test -z "$(awk 'length > 98' "$dir/camp/campaign.ini")"
+check "the net_size help is there, wrapped" grep -q "^; .*line convolutions" "$dir/camp/campaign.ini"
 check "and the endpoint recording is logged" grep -q "recorded the endpoints in use in campaign.ini router=$router" "$dir/coord.log"
 by_campaign() {
   "$XQZ" status --campaign "$dir/camp" >"$dir/bycamp.out" 2>&1 &&

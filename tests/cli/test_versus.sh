@@ -20,6 +20,12 @@ assert r["score"] == 0.5, r   # the same net on both sides, on paired openings
 ' "$out"
 out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --games 4 --sims 4 2>/dev/null)
 check "default: each run's last promoted net" grep -q "B: .* net 00000000 (promoted at 10.0 min)" <<<"$out"
+out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --step 999 --games 4 --sims 4 2>/dev/null)
+check "--step 999: the net of fewer steps, net 1" grep -q "A: .* net 00000000 (promoted at 0.0 min)" <<<"$out"
+out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --step 1000 --games 4 --sims 4 2>/dev/null)
+check "--step 1000: the net of 1000 steps" grep -q "B: .* net 00000000 (promoted at 10.0 min)" <<<"$out"
+"$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --step 5 --minute 5 >/dev/null 2>"$dir/err"; rc=$?
+check "--step with --minute refused" bash -c "[ $rc -eq 2 ] && grep -q 'give one' '$dir/err'"
 out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/a" --games 4 --sims 8 --search-a gumbel 2>"$dir/err"); rc=$?
 check "one run against itself, Gumbel root against PUCT, exits 0" test "$rc" -eq 0
 check "says which search each side plays" grep -q "A plays gnet:, B plays net:" <<<"$out"

@@ -19,6 +19,20 @@ static inline void tu_fill(float *x, size_t n, xq_rng_t *r, float scale) {
   for (size_t i = 0; i < n; i++) x[i] = (float)(scale * xq_rng_normal(r));
 }
 
+/* Draws random weights (std scale) for a net's block biases, which start at zero: global
+ * pooling, and rank and file (nn_lines.h), so their paths carry gradient from the first
+ * step. Draws nothing for a net without them. */
+static inline void tu_fill_block_biases(nn_model_t *m, xq_rng_t *r, float scale) {
+  size_t cc = (size_t)m->arch.channels * m->arch.channels;
+  for (int b = 0; b < m->arch.blocks; b++) {
+    if (m->p.gpool_w[b]) tu_fill(m->p.gpool_w[b], 2 * cc, r, scale);
+    if (m->p.rank_w[b]) {
+      tu_fill(m->p.rank_w[b], 9 * cc, r, scale);
+      tu_fill(m->p.file_w[b], 10 * cc, r, scale);
+    }
+  }
+}
+
 /* Fills values away from 0 (|x| >= 0.2) so a ReLU kink is never crossed by a probe. */
 static inline void tu_fill_away(float *x, size_t n, xq_rng_t *r) {
   for (size_t i = 0; i < n; i++) {

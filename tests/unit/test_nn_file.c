@@ -83,23 +83,27 @@ static void test_arch_names(void **state) {
   /* Global pooling: "-g" on a preset or "g" on BxC pools every block, "gK" every K-th. */
   static const struct {
     const char *name;
-    int blocks, channels, every, survival;
+    int blocks, channels, every, survival, lines;
     const char *canonical;
-  } pooled[] = {{"tiny-g", 2, 16, 1, 0, "2x16g"}, {"default-g", 6, 64, 1, 0, "6x64g"},
-                {"large-g", 10, 128, 1, 0, "10x128g"}, {"2x16g", 2, 16, 1, 0, "2x16g"},
-                {"6x64g2", 6, 64, 2, 0, "6x64g2"}, {"4x16g40", 4, 16, 40, 0, "4x16g40"},
-                {"tiny", 2, 16, 0, 0, "2x16"},
+  } pooled[] = {{"tiny-g", 2, 16, 1, 0, 0, "2x16g"}, {"default-g", 6, 64, 1, 0, 0, "6x64g"},
+                {"large-g", 10, 128, 1, 0, 0, "10x128g"}, {"2x16g", 2, 16, 1, 0, 0, "2x16g"},
+                {"6x64g2", 6, 64, 2, 0, 0, "6x64g2"}, {"4x16g40", 4, 16, 40, 0, 0, "4x16g40"},
+                {"tiny", 2, 16, 0, 0, 0, "2x16"},
                 /* The survival head: a final "s", alone or after the pooling suffix. */
-                {"tiny-s", 2, 16, 0, 1, "2x16s"}, {"tiny-gs", 2, 16, 1, 1, "2x16gs"},
-                {"large-s", 10, 128, 0, 1, "10x128s"}, {"2x16s", 2, 16, 0, 1, "2x16s"},
-                {"2x16gs", 2, 16, 1, 1, "2x16gs"}, {"6x64g2s", 6, 64, 2, 1, "6x64g2s"},
-                {"0x8s", 0, 8, 0, 1, "0x8s"}};
+                {"tiny-s", 2, 16, 0, 1, 0, "2x16s"}, {"tiny-gs", 2, 16, 1, 1, 0, "2x16gs"},
+                {"large-s", 10, 128, 0, 1, 0, "10x128s"}, {"2x16s", 2, 16, 0, 1, 0, "2x16s"},
+                {"2x16gs", 2, 16, 1, 1, 0, "2x16gs"}, {"6x64g2s", 6, 64, 2, 1, 0, "6x64g2s"},
+                {"0x8s", 0, 8, 0, 1, 0, "0x8s"},
+                /* Line convolutions: "-l" or "l" in place of the pooling suffix. */
+                {"tiny-l", 2, 16, 0, 0, 1, "2x16l"}, {"tiny-ls", 2, 16, 0, 1, 1, "2x16ls"},
+                {"2x16l", 2, 16, 0, 0, 1, "2x16l"}, {"6x64ls", 6, 64, 0, 1, 1, "6x64ls"}};
   for (size_t i = 0; i < sizeof pooled / sizeof pooled[0]; i++) {
     assert_int_equal(nn_arch_preset(pooled[i].name, &a), 0);
     assert_int_equal(a.blocks, pooled[i].blocks);
     assert_int_equal(a.channels, pooled[i].channels);
     assert_int_equal(a.gpool_every, pooled[i].every);
     assert_int_equal(a.survival, pooled[i].survival);
+    assert_int_equal(a.lines, pooled[i].lines);
     char name[32];
     nn_arch_name(&a, name, sizeof name);
     assert_string_equal(name, pooled[i].canonical);
@@ -125,7 +129,9 @@ static void test_arch_names(void **state) {
                               "tiny-g-g", "4x16G", "4x16g0", "4x16g02", "4x16g41", "4x16gg",
                               "4x16g-1", "4x16g 2", "0x8g", "g", "4xg", "tiny-sg", "tinys",
                               "tiny-S", "tiny-s-g", "tiny--s", "4x16sg", "4x16ss", "4x16-s",
-                              "4x16S", "4x16s2", "4x16g0s", "s", "-s", "xs"};
+                              "4x16S", "4x16s2", "4x16g0s", "s", "-s", "xs", "4x16gl", "4x16lg",
+                              "4x16l2", "4x16ll", "4x16L", "tiny-gl", "tiny-lg", "tiny-sl",
+                              "tinyl", "0x8l", "4x16sl", "-l", "l"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     a.blocks = -7;
     assert_int_equal(nn_arch_preset(bad[i], &a), XQ_EINVAL);
@@ -317,7 +323,7 @@ static void test_each_error(void **state) {
   expect_reject(b, len, XQ_EFORMAT, "bad magic");
   RESET();
   b[8] = NN_FILE_VERSION + 1;
-  expect_reject(b, len, XQ_EVERSION, "format version 5, this build reads versions 1 to 4: the"
+  expect_reject(b, len, XQ_EVERSION, "format version 6, this build reads versions 1 to 5: the"
                 " file was written by a newer xqzero, upgrade this one");
   RESET();
   b[8] = 0;
@@ -326,9 +332,34 @@ static void test_each_error(void **state) {
   b[106] ^= 1; /* campaign id: covered by the header CRC since version 2 */
   expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
   RESET();
+  b[124] = 1;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 124");
+  RESET();
+  b[120] = 1; /* a plain net is written as version 2: the lines field's bytes are reserved */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 120");
+  RESET();
+  b[8] = 4; /* so they are in version 4 */
   b[120] = 1;
   refresh_header_crc(b);
   expect_reject(b, len, XQ_EFORMAT, "reserved header byte 120");
+  RESET();
+  b[8] = 5;
+  b[120] = 2; /* the lines field is 0 or 1 */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_ERANGE, "line convolutions 2");
+  RESET();
+  b[8] = 5;
+  b[120] = 1; /* a net without lines claiming them: its payload is short */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "a 1x8l net has");
+  RESET();
+  b[8] = 5;
+  b[112] = 1; /* lines and global pooling together */
+  b[120] = 1;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_ERANGE, "line convolutions and global pooling together");
   RESET();
   make_version1(b);
   b[108] = 1; /* version 1: the campaign id's bytes were reserved */
@@ -526,6 +557,49 @@ static void test_round_trip_survival(void **state) {
   nn_model_free(&plain);
 }
 
+/* A net with line convolutions keeps them through the file (version 5), with its rank
+ * and file weights after each block's first conv, and is refused where a plain net of the
+ * same BxC is expected, naming the field. */
+static void test_round_trip_lines(void **state) {
+  (void)state;
+  char path[300];
+  snprintf(path, sizeof path, "%s/l.xqzn", tmpdir);
+  nn_arch_t a;
+  assert_int_equal(nn_arch_preset("2x8l", &a), 0);
+  nn_model_t *m = NULL, *l = NULL, *plain = NULL;
+  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
+  nn_model_init(m, 4);
+  nn_arch_t pa = nn_arch_make(2, 8);
+  assert_int_equal(nn_model_new(&plain, &pa, NULL), 0);
+  assert_int_equal(m->nparams, plain->nparams + 2 * 8 * 8 * NN_LINE_TAPS);
+  /* stem (3 tensors), block0.conv1 (3), then the block's line weights */
+  assert_string_equal(m->table[6].name, "block0.rank.w");
+  assert_string_equal(m->table[7].name, "block0.file.w");
+  assert_string_equal(m->table[8].name, "block0.conv2.w");
+  assert_true(m->table[6].decay);
+  assert_int_equal(m->table[7].shape[2], 10);
+  xq_rng_t r;
+  xq_rng_seed(&r, 40);
+  for (int b = 0; b < 2; b++) {
+    tu_fill(m->p.rank_w[b], 8 * 8 * 9, &r, 0.3f);
+    tu_fill(m->p.file_w[b], 8 * 8 * 10, &r, 0.3f);
+  }
+  nn_file_meta_t meta = meta_of(14), got;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
+  if (nn_file_load(path, &l, &got, &eb)) fail_msg("load: %s", eb.msg);
+  assert_int_equal(got.format_version, 5);
+  assert_int_equal(got.arch.lines, 1);
+  assert_memory_equal(&got.arch, &m->arch, sizeof got.arch);
+  assert_memory_equal(m->params, l->params, m->nparams * 4);
+  assert_memory_equal(m->p.file_w[1], l->p.file_w[1], 8 * 8 * 10 * 4);
+  assert_int_equal(nn_file_load_into(path, plain, NULL, &eb), XQ_EMISMATCH);
+  assert_non_null(strstr(eb.msg, "line convolutions 1, expected 0"));
+  nn_model_free(&m);
+  nn_model_free(&l);
+  nn_model_free(&plain);
+}
+
 static void test_fuzz_loader(void **state) {
   (void)state;
   nn_model_t *m = tiny(3);
@@ -666,6 +740,7 @@ int main(void) {
       cmocka_unit_test(test_version2_loads),
       cmocka_unit_test(test_version3_loads),
       cmocka_unit_test(test_round_trip_survival),
+      cmocka_unit_test(test_round_trip_lines),
       cmocka_unit_test(test_fuzz_loader),
       cmocka_unit_test(test_checkpoint_resume),
       cmocka_unit_test(test_checkpoint_resume_pooled),

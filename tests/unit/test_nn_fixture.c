@@ -6,9 +6,11 @@
  * outputs. Our float32 numbers must match within 1e-4 relative, with an absolute floor
  * of 1e-4 of the tensor's largest magnitude (float32 rounding of near-zero entries).
  * tests/fixtures/nn_tiny_gpool_ref.bin is the same for tiny-g (global pooling in both
- * blocks), whose pooling weights the fixture gives ("param.<name>" records), and
- * tests/fixtures/nn_tiny_surv_ref.bin for tiny-s (the survival head: its targets, its
- * training and eval-mode logits, the folded probabilities and its loss term).
+ * blocks), whose pooling weights the fixture gives ("param.<name>" records),
+ * tests/fixtures/nn_tiny_lines_ref.bin for tiny-l (rank and file convolutions in both
+ * blocks, their weights given the same way), and tests/fixtures/nn_tiny_surv_ref.bin for
+ * tiny-s (the survival head: its targets, its training and eval-mode logits, the folded
+ * probabilities and its loss term).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,7 +127,8 @@ static void against_pytorch(const char *file, const char *size) {
   if (crc != want_crc)
     fail_msg("nn_model_init(seed 1) no longer gives the fixture's weights (crc %08x, fixture "
              "%08x): regenerate with scripts/gen_nn_fixture.py (docs/network.md)", crc, want_crc);
-  /* Parameters the reference set itself (the pooling weights, which start at zero). */
+  /* Parameters the reference set itself (the pooling and line weights, which start at
+   * zero). */
   int given = 0;
   for (int t = 0; t < m->ntensors; t++) {
     char name[64];
@@ -136,9 +139,9 @@ static void against_pytorch(const char *file, const char *size) {
     memcpy(m->params + m->table[t].offset, r->v, r->n * 4);
     given++;
   }
-  int pooled = 0;
-  for (int b = 0; b < a.blocks; b++) pooled += nn_arch_pools(&a, b);
-  assert_int_equal(given, pooled);
+  int zero_started = a.lines ? 2 * a.blocks : 0; /* rank and file weights per block */
+  for (int b = 0; b < a.blocks; b++) zero_started += nn_arch_pools(&a, b);
+  assert_int_equal(given, zero_started);
   /* inputs */
   const rec_t *pl = get("planes"), *mk = get("mask"), *pi = get("pi_index"), *pp = get("pi_prob");
   assert_int_equal(pl->n, (uint32_t)n * NN_INPUT_PLANES * NN_HW);
@@ -225,6 +228,11 @@ static void test_gpool_against_pytorch(void **state) {
   against_pytorch("nn_tiny_gpool_ref.bin", "tiny-g");
 }
 
+static void test_lines_against_pytorch(void **state) {
+  (void)state;
+  against_pytorch("nn_tiny_lines_ref.bin", "tiny-l");
+}
+
 static void test_survival_against_pytorch(void **state) {
   (void)state;
   against_pytorch("nn_tiny_surv_ref.bin", "tiny-s");
@@ -233,6 +241,7 @@ static void test_survival_against_pytorch(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_pytorch),
                                      cmocka_unit_test(test_gpool_against_pytorch),
+                                     cmocka_unit_test(test_lines_against_pytorch),
                                      cmocka_unit_test(test_survival_against_pytorch)};
   return cmocka_run_group_tests(tests, NULL, teardown);
 }

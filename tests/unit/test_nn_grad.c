@@ -16,6 +16,7 @@
 #include "nn/conv3x3.h"
 #include "nn/nn_forward.h"
 #include "nn/nn_layers.h"
+#include "nn/nn_lines.h"
 #include "nn/nn_optim.h"
 #include "nn_test_util.h"
 
@@ -236,6 +237,64 @@ static void test_gpool(void **state) {
   free(c.x), free(c.w), free(c.y), free(c.r), free(dx), free(dw), free(d2), free(dw2);
 }
 
+/* ---- rank and file bias ---- */
+typedef struct {
+  int c;
+  float *x, *wr, *wf, *y, *r, *scratch;
+} lines_ctx_t;
+
+static double lines_f(void *vc) {
+  lines_ctx_t *c = vc;
+  nn_lines_forward(c->y, c->scratch, c->x, c->wr, c->wf, N, c->c);
+  return tu_dot(c->y, c->r, (size_t)N * c->c * HW);
+}
+
+static void test_lines(void **state) {
+  (void)state;
+  xq_rng_t rng;
+  xq_rng_seed(&rng, 13);
+  lines_ctx_t c = {.c = 5};
+  size_t nx = (size_t)N * c.c * HW, nr = 9 * (size_t)c.c * c.c, nf = 10 * (size_t)c.c * c.c;
+  c.x = malloc(nx * 4), c.wr = malloc(nr * 4), c.wf = malloc(nf * 4), c.y = malloc(nx * 4);
+  c.r = malloc(nx * 4), c.scratch = malloc(nn_lines_scratch_floats(N, c.c) * 4);
+  float *dx = malloc(nx * 4), *dwr = calloc(nr, 4), *dwf = calloc(nf, 4);
+  tu_fill(c.x, nx, &rng, 1);
+  tu_fill(c.wr, nr, &rng, 0.5f);
+  tu_fill(c.wf, nf, &rng, 0.5f);
+  tu_fill(c.r, nx, &rng, 1);
+  nn_lines_backward(dx, dwr, dwf, c.scratch, c.r, c.x, c.wr, c.wf, N, c.c);
+  /* The map is linear in x and in each weight, so the check is tight. */
+  tu_gradcheck("lines dx", c.x, dx, nx, lines_f, &c, 1e-2f, 400, 1e-3, 0);
+  tu_gradcheck("lines dwr", c.wr, dwr, nr, lines_f, &c, 1e-2f, 100, 1e-3, 0);
+  tu_gradcheck("lines dwf", c.wf, dwf, nf, lines_f, &c, 1e-2f, 100, 1e-3, 0);
+  /* One weight, one square: the bias reaches its whole rank and file, nothing else. */
+  float *x1 = calloc(nx, 4), *y1 = malloc(nx * 4), *wr1 = calloc(nr, 4), *wf1 = calloc(nf, 4);
+  x1[1 * HW + 4 * 9 + 6] = 1.0f;  /* sample 0, channel 1, rank 4, file 6 */
+  wr1[(2 * c.c + 1) * 9 + 6] = 2.0f; /* out 2 <- in 1 at file 6: rank 4 gets 2 */
+  wf1[(2 * c.c + 1) * 10 + 4] = 3.0f; /* out 2 <- in 1 at rank 4: file 6 gets 3 */
+  nn_lines_forward(y1, c.scratch, x1, wr1, wf1, N, c.c);
+  for (int i = 0; i < HW; i++) {
+    float want = (i / 9 == 4 ? 2.0f : 0.0f) + (i % 9 == 6 ? 3.0f : 0.0f);
+    if (y1[2 * HW + i] != want) fail_msg("square %d: %g, want %g", i, y1[2 * HW + i], want);
+  }
+  for (size_t i = 0; i < nx; i++)
+    if (i / HW != 2 && y1[i] != x1[i]) fail_msg("value %zu changed: %g", i, y1[i]);
+  /* dx may alias dy and y may alias x: the same numbers. */
+  float *d2 = malloc(nx * 4), *dwr2 = calloc(nr, 4), *dwf2 = calloc(nf, 4);
+  memcpy(d2, c.r, nx * 4);
+  nn_lines_backward(d2, dwr2, dwf2, c.scratch, d2, c.x, c.wr, c.wf, N, c.c);
+  assert_memory_equal(d2, dx, nx * 4);
+  assert_memory_equal(dwr2, dwr, nr * 4);
+  assert_memory_equal(dwf2, dwf, nf * 4);
+  lines_f(&c);
+  memcpy(d2, c.x, nx * 4);
+  nn_lines_forward(d2, c.scratch, d2, c.wr, c.wf, N, c.c);
+  assert_memory_equal(d2, c.y, nx * 4);
+  free(c.x), free(c.wr), free(c.wf), free(c.y), free(c.r), free(c.scratch), free(dx), free(dwr);
+  free(dwf);
+  free(x1), free(y1), free(wr1), free(wf1), free(d2), free(dwr2), free(dwf2);
+}
+
 /* Ties: the max's gradient goes to the first square holding it (PyTorch's max(dim) with
  * indices does the same), nowhere else; the mean's share reaches every square. */
 static void test_gpool_tie_rule(void **state) {
@@ -420,13 +479,12 @@ static void run_whole_net(const char *size, bool survival_only) {
   assert_int_equal(nn_arch_preset(size, &a), 0);
   assert_int_equal(nn_model_new(&c.m, &a, NULL), 0);
   nn_model_init(c.m, 42);
-  /* Pooling weights start at zero; random ones let their path carry gradient. Their own
+  /* Pooling and line weights start at zero; random ones let their path carry gradient.
+   * Their own
    * generator leaves the batch below the same as without pooling. */
   xq_rng_t grng;
   xq_rng_seed(&grng, 90);
-  for (int b = 0; b < a.blocks; b++)
-    if (c.m->p.gpool_w[b])
-      tu_fill(c.m->p.gpool_w[b], 2 * (size_t)a.channels * a.channels, &grng, 0.2f);
+  tu_fill_block_biases(c.m, &grng, 0.2f);
   /* Non-trivial BN parameters so their gradients are exercised. */
   for (int t = 0; t < c.m->ntensors; t++) {
     nn_param_info_t *ti = &c.m->table[t];
@@ -472,6 +530,11 @@ static void test_whole_net_gpool(void **state) {
   run_whole_net("tiny-g", false);
 }
 
+static void test_whole_net_lines(void **state) {
+  (void)state;
+  run_whole_net("tiny-l", false);
+}
+
 /* The survival head's weights and bias, and its gradient flowing into the tower, alone
  * and with global pooling on too (both options together). With all three heads' losses
  * at once the tower's probes cross more ReLU kinks than the tolerance allows for (2.3%
@@ -490,7 +553,8 @@ int main(void) {
       cmocka_unit_test(test_gpool),    cmocka_unit_test(test_gpool_tie_rule),
       cmocka_unit_test(test_tanh_relu), cmocka_unit_test(test_loss),
       cmocka_unit_test(test_survival_loss), cmocka_unit_test(test_whole_net),
-      cmocka_unit_test(test_whole_net_gpool), cmocka_unit_test(test_whole_net_survival),
+      cmocka_unit_test(test_whole_net_gpool), cmocka_unit_test(test_whole_net_lines),
+      cmocka_unit_test(test_whole_net_survival), cmocka_unit_test(test_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

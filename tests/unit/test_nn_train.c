@@ -29,9 +29,9 @@ static nn_model_t *sized_model(const char *size, uint64_t seed, bool random_bn) 
         for (size_t i = 0; i < ti->size; i++) m->params[ti->offset + i] += (float)(0.3 * xq_rng_normal(&r));
     }
     for (size_t i = 0; i < m->nstats; i++) m->stats[i] = (float)(0.5 + xq_rng_uniform(&r));
-    /* Pooling weights start at zero (they are decayed, so the loop above left them). */
-    for (int b = 0; b < a.blocks; b++)
-      if (m->p.gpool_w[b]) tu_fill(m->p.gpool_w[b], 2 * (size_t)a.channels * a.channels, &r, 0.3f);
+    /* Pooling and line weights start at zero (they are decayed, so the loop above left
+     * them). */
+    tu_fill_block_biases(m, &r, 0.3f);
   }
   return m;
 }
@@ -129,6 +129,13 @@ static void test_fold_matches_eval(void **state) {
 static void test_fold_matches_eval_gpool(void **state) {
   (void)state;
   run_fold_matches_eval("tiny-g");
+}
+
+/* The rank and file bias sits where the pooling bias does: folding leaves it unchanged. */
+static void test_fold_matches_eval_lines(void **state) {
+  (void)state;
+  run_fold_matches_eval("tiny-l");
+  run_fold_matches_eval("tiny-ls");
 }
 
 /* The survival head has no BN, so folding leaves it as it is; nn_infer_survival reads
@@ -242,6 +249,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_matches_eval),
       cmocka_unit_test(test_fold_matches_eval_gpool),
+      cmocka_unit_test(test_fold_matches_eval_lines),
       cmocka_unit_test(test_fold_matches_eval_survival),
       cmocka_unit_test(test_running_stats),
       cmocka_unit_test(test_lr_schedule),
