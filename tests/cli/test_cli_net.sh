@@ -14,27 +14,25 @@ check "info exits 0" test "$rc" -eq 0
 check "info says there is no global pooling" grep -q "global pooling: *none" <<<"$info"
 check "info says there is no survival head" grep -q "survival head: *none" <<<"$info"
 check "a plain net is written as format version 2 (older builds read it)" grep -q "format version: *2$" <<<"$info"
-out=$("$XQZ" net init --size tiny-gs --seed 3 --out "$dir/s.xqzn" 2>&1); rc=$?
-check "init of a survival net exits 0" test "$rc" -eq 0
-check "init names the survival architecture" grep -q "2x16gs net" <<<"$out"
-sinfo=$("$XQZ" net info "$dir/s.xqzn" 2>&1)
-check "info shows the survival head" grep -q "survival head: *yes" <<<"$sinfo"
-check "info shows format version 4" grep -q "format version: *4" <<<"$sinfo"
-out=$("$XQZ" net init --size tiny-g --seed 3 --out "$dir/g.xqzn" 2>&1); rc=$?
-check "init of a pooling net exits 0" test "$rc" -eq 0
-check "init names the pooling architecture" grep -q "2x16g net" <<<"$out"
-ginfo=$("$XQZ" net info "$dir/g.xqzn" 2>&1)
-check "a pooling net is written as format version 3" grep -q "format version: *3$" <<<"$ginfo"
-check "info shows the global pooling" grep -q "global pooling: *in every block (2x16g)" <<<"$ginfo"
+# init_info WHAT SIZE NAME VERSION: `net init --size SIZE` exits 0 and names NAME, and
+# `net info` of its file shows format version VERSION; leaves the info in $ninfo.
+init_info() {
+  local out rc
+  out=$("$XQZ" net init --size "$2" --seed 3 --out "$dir/$2.xqzn" 2>&1); rc=$?
+  check "init of a $1 net exits 0" test "$rc" -eq 0
+  check "init names the $1 architecture" grep -q "$3 net" <<<"$out"
+  ninfo=$("$XQZ" net info "$dir/$2.xqzn" 2>&1)
+  check "a $1 net is written as format version $4" grep -q "format version: *$4$" <<<"$ninfo"
+}
+init_info survival tiny-gs 2x16gs 4
+check "info shows the survival head" grep -q "survival head: *yes" <<<"$ninfo"
+init_info pooling tiny-g 2x16g 3
+check "info shows the global pooling" grep -q "global pooling: *in every block (2x16g)" <<<"$ninfo"
 ginfo=$("$XQZ" net init --size 6x64g2 --out "$dir/g2.xqzn" >/dev/null 2>&1 && "$XQZ" net info "$dir/g2.xqzn" 2>&1)
 check "info shows every K-th block" grep -q "in the last block and every 2 blocks before it (6x64g2)" <<<"$ginfo"
 check "info says there are no line convolutions" grep -q "line convs: *none" <<<"$info"
-out=$("$XQZ" net init --size tiny-l --seed 3 --out "$dir/l.xqzn" 2>&1); rc=$?
-check "init of a line net exits 0" test "$rc" -eq 0
-check "init names the line architecture" grep -q "2x16l net" <<<"$out"
-linfo=$("$XQZ" net info "$dir/l.xqzn" 2>&1)
-check "a line net is written as format version 5" grep -q "format version: *5$" <<<"$linfo"
-check "info shows the line convolutions" grep -q "line convs: *in every block" <<<"$linfo"
+init_info line tiny-l 2x16l 5
+check "info shows the line convolutions" grep -q "line convs: *in every block" <<<"$ninfo"
 "$XQZ" net init --size tiny-gl --out "$dir/gl.xqzn" >/dev/null 2>&1; rc=$?
 check "pooling and lines together exits 2" test "$rc" -eq 2
 "$XQZ" net init --size tiny-gg --out "$dir/c.xqzn" >/dev/null 2>&1; rc=$?
