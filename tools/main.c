@@ -1,8 +1,12 @@
 /* main.c: the xqz multi-tool's entry point; dispatches to one cmd_*.c per subcommand. */
+#include <cblas.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "nn/blas_core.h"
 #include "wire/wire.h"
 
 typedef struct {
@@ -22,7 +26,7 @@ static const xqz_command_t commands[] = {
     {"status", xqz_cmd_status, "a running campaign on one screen: status [--coordinator ADDR] [--json]"},
     {"games", xqz_cmd_games, "how stored games end and what they teach: games CAMPAIGN|FILE... [--adjudicate P] [--json]"},
     {"promotions", xqz_cmd_promotions, "gating history: promotions [--coordinator ADDR] [--follow] [--json]"},
-    {"version", xqz_cmd_version, "print the software and protocol versions"},
+    {"version", xqz_cmd_version, "print the software and protocol versions (--verbose: and the BLAS kernels)"},
     {"selfplay", xqz_cmd_selfplay, "self-play games to a file: selfplay --net F --games N --out F [--threads T] [--parallel G] [--sims S]"},
     {"keygen", xqz_cmd_keygen, "CURVE key pair: keygen [--dir DIR] [--force] NAME"},
     {"ban", xqz_cmd_ban, "ban a worker id or key: ban TARGET [--reason TEXT] [--coordinator ADDR]"},
@@ -37,13 +41,25 @@ static void usage(FILE *f) {
 }
 
 int xqz_cmd_version(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
+  bool verbose = argc == 2 && !strcmp(argv[1], "--verbose");
+  if (argc > 2 || (argc == 2 && !verbose)) {
+    fprintf(stderr, "usage: xqz version [--verbose]  (--verbose: also the BLAS kernels in use)\n");
+    return 2;
+  }
   printf("%s\n", XQ_VERSION_LINE);
+  if (!verbose) return 0;
+  const char *was = nn_blas_core_replaced();
+  printf("blas: %s; core %s", openblas_get_config(), nn_blas_core());
+  if (was)
+    printf(" (set by xqzero: OpenBLAS chose %s, a core without AVX2, on this CPU that has it)", was);
+  else if (getenv("OPENBLAS_CORETYPE"))
+    printf(" (OPENBLAS_CORETYPE=%s)", getenv("OPENBLAS_CORETYPE"));
+  printf("\n");
   return 0;
 }
 
 int main(int argc, char **argv) {
+  nn_blas_pick_core(argv);
   if (argc < 2) {
     usage(stderr);
     return 2;

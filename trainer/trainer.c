@@ -14,6 +14,7 @@
 #include <time.h>
 #include <zmq.h>
 
+#include "nn/blas_core.h"
 #include "nn/encode.h"
 #include "nn/nn_checkpoint.h"
 #include "nn/nn_file.h"
@@ -483,6 +484,7 @@ static void trainer_close(trainer_t *t) {
 }
 
 int main(int argc, char **argv) {
+  nn_blas_pick_core(argv);
   trainer_t *t = calloc(1, sizeof *t);
   if (!t) return 1;
   int rc = trainer_opts_parse(&t->o, argc, argv);
@@ -527,10 +529,12 @@ int main(int argc, char **argv) {
             t->o.coordinator, zmq_strerror(zmq_errno()));
     goto out;
   }
+  const char *blas_was = nn_blas_core_replaced();
   XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d threads=%d step=%lld candidate_every=%lld"
-          " curve=%s", t->o.coordinator, t->o.dir, t->max_n, nn_train_pool_threads(t->pool),
-          (long long)t->opt.step,
-          (long long)t->o.candidate_every, t->o.curve.on ? "on" : "off");
+          " curve=%s blas_core=%s blas_fallback=%s", t->o.coordinator, t->o.dir, t->max_n,
+          nn_train_pool_threads(t->pool), (long long)t->opt.step,
+          (long long)t->o.candidate_every, t->o.curve.on ? "on" : "off", nn_blas_core(),
+          blas_was ? blas_was : "none");
   rc = run(t);
 out:
   trainer_close(t);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "link.h"
+#include "nn/blas_core.h"
 #include "wire/netcache.h"
 #include "search/players.h"
 #include "selfplay_loop.h"
@@ -517,9 +518,11 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
   int code = 1;
   int opened = agent_open(a);
   if (opened < 3) goto out;
-  XQ_LOGI(C, "started worker=%s coordinator=%s pub=%s threads=%d games_per_thread=%d unacked=%zu",
-          a->worker_id, o->coordinator, o->pub, o->threads, o->games_per_thread,
-          xq_spool_count(a->spool));
+  const char *blas_was = nn_blas_core_replaced();
+  XQ_LOGI(C, "started worker=%s coordinator=%s pub=%s threads=%d games_per_thread=%d unacked=%zu"
+          " blas_core=%s blas_fallback=%s", a->worker_id, o->coordinator, o->pub, o->threads,
+          o->games_per_thread, xq_spool_count(a->spool), nn_blas_core(),
+          blas_was ? blas_was : "none");
   a->heartbeat_ms = 5000;
   a->last_progress_ms = xq_clock_ms();
   send_hello(a);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "nn/blas_core.h"
 #include "wire/endpoint.h"
 #include "support/log.h"
 #include "wire/wire.h"
@@ -63,6 +64,7 @@ static int parse_int(const char *s, long lo, long hi, int *out) {
 }
 
 int main(int argc, char **argv) {
+  nn_blas_pick_core(argv);
   const char *val[O_N] = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

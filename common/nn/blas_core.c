@@ -1,0 +1,64 @@
+/* blas_core.c: OpenBLAS's kernel choice, corrected on a CPU it does not know (blas_core.h). */
+#include "nn/blas_core.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* OpenBLAS's x86 cores without AVX2 kernels: what it falls back to on a CPU it does not
+ * know, and what it rightly picks on an older one. Its AVX2 cores (Haswell, Excavator, Zen,
+ * SkylakeX, Cooperlake, SapphireRapids) and any name not listed here are kept. */
+static const char *const PRE_AVX2[] = {
+    "Unknown", "Katmai",      "Coppermine", "Northwood", "Prescott",  "Banias",
+    "Atom",    "Core2",       "Penryn",     "Dunnington", "Nehalem",  "Sandybridge",
+    "Athlon",  "Opteron",     "Opteron_SSE3", "Barcelona", "Nano",    "Bobcat",
+    "Bulldozer", "Piledriver", "Steamroller", NULL};
+
+const char *nn_blas_better_core(const char *chosen, bool avx2_fma, bool avx512) {
+  if (!chosen || !avx2_fma) return NULL;
+  for (int i = 0; PRE_AVX2[i]; i++)
+    if (!strcasecmp(chosen, PRE_AVX2[i])) return avx512 ? "SkylakeX" : "Haswell";
+  return NULL;
+}
+
+const char *nn_blas_core(void) {
+  const char *name = openblas_get_corename();
+  return name ? name : "unknown";
+}
+
+const char *nn_blas_core_replaced(void) {
+  const char *was = getenv("XQZ_OPENBLAS_FALLBACK");
+  return was && *was ? was : NULL;
+}
+
+void nn_blas_pick_core(char **argv) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (getenv("OPENBLAS_CORETYPE")) return; /* the user's, or set by our re-execution */
+  __builtin_cpu_init();
+  bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  const char *chosen = nn_blas_core();
+  const char *better = nn_blas_better_core(chosen, avx2_fma, avx512);
+  if (!better) return;
+  if (setenv("OPENBLAS_CORETYPE", better, 1) == 0 &&
+      setenv("XQZ_OPENBLAS_FALLBACK", chosen, 1) == 0) {
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+  }
+  fprintf(stderr,
+          "%s: warning: OpenBLAS runs its %s kernels on a CPU with %s, at a fraction of their "
+          "speed, and restarting with better ones failed (%s); set OPENBLAS_CORETYPE=%s in "
+          "the environment\n",
+          argv && argv[0] ? argv[0] : "xqz", chosen, avx512 ? "AVX-512" : "AVX2",
+          strerror(errno), better);
+  unsetenv("OPENBLAS_CORETYPE");
+  unsetenv("XQZ_OPENBLAS_FALLBACK");
+#else
+  (void)argv;
+#endif
+}

@@ -1,0 +1,34 @@
+/*
+ * blas_core.h: which of OpenBLAS's kernels the network runs on.
+ *
+ * Debian's OpenBLAS is built for every x86 core and picks one when it is loaded, from the
+ * CPU's model number. A CPU it does not know (Debian 12's 0.3.21 on a Sapphire Rapids
+ * Xeon in a VM, for one) gets its oldest kernels, Prescott's SSE3, which run the tiny
+ * net's inference at a third of the AVX-512 kernels' rate (docs/results.md, "OpenBLAS on
+ * a CPU it does not know"). The choice is made before main and cannot be changed after,
+ * only forced by OPENBLAS_CORETYPE at load time. So each program calls nn_blas_pick_core
+ * first thing in main: when OpenBLAS chose a core without AVX2 on a CPU that has AVX2 and
+ * FMA, and nobody set OPENBLAS_CORETYPE, it runs itself again with OPENBLAS_CORETYPE set
+ * to the core that matches the CPU (SkylakeX with AVX-512, Haswell with AVX2), and with
+ * XQZ_OPENBLAS_FALLBACK naming the core OpenBLAS had chosen, for the start-up log. An
+ * OPENBLAS_CORETYPE of the user's own is always kept.
+ */
+#ifndef NN_BLAS_CORE_H
+#define NN_BLAS_CORE_H
+
+#include <stdbool.h>
+
+/* The core to force in place of OpenBLAS's choice `chosen` on a CPU with AVX2 and FMA
+ * (avx2_fma) and with AVX-512 F, DQ, BW and VL (avx512), or NULL to keep its choice: a
+ * core of its with AVX2 kernels, an unknown name, or a CPU without AVX2. Pure. */
+const char *nn_blas_better_core(const char *chosen, bool avx2_fma, bool avx512);
+/* First thing in main. Returns when OpenBLAS's choice stands; otherwise re-executes this
+ * program (/proc/self/exe, the same argv, the same pid) with OPENBLAS_CORETYPE set, and
+ * returns only if that fails, after a warning on stderr naming what to set by hand. */
+void nn_blas_pick_core(char **argv);
+/* The OpenBLAS core in use ("SkylakeX"). */
+const char *nn_blas_core(void);
+/* The core OpenBLAS had chosen when nn_blas_pick_core forced another, else NULL. */
+const char *nn_blas_core_replaced(void);
+
+#endif
