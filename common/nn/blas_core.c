@@ -47,8 +47,15 @@ void nn_blas_pick_core(char **argv) {
   if (!better) return;
   if (setenv("OPENBLAS_CORETYPE", better, 1) == 0 &&
       setenv("XQZ_OPENBLAS_FALLBACK", chosen, 1) == 0) {
-    fflush(NULL);
-    execv("/proc/self/exe", argv);
+    /* The program's real path, not /proc/self/exe: the kernel names the process (comm,
+     * what ps and pgrep show) after the file executed, and scripts look for its name. */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = '\0';
+      fflush(NULL);
+      execv(self, argv);
+    }
   }
   fprintf(stderr,
           "%s: warning: OpenBLAS runs its %s kernels on a CPU with %s, at a fraction of their "

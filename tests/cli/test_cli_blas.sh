@@ -54,7 +54,8 @@ env_has_core() { tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | grep -qa '^OPENB
 daemon_chose() {
   "$@" >"$dir/daemon.log" 2>&1 &
   local pid=$! rc=1
-  if wait_for 10 env_has_core "$pid"; then
+  # ... under its own name (scripts/lab.sh finds its worker by name, as ps shows it).
+  if wait_for 10 env_has_core "$pid" && [ "$(ps -p "$pid" -o comm=)" = "$(basename "$1")" ]; then
     rc=0
   else
     cat "$dir/daemon.log"
