@@ -23,8 +23,9 @@
  * core of its with AVX2 kernels, an unknown name, or a CPU without AVX2. Pure. */
 const char *nn_blas_better_core(const char *chosen, bool avx2_fma, bool avx512);
 /* First thing in main. Returns when OpenBLAS's choice stands; otherwise re-executes this
- * program (its path from /proc/self/exe, the same argv, the same pid and name) with OPENBLAS_CORETYPE set, and
- * returns only if that fails, after a warning on stderr naming what to set by hand. */
+ * program (its path from /proc/self/exe, the same argv, the same pid and name) with
+ * OPENBLAS_CORETYPE set, and returns only if that fails, after a warning on stderr naming
+ * what to set by hand. */
 void nn_blas_pick_core(char **argv);
 /* The OpenBLAS core in use ("SkylakeX"). */
 const char *nn_blas_core(void);
