@@ -117,7 +117,7 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
     nn_model_init(c.m, 1);
     nn_model_fold(c.m);
     uint64_t seed = 42;
-    c.planes = malloc(sizeof(float) * (size_t)max_n * NN_INPUT_PLANES * NN_HW);
+    c.planes = malloc(sizeof(float) * (size_t)max_n * nn_arch_input_planes(&arch) * NN_HW);
     c.policy = malloc(sizeof(float) * (size_t)max_n * NN_POLICY_SIZE);
     c.value = malloc(sizeof(float) * (size_t)max_n);
     int32_t *pi_off = malloc(sizeof(int32_t) * (size_t)(train_n + 1));
@@ -127,7 +127,7 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
       fprintf(stderr, "xqz bench nn: out of memory\n");
       return 1;
     }
-    fill_planes(c.planes, (size_t)max_n * NN_INPUT_PLANES * NN_HW, &seed);
+    fill_planes(c.planes, (size_t)max_n * nn_arch_input_planes(&arch) * NN_HW, &seed);
 
     ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "%s\"%s\":{",
                            a ? "," : "", label);

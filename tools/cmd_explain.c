@@ -56,10 +56,10 @@ static int survival_of(const char *path, const xq_pos_t *pos, float *surv, xq_er
   int rc = nn_file_load(path, &m, NULL, eb);
   if (!rc) rc = nn_plan_new(&plan, &m->arch, 1, false, eb);
   if (!rc) {
-    static float planes[NN_INPUT_PLANES * NN_HW];
+    static float planes[NN_INPUT_PLANES_MAX * NN_HW];
     float v[NN_HW];
     nn_model_fold(m);
-    nn_encode(planes, pos);
+    nn_encode(planes, pos, nn_arch_input_planes(&m->arch));
     nn_infer(NULL, NULL, plan, m, planes, NULL, 1);
     nn_infer_survival(v, plan, m, 1);
     /* The head answers in the planes' frame: the side to move's view (encode.h). */

@@ -23,8 +23,8 @@ static void net_usage(FILE *f) {
           "SIZE is tiny (2x16), default (6x64), large (10x128) or BxC (e.g. 4x16); a g suffix\n"
           "adds global pooling to every block (tiny-g, 2x16g), gK to every K-th block from\n"
           "the last (6x64g2); an l suffix instead adds line convolutions (a rank and file\n"
-          "bias) to every block (tiny-l, 2x16l); a final s adds the survival head (tiny-s,\n"
-          "2x16gs, 2x16ls).\n"
+          "bias) to every block (tiny-l, 2x16l); then an a gives the net the two attack planes\n"
+          "(tiny-a, 2x16la); a final s adds the survival head (tiny-s, 2x16gs, 2x16las).\n"
           "docs/network.md explains the architectures.\n"
           "init writes a freshly initialised net (He-normal weights from seed S, default 1)\n"
           "atomically to FILE; its net id is ID (default: random), parent id 0, step 0.\n"
@@ -173,7 +173,8 @@ static int net_info(int argc, char **argv) {
   if (gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
   printf("file:            %s\n", argv[1]);
   printf("format version:  %u\n", meta.format_version);
-  printf("input version:   %u (%d planes)\n", meta.input_version, NN_INPUT_PLANES);
+  printf("input version:   %u (%d planes%s)\n", meta.input_version,
+         nn_arch_input_planes(&meta.arch), meta.arch.attacks ? ", with the attack planes" : "");
   printf("architecture:    %d blocks x %d channels, policy head %d ch, value head %d ch, "
          "value hidden %d\n", meta.arch.blocks, meta.arch.channels, meta.arch.policy_channels,
          meta.arch.value_channels, meta.arch.value_hidden);

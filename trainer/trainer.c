@@ -182,7 +182,7 @@ static int load_or_init(trainer_t *t) {
 static int checkpoint(trainer_t *t, const char *why) {
   xq_errbuf_t eb = {{0}};
   t->meta.created = (int64_t)time(NULL);
-  t->meta.input_version = NN_INPUT_VERSION;
+  t->meta.input_version = (uint32_t)nn_arch_input_version(&t->m->arch);
   int rc = nn_checkpoint_save(t->ckpt_path, t->m, &t->meta, &t->opt, &eb);
   if (rc) XQ_LOGE(COMP, "checkpoint failed; training goes on, check the disk path=%s error=\"%s\"",
                   t->ckpt_path, eb.msg);
@@ -264,7 +264,7 @@ static void make_candidate(trainer_t *t) {
   meta.parent_id = t->best_net_id;
   meta.step = t->opt.step;
   meta.created = (int64_t)time(NULL);
-  meta.input_version = NN_INPUT_VERSION;
+  meta.input_version = (uint32_t)nn_arch_input_version(&t->m->arch);
   if (t->pending_candidate) /* never acknowledged: the newer net replaces it */
     XQ_LOGW(COMP, "candidate never acknowledged, replaced by a newer one step=%lld net=%016llx",
             (long long)t->pending_step, (unsigned long long)t->pending_net_id);

@@ -1,6 +1,7 @@
 /* encode.c: input planes and legal-move masks from the side to move's point of view. */
 #include "nn/encode.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "rules/movegen.h"
@@ -20,12 +21,25 @@ static void fill(float *plane, float v) {
   for (int s = 0; s < NN_HW; s++) plane[s] = v;
 }
 
-void nn_encode(float *planes, const xq_pos_t *pos) {
-  nn_encode_board(planes, pos->board, pos->side, pos->rule60, nn_encode_is_repetition(pos));
+void nn_encode(float *planes, const xq_pos_t *pos, int nplanes) {
+  nn_encode_board(planes, pos->board, pos->side, pos->rule60, nn_encode_is_repetition(pos),
+                  nplanes);
+}
+
+/* The attack planes: the mover's, then the opponent's, in the mover's frame. */
+static void encode_attacks(float *planes, const uint8_t *board, int side) {
+  for (int k = 0; k < 2; k++) {
+    uint8_t map[XQ_SQUARES];
+    xq_attack_map(board, k == 0 ? side : side ^ 1, map);
+    float *plane = planes + (size_t)k * NN_HW;
+    for (int sq = 0; sq < XQ_SQUARES; sq++)
+      plane[side == XQ_RED ? sq : xq_sq_flip(sq)] = map[sq];
+  }
 }
 
 void nn_encode_board(float *planes, const uint8_t *board, int side, int rule60,
-                     bool repeated) {
+                     bool repeated, int nplanes) {
+  assert(nplanes == NN_INPUT_PLANES || nplanes == NN_INPUT_PLANES_MAX);
   memset(planes, 0, (size_t)NN_INPUT_PLANES * NN_HW * sizeof(float));
   for (int sq = 0; sq < XQ_SQUARES; sq++) {
     int pc = board[sq];
@@ -39,6 +53,7 @@ void nn_encode_board(float *planes, const uint8_t *board, int side, int rule60,
   fill(planes + 15 * NN_HW, r60 > 1.0f ? 1.0f : r60);
   fill(planes + 16 * NN_HW, repeated ? 1.0f : 0.0f);
   fill(planes + 17 * NN_HW, 1.0f);
+  if (nplanes == NN_INPUT_PLANES_MAX) encode_attacks(planes + NN_INPUT_PLANES * NN_HW, board, side);
 }
 
 int nn_encode_legal(xq_pos_t *pos, uint8_t *mask, int *index, xq_move_t *moves) {

@@ -13,7 +13,13 @@
  *   15     no-capture ply counter / 120, clamped to 1
  *   16     all ones when the current position occurred before in the game (repetition)
  *   17     all ones (lets the convolutions see the zero-padded board edge)
- * docs/network.md is the full description.
+ * Input-plane version NN_INPUT_VERSION_ATTACKS (2), for nets with attack planes
+ * (nn_arch_t.attacks), adds NN_ATTACK_PLANES, rule-derived like the repetition plane:
+ *   18     squares the mover attacks (xq_attack_map: its own pieces' squares count,
+ *          they are defended)
+ *   19     squares the opponent attacks
+ * `nplanes` (nn_arch_input_planes of the net) says which: NN_INPUT_PLANES or
+ * NN_INPUT_PLANES_MAX. docs/network.md is the full description.
  */
 #ifndef NN_ENCODE_H
 #define NN_ENCODE_H
@@ -23,14 +29,15 @@
 #include "nn/nn_model.h"
 #include "rules/board.h"
 
-/* planes: (NN_INPUT_PLANES, 10, 9), overwritten. */
-void nn_encode(float *planes, const xq_pos_t *pos);
+/* planes: (nplanes, 10, 9), overwritten. */
+void nn_encode(float *planes, const xq_pos_t *pos, int nplanes);
 
-/* The one encoding function: planes of a board (90 piece codes, absolute squares) with
- * `side` to move, `rule60` no-capture plies and `repeated` (the position occurred before
- * in its game). nn_encode and the trainer's xq_sample_encode both call it. */
+/* The one encoding function: nplanes planes of a board (90 piece codes, absolute
+ * squares) with `side` to move, `rule60` no-capture plies and `repeated` (the position
+ * occurred before in its game). nn_encode and the trainer's xq_sample_encode both call
+ * it. */
 void nn_encode_board(float *planes, const uint8_t *board, int side, int rule60,
-                     bool repeated);
+                     bool repeated, int nplanes);
 
 /* True when pos's current key occurred earlier in its history. */
 bool nn_encode_is_repetition(const xq_pos_t *pos);

@@ -71,8 +71,9 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   const uint32_t version = (uint32_t)nn_file_version_for(&m->arch);
   xq_put_le32(b + OFF_VERSION, version);
   xq_put_le32(b + OFF_HSIZE, NN_FILE_HEADER_SIZE);
-  xq_put_le32(b + OFF_INPUT_VERSION, meta->input_version ? meta->input_version : NN_INPUT_VERSION);
-  xq_put_le32(b + OFF_INPUT_PLANES, NN_INPUT_PLANES);
+  /* The input a net reads is part of its architecture: version 2 has the attack planes. */
+  xq_put_le32(b + OFF_INPUT_VERSION, (uint32_t)nn_arch_input_version(&m->arch));
+  xq_put_le32(b + OFF_INPUT_PLANES, (uint32_t)nn_arch_input_planes(&m->arch));
   xq_put_le32(b + OFF_BLOCKS, (uint32_t)m->arch.blocks);
   xq_put_le32(b + OFF_CHANNELS, (uint32_t)m->arch.channels);
   xq_put_le32(b + OFF_POLICY_CH, (uint32_t)m->arch.policy_channels);
@@ -132,10 +133,14 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
   meta->format_version = version;
   meta->campaign_id = version == 1 ? 0 : xq_get_le64(b + OFF_CAMPAIGN);
   meta->input_version = xq_get_le32(b + OFF_INPUT_VERSION);
-  if (meta->input_version != NN_INPUT_VERSION)
-    return xq_err_set(eb, XQ_EMISMATCH, "input-plane version %u, this build encodes version %d",
-                      meta->input_version, NN_INPUT_VERSION);
-  if ((rc = check_u32(b, OFF_INPUT_PLANES, NN_INPUT_PLANES, "input plane count", eb))) return rc;
+  if (meta->input_version != NN_INPUT_VERSION && meta->input_version != NN_INPUT_VERSION_ATTACKS)
+    return xq_err_set(eb, XQ_EMISMATCH,
+                      "input-plane version %u, this build encodes versions %d and %d",
+                      meta->input_version, NN_INPUT_VERSION, NN_INPUT_VERSION_ATTACKS);
+  int attacks = meta->input_version == NN_INPUT_VERSION_ATTACKS;
+  if ((rc = check_u32(b, OFF_INPUT_PLANES, attacks ? NN_INPUT_PLANES_MAX : NN_INPUT_PLANES,
+                      "input plane count", eb)))
+    return rc;
   if ((rc = check_u32(b, OFF_POLICY_SIZE, NN_POLICY_SIZE, "policy size", eb))) return rc;
   /* Versions before 3 had no global pooling: their nets pool nowhere. Versions before 4
    * had no survival head, versions before 5 no line convolutions. */
@@ -148,7 +153,7 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
     if (f[i] > 1000000)
       return xq_err_set(eb, XQ_ERANGE, "architecture field %d is %u, out of range", i, f[i]);
   meta->arch = (nn_arch_t){(int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4], (int)f[5],
-                           (int)f[6], (int)f[7]};
+                           (int)f[6], (int)f[7], attacks};
   xq_errbuf_t why = {{0}};
   if ((rc = nn_arch_validate(&meta->arch, &why)))
     return xq_err_set(eb, rc, "unsupported architecture: %s", why.msg);
@@ -276,12 +281,13 @@ int nn_file_load(const char *path, nn_model_t **out, nn_file_meta_t *meta, xq_er
 static int arch_mismatch(const nn_arch_t *want, const nn_arch_t *got, xq_errbuf_t *eb) {
   static const char *names[] = {"blocks", "channels", "policy channels", "value channels",
                                 "value hidden", "global pooling every", "survival head",
-                                "line convolutions"};
-  int w[8] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
-              want->value_hidden, want->gpool_every, want->survival, want->lines};
-  int g[8] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
-              got->value_hidden, got->gpool_every, got->survival, got->lines};
-  for (int i = 0; i < 8; i++)
+                                "line convolutions", "attack planes"};
+  int w[9] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
+              want->value_hidden, want->gpool_every, want->survival, want->lines,
+              want->attacks};
+  int g[9] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
+              got->value_hidden, got->gpool_every, got->survival, got->lines, got->attacks};
+  for (int i = 0; i < 9; i++)
     if (w[i] != g[i])
       return xq_err_set(eb, XQ_EMISMATCH, "architecture mismatch: file has %s %d, expected %d",
                         names[i], g[i], w[i]);

@@ -37,7 +37,8 @@
 typedef struct {
   nn_arch_t arch;
   uint32_t format_version;
-  uint32_t input_version; /* NN_INPUT_VERSION when written by this build */
+  uint32_t input_version; /* read from a file; the writer records its net's own
+                           * (nn_arch_input_version), whatever this says */
   uint64_t net_id;
   uint64_t parent_id;     /* 0 for a freshly initialised net */
   int64_t step;           /* training steps behind these weights */

@@ -31,7 +31,7 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
   float *cur = p->training ? p->y[0] : p->act[0];
   float *tmp = p->training ? p->z[0] : p->act[1];
   nn_conv3x3_forward(cur, p->scratch, planes, m->fold.tower_wp[0], m->fold.tower_b[0], NULL,
-                     true, n, NN_INPUT_PLANES, C);
+                     true, n, nn_arch_input_planes(a), C);
   for (int b = 0; b < a->blocks; b++) {
     int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
     nn_conv3x3_forward(tmp, p->scratch, cur, m->fold.tower_wp[l1], m->fold.tower_b[l1], NULL,
@@ -98,7 +98,7 @@ void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool tr
   if (!p->reduce) nn_model_prepare_train(m);
   for (int l = 0; l < m->nconvs; l++) {
     const float *x = nn_forward_conv_input(p, planes, l);
-    int cin = l == 0 ? NN_INPUT_PLANES : C;
+    int cin = l == 0 ? nn_arch_input_planes(a) : C;
     const float *skip = (l >= 2 && l % 2 == 0) ? p->y[l - 2] : NULL;
     if (n > 0) /* an empty shard still takes part in every reduction */
       nn_conv3x3_forward(p->z[l], p->scratch, x, m->prepared[l], NULL, NULL, false, n, cin, C);

@@ -30,7 +30,7 @@ typedef struct {
 /* A training batch; all arrays are caller-owned. */
 typedef struct {
   int n;
-  const float *planes;      /* (n, NN_INPUT_PLANES, 10, 9) from nn_encode */
+  const float *planes;      /* (n, nn_arch_input_planes, 10, 9) from nn_encode */
   const uint8_t *mask;      /* (n, NN_POLICY_SIZE) 1 = legal; NULL = all legal */
   const int32_t *pi_offset; /* (n + 1) sample i's targets are pi[pi_offset[i] .. [i+1]) */
   const nn_pi_entry_t *pi;  /* (pi_offset[n]) */

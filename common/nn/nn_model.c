@@ -14,7 +14,7 @@
 #include "support/rng.h"
 
 nn_arch_t nn_arch_make(int blocks, int channels) {
-  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0, 0, 0};
+  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0, 0, 0, 0};
   return a;
 }
 
@@ -24,38 +24,44 @@ bool nn_arch_pools(const nn_arch_t *a, int b) {
 }
 
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n) {
-  const char *s = a->survival ? "s" : "";
-  if (a->lines) snprintf(buf, n, "%dx%dl%s", a->blocks, a->channels, s);
-  else if (a->gpool_every == 0) snprintf(buf, n, "%dx%d%s", a->blocks, a->channels, s);
-  else if (a->gpool_every == 1) snprintf(buf, n, "%dx%dg%s", a->blocks, a->channels, s);
-  else snprintf(buf, n, "%dx%dg%d%s", a->blocks, a->channels, a->gpool_every, s);
+  char k[16] = "";
+  if (a->gpool_every > 1) snprintf(k, sizeof k, "%d", a->gpool_every);
+  snprintf(buf, n, "%dx%d%s%s%s%s", a->blocks, a->channels,
+           a->lines ? "l" : a->gpool_every ? "g" : "", k, a->attacks ? "a" : "",
+           a->survival ? "s" : "");
+}
+
+/* Consumes the character c at name[*i] when it is there. */
+static int take(const char *name, int *i, char c) {
+  if (name[*i] != c) return 0;
+  ++*i;
+  return 1;
 }
 
 /* "BxC", e.g. "4x16": B residual blocks of C channels, both in range, optionally
  * followed by "g" (every block pools), "gK" (every K-th block from the last pools) or "l"
- * (line convolutions in every block), then optionally by "s" (the survival head);
- * anything else is rejected (no signs, spaces, leading zeros in K or trailing text). */
+ * (line convolutions in every block), then optionally by "a" (the attack planes), then
+ * by "s" (the survival head); anything else is rejected (no signs, spaces, leading zeros
+ * in K or trailing text). */
 static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
-  int b = 0, c = 0, k = 0, i = 0, surv = 0, lines = 0;
+  int b = 0, c = 0, k = 0, i = 0;
   if (name[i] < '0' || name[i] > '9') return XQ_EINVAL;
   while (name[i] >= '0' && name[i] <= '9' && b <= NN_MAX_BLOCKS) b = 10 * b + (name[i++] - '0');
   if (name[i++] != 'x' || name[i] < '0' || name[i] > '9') return XQ_EINVAL;
   while (name[i] >= '0' && name[i] <= '9' && c <= NN_MAX_CHANNELS) c = 10 * c + (name[i++] - '0');
-  if (name[i] == 'g') {
+  int lines = 0;
+  if (take(name, &i, 'g')) {
     k = 1;
-    if (name[++i] >= '0' && name[i] <= '9') {
+    if (name[i] >= '0' && name[i] <= '9') {
       if (name[i] == '0') return XQ_EINVAL;
       k = 0;
       while (name[i] >= '0' && name[i] <= '9' && k <= NN_MAX_BLOCKS) k = 10 * k + (name[i++] - '0');
     }
-  } else if (name[i] == 'l') {
-    lines = 1;
-    i++;
+  } else {
+    lines = take(name, &i, 'l');
   }
-  if (name[i] == 's') {
-    surv = 1;
-    i++;
-  }
+  int attacks = take(name, &i, 'a');
+  int surv = take(name, &i, 's');
   if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS || k > NN_MAX_BLOCKS)
     return XQ_EINVAL;
   if ((k > 0 || lines) && b == 0) return XQ_EINVAL; /* no block to pool in or line */
@@ -63,28 +69,26 @@ static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
   out->gpool_every = k;
   out->survival = surv;
   out->lines = lines;
+  out->attacks = attacks;
   return 0;
 }
 
 int nn_arch_preset(const char *name, nn_arch_t *out) {
   static const struct {
-    const char *name;
-    int blocks, channels;
-  } presets[] = {{"tiny", 2, 16}, {"default", 6, 64}, {"large", 10, 128}};
-  /* A preset's suffixes; suffix k pools when bit 0 is set, has the head when bit 1 is,
-   * has line convolutions when bit 2 is. */
-  static const char *const suffixes[] = {"", "-g", "-s", "-gs", "-l", NULL, "-ls", NULL};
+    const char *name, *bxc;
+  } presets[] = {{"tiny", "2x16"}, {"default", "6x64"}, {"large", "10x128"}};
   for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
     size_t len = strlen(presets[i].name);
     if (strncmp(name, presets[i].name, len)) continue;
-    for (int k = 0; k < 8; k++) {
-      if (!suffixes[k] || strcmp(name + len, suffixes[k])) continue;
-      *out = nn_arch_make(presets[i].blocks, presets[i].channels);
-      out->gpool_every = k & 1;
-      out->survival = (k >> 1) & 1;
-      out->lines = k >> 2;
-      return 0;
-    }
+    const char *suffix = name + len;
+    if (!*suffix) return nn_arch_parse_bxc(presets[i].bxc, out);
+    /* "tiny-ls" is "2x16ls": a dash, then at least one of the suffixes of BxC, without
+     * gK's number (a preset pools every block or none). */
+    if (suffix[0] != '-' || !suffix[1] || strpbrk(suffix, "0123456789")) return XQ_EINVAL;
+    char bxc[64];
+    if (snprintf(bxc, sizeof bxc, "%s%s", presets[i].bxc, suffix + 1) >= (int)sizeof bxc)
+      return XQ_EINVAL;
+    return nn_arch_parse_bxc(bxc, out);
   }
   return nn_arch_parse_bxc(name, out);
 }
@@ -114,6 +118,8 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
                       "a net has one or the other");
   if (a->lines && a->blocks == 0)
     return xq_err_set(eb, XQ_ERANGE, "line convolutions without a block to put them in");
+  if (a->attacks != 0 && a->attacks != 1)
+    return xq_err_set(eb, XQ_ERANGE, "attack planes %d, expected 0 or 1", a->attacks);
   return 0;
 }
 
@@ -126,7 +132,7 @@ static int pooling_blocks(const nn_arch_t *a) {
 void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
   size_t c = (size_t)a->channels, pc = (size_t)a->policy_channels, vc = (size_t)a->value_channels;
   size_t h = (size_t)a->value_hidden, convs = 1 + 2 * (size_t)a->blocks;
-  size_t p = c * NN_INPUT_PLANES * 9 + 2 * c;                /* stem */
+  size_t p = c * (size_t)nn_arch_input_planes(a) * 9 + 2 * c; /* stem */
   p += (convs - 1) * (c * c * 9 + 2 * c);                     /* tower */
   p += (size_t)pooling_blocks(a) * 2 * c * c;                 /* global pooling biases */
   if (a->lines) p += (size_t)a->blocks * c * c * NN_LINE_TAPS;  /* rank and file biases */
@@ -139,7 +145,7 @@ void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
 
 double nn_arch_flops(const nn_arch_t *a) {
   double c = a->channels, hw = NN_HW;
-  double f = hw * 9 * NN_INPUT_PLANES * c + 2.0 * a->blocks * hw * 9 * c * c;
+  double f = hw * 9 * nn_arch_input_planes(a) * c + 2.0 * a->blocks * hw * 9 * c * c;
   f += pooling_blocks(a) * (2.0 * c * c + 2.0 * hw * c); /* FC, and pooling + broadcast */
   if (a->lines) f += a->blocks * (2.0 * hw * c * c + 2.0 * hw * c); /* lines + broadcast */
   f += hw * c * (a->policy_channels + a->value_channels);
@@ -195,7 +201,7 @@ static void build_table(nn_model_t *m, nn_tensors_t *t) {
   memset(t, 0, sizeof *t);
   m->ntensors = 0;
   m->nconvs = 1 + 2 * a->blocks;
-  add_convbn(&c, &t->tower[0], "stem", NN_INPUT_PLANES, a->channels, 3);
+  add_convbn(&c, &t->tower[0], "stem", nn_arch_input_planes(a), a->channels, 3);
   for (int b = 0; b < a->blocks; b++) {
     snprintf(prefix, sizeof prefix, "block%d.conv1", b);
     add_convbn(&c, &t->tower[1 + 2 * b], prefix, a->channels, a->channels, 3);
@@ -279,7 +285,7 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
   const nn_arch_t *a = arch;
   size_t nprep = 0, nfold = 0;
   for (int i = 0; i < m->nconvs; i++) {
-    int cin = i == 0 ? NN_INPUT_PLANES : a->channels;
+    int cin = i == 0 ? nn_arch_input_planes(a) : a->channels;
     nprep += nn_conv3x3_prepared_floats(cin, a->channels);
     nfold += (size_t)a->channels;
   }
@@ -289,7 +295,8 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
   m->stats = calloc(m->nstats, sizeof(float));
   m->prepared_mem = calloc(nprep, sizeof(float));
   m->fold_mem = calloc(nfold, sizeof(float));
-  size_t cmax = (size_t)(a->channels > NN_INPUT_PLANES ? a->channels : NN_INPUT_PLANES);
+  int planes = nn_arch_input_planes(a);
+  size_t cmax = (size_t)(a->channels > planes ? a->channels : planes);
   m->fold_tmp = calloc(cmax * (size_t)a->channels * 9, sizeof(float));
   if (!m->params || !m->grads || !m->stats || !m->prepared_mem || !m->fold_mem ||
       !m->fold_tmp) {
@@ -303,7 +310,7 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
   carve(&m->g, m->nconvs, m->grads, NULL);
   float *pp = m->prepared_mem, *fp = m->fold_mem;
   for (int i = 0; i < m->nconvs; i++) {
-    int cin = i == 0 ? NN_INPUT_PLANES : a->channels;
+    int cin = i == 0 ? nn_arch_input_planes(a) : a->channels;
     size_t sz = nn_conv3x3_prepared_floats(cin, a->channels);
     m->prepared[i] = pp;
     pp += sz;

@@ -27,8 +27,11 @@
 
 #include "support/error.h"
 
-#define NN_INPUT_PLANES 18
+#define NN_INPUT_PLANES 18     /* the planes of every net (input version 1) */
 #define NN_INPUT_VERSION 1
+#define NN_ATTACK_PLANES 2     /* a net with attack planes reads two more (version 2) */
+#define NN_INPUT_VERSION_ATTACKS 2
+#define NN_INPUT_PLANES_MAX (NN_INPUT_PLANES + NN_ATTACK_PLANES)
 #define NN_POLICY_SIZE 2086 /* == XQ_POLICY_SIZE */
 #define NN_HW 90
 #define NN_LINE_TAPS 19 /* 9 squares of a rank + 10 of a file: line weights per channel pair */
@@ -52,7 +55,19 @@ typedef struct {
   int survival;        /* 1: the per-piece survival head (nn_infer_survival), 0: none */
   int lines;           /* 1: every block has a rank and file bias (nn_lines.h), 0: none;
                         * not together with global pooling */
+  int attacks;         /* 1: the input has the two attack planes (nn_encode.h, input
+                        * version 2), 0: the 18 planes of version 1 */
 } nn_arch_t;
+
+/* Input planes a net of architecture a reads: NN_INPUT_PLANES, plus NN_ATTACK_PLANES
+ * with attack planes. Every buffer of encoded positions strides by it. */
+static inline int nn_arch_input_planes(const nn_arch_t *a) {
+  return NN_INPUT_PLANES + (a->attacks ? NN_ATTACK_PLANES : 0);
+}
+/* The input-plane version a net of architecture a is trained on (its file records it). */
+static inline int nn_arch_input_version(const nn_arch_t *a) {
+  return a->attacks ? NN_INPUT_VERSION_ATTACKS : NN_INPUT_VERSION;
+}
 
 /* The standard architecture for B blocks of C channels: heads 2 and 1 channels, value
  * hidden 2*C (so tiny 2x16 -> 32, default 6x64 -> 128, large 10x128 -> 256). */
@@ -61,17 +76,19 @@ nn_arch_t nn_arch_make(int blocks, int channels);
  * channels within NN_MAX_BLOCKS and NN_MAX_CHANNELS. Global pooling: a preset with "-g"
  * ("tiny-g") or "BxCg" pools in every block, "BxCgK" in every K-th block counting from
  * the last (1 <= K <= NN_MAX_BLOCKS). Line convolutions in every block: "-l" ("tiny-l")
- * or "BxCl", in place of the pooling suffix. The survival head: a trailing "s" ("tiny-s",
- * "tiny-gs", "tiny-ls", "2x16s", "2x16gs", "2x16g2s", "2x16ls"). Returns 0 or XQ_EINVAL
- * (*out untouched). */
+ * or "BxCl", in place of the pooling suffix. Then the attack planes: "a" ("tiny-a",
+ * "tiny-la", "2x16a"). The survival head: a trailing "s" ("tiny-s", "tiny-gs", "tiny-ls",
+ * "2x16s", "2x16gs", "2x16g2s", "2x16ls", "2x16las"). A preset's suffixes are those of
+ * BxC after a dash. Returns 0 or XQ_EINVAL (*out untouched). */
 int nn_arch_preset(const char *name, nn_arch_t *out);
 /* Whether block b (0..blocks-1) has a global pooling bias. */
 bool nn_arch_pools(const nn_arch_t *a, int b);
 /* How to spell a network size, for the error messages of every command that takes one. */
 #define NN_ARCH_SPELLING                                                                   \
   "tiny (2x16), default (6x64), large (10x128) or BxC such as 4x16, then g (global "      \
-  "pooling) or l (line convolutions), then s (survival head): tiny-g, 2x16l, 2x16gs"
-/* Writes the "BxC[g[K]|l][s]" spelling of a (which nn_arch_preset reads back) into buf. */
+  "pooling) or l (line convolutions), then a (attack planes), then s (survival head): "  \
+  "tiny-g, 2x16l, 2x16a, 2x16las"
+/* Writes the "BxC[g[K]|l][a][s]" spelling of a (which nn_arch_preset reads back) into buf. */
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);

@@ -18,7 +18,7 @@ static size_t layout(nn_plan_t *p, float *base) {
     if (base) (ptr) = base + off;         \
     off += ((size_t)(count) + 15) & ~(size_t)15; /* keep 64-byte alignment */ \
   } while (0)
-  size_t s1 = nn_conv3x3_scratch_floats(p->max_n, NN_INPUT_PLANES, a->channels);
+  size_t s1 = nn_conv3x3_scratch_floats(p->max_n, nn_arch_input_planes(a), a->channels);
   size_t s2 = nn_conv3x3_scratch_floats(p->max_n, a->channels, a->channels);
   if (s2 < s1) s2 = s1;
   /* The line bias runs between two convs, so it borrows their scratch. */

@@ -210,11 +210,12 @@ int nn_train_default_threads(void) {
   return 1;
 }
 
-static int shard_alloc(shard_t *s, int max_n, int max_pi) {
+static int shard_alloc(shard_t *s, int max_n, int max_pi, int nplanes) {
   size_t n = (size_t)max_n;
   s->buf.max_n = max_n;
   s->buf.max_pi = max_pi;
-  s->buf.planes = malloc(n * NN_INPUT_PLANES * NN_HW * sizeof(float));
+  s->buf.nplanes = nplanes;
+  s->buf.planes = malloc(n * (size_t)nplanes * NN_HW * sizeof(float));
   s->buf.mask = malloc(n * NN_POLICY_SIZE);
   s->buf.pi_offset = malloc((n + 1) * sizeof(int32_t));
   s->buf.pi = malloc(n * (size_t)max_pi * sizeof(nn_pi_entry_t));
@@ -254,7 +255,7 @@ int nn_train_pool_new(nn_train_pool_t **out, nn_model_t *m, int threads, int max
     s->pool = p;
     s->red.sum = reduce_sum;
     s->red.rank = t;
-    if (shard_alloc(s, per, max_pi)) goto oom;
+    if (shard_alloc(s, per, max_pi, nn_arch_input_planes(&m->arch))) goto oom;
     int rc = nn_plan_new(&s->plan, &m->arch, per, true, eb);
     if (rc) {
       nn_train_pool_free(&p);
@@ -380,8 +381,8 @@ int nn_shard_fill_from_batch(void *ctx, int rank, int lo, int hi, nn_shard_t *sh
   const nn_batch_t *b = ctx;
   int n = hi - lo;
   assert(lo >= 0 && hi <= b->n && n <= shard->max_n);
-  memcpy(shard->planes, b->planes + (size_t)lo * NN_INPUT_PLANES * NN_HW,
-         (size_t)n * NN_INPUT_PLANES * NN_HW * sizeof(float));
+  size_t per = (size_t)shard->nplanes * NN_HW;
+  memcpy(shard->planes, b->planes + (size_t)lo * per, (size_t)n * per * sizeof(float));
   if (b->mask)
     memcpy(shard->mask, b->mask + (size_t)lo * NN_POLICY_SIZE, (size_t)n * NN_POLICY_SIZE);
   else

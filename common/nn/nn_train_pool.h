@@ -31,7 +31,8 @@
 typedef struct {
   int max_n;              /* samples it holds */
   int max_pi;             /* policy-target entries per sample */
-  float *planes;          /* (max_n, NN_INPUT_PLANES, 90) */
+  int nplanes;            /* input planes per sample: the model's (nn_arch_input_planes) */
+  float *planes;          /* (max_n, nplanes, 90) */
   uint8_t *mask;          /* (max_n, NN_POLICY_SIZE) */
   int32_t *pi_offset;     /* (max_n + 1) */
   nn_pi_entry_t *pi;      /* (max_n * max_pi) */

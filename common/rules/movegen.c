@@ -74,6 +74,63 @@ bool xq_attacked(const xq_pos_t *pos, int sq, int by) {
   return false;
 }
 
+/* Marks the squares the piece of colour `by` on `from` attacks (see xq_attacked). */
+static void mark_piece(const uint8_t *b, int by, int from, uint8_t *map) {
+  switch (xq_pc_type(b[from])) {
+    case XQ_ROOK:
+      for (int d = 0; d < 4; d++)
+        for (const uint8_t *r = xq_ray_[from][d]; *r != XQ_END; r++) {
+          map[*r] = 1;
+          if (b[*r]) break;
+        }
+      break;
+    case XQ_CANNON:
+      /* Over exactly one screen: every square beyond it up to the next piece, that one
+       * included. */
+      for (int d = 0; d < 4; d++) {
+        const uint8_t *r = xq_ray_[from][d];
+        while (*r != XQ_END && !b[*r]) r++;
+        if (*r == XQ_END) continue;
+        for (r++; *r != XQ_END; r++) {
+          map[*r] = 1;
+          if (b[*r]) break;
+        }
+      }
+      break;
+    case XQ_HORSE:
+      for (const uint8_t *h = xq_horse_[from]; *h != XQ_END; h += 2)
+        if (!b[h[1]]) map[h[0]] = 1;
+      break;
+    case XQ_ELEPHANT:
+      for (const uint8_t *e = xq_eleph_[by][from]; *e != XQ_END; e += 2)
+        if (!b[e[1]]) map[e[0]] = 1;
+      break;
+    case XQ_ADVISOR:
+      for (const uint8_t *a = xq_advisor_[by][from]; *a != XQ_END; a++) map[*a] = 1;
+      break;
+    case XQ_KING:
+      for (const uint8_t *k = xq_king_[by][from]; *k != XQ_END; k++) map[*k] = 1;
+      /* The flying general: the other king, along an open file. */
+      for (int d = 2; d < 4; d++) {
+        const uint8_t *r = xq_ray_[from][d];
+        while (*r != XQ_END && !b[*r]) r++;
+        if (*r != XQ_END && b[*r] == (((by ^ 1) << 3) | XQ_KING)) map[*r] = 1;
+      }
+      break;
+    case XQ_PAWN:
+      for (const uint8_t *p = xq_pawn_[by][from]; *p != XQ_END; p++) map[*p] = 1;
+      break;
+    default:
+      break;
+  }
+}
+
+void xq_attack_map(const uint8_t *board, int by, uint8_t map[XQ_SQUARES]) {
+  for (int sq = 0; sq < XQ_SQUARES; sq++) map[sq] = 0;
+  for (int sq = 0; sq < XQ_SQUARES; sq++)
+    if (board[sq] && xq_pc_colour(board[sq]) == by) mark_piece(board, by, sq, map);
+}
+
 bool xq_in_check(const xq_pos_t *pos) { return xq_king_attacked_(pos, pos->side); }
 
 /* Appends the pseudo-legal moves of the piece on `from`. Returns the new end pointer. */

@@ -20,6 +20,10 @@ int xq_gen_legal(xq_pos_t *pos, xq_move_t *moves);
 /* True when square sq is attacked by a piece of colour `by` (the flying general counts:
  * a king attacks along an open file). */
 bool xq_attacked(const xq_pos_t *pos, int sq, int by);
+/* The attack map of colour `by`: map[sq] = 1 when xq_attacked(pos, sq, by) would say sq
+ * is attacked, 0 otherwise, for all 90 squares at once (squares held by `by`'s own pieces
+ * count: they are defended). Only the board is read. The encoder's attack planes. */
+void xq_attack_map(const uint8_t *board, int by, uint8_t map[XQ_SQUARES]);
 /* True when the side to move is in check (recomputed, not the cached flag). */
 bool xq_in_check(const xq_pos_t *pos);
 /* True when the pseudo-legal move m, made by the side to move, leaves its own king safe. */

@@ -22,7 +22,8 @@ typedef struct {
   xq_evaluator_t base;
   nn_model_t *model;
   nn_plan_t *plan;
-  float *planes;  /* (max_batch, NN_INPUT_PLANES, 90) */
+  int nplanes;    /* input planes the model reads (nn_arch_input_planes) */
+  float *planes;  /* (max_batch, nplanes, 90) */
   uint8_t *mask;  /* (max_batch, NN_POLICY_SIZE) */
 } net_eval_t;
 
@@ -31,7 +32,7 @@ static void net_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *pri
   net_eval_t *ne = (net_eval_t *)ev;
   if (n <= 0) return;
   for (int i = 0; i < n; i++) {
-    nn_encode(ne->planes + (size_t)i * NN_INPUT_PLANES * XQ_SQUARES, pos[i]);
+    nn_encode(ne->planes + (size_t)i * ne->nplanes * XQ_SQUARES, pos[i], ne->nplanes);
     nn_encode_legal(pos[i], ne->mask + (size_t)i * NN_POLICY_SIZE, NULL, NULL);
   }
   nn_infer(priors, values, ne->plan, ne->model, ne->planes, ne->mask, n);
@@ -60,7 +61,8 @@ int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_bat
   nn_model_fold(ne->model);
   rc = nn_plan_new(&ne->plan, &ne->model->arch, max_batch, false, eb);
   if (rc) goto fail;
-  ne->planes = malloc((size_t)max_batch * NN_INPUT_PLANES * XQ_SQUARES * sizeof(float));
+  ne->nplanes = nn_arch_input_planes(&ne->model->arch);
+  ne->planes = malloc((size_t)max_batch * ne->nplanes * XQ_SQUARES * sizeof(float));
   ne->mask = malloc((size_t)max_batch * NN_POLICY_SIZE);
   if (!ne->planes || !ne->mask) {
     rc = xq_err_set(eb, XQ_ENOMEM, "evaluator scratch for batch %d", max_batch);

@@ -57,8 +57,8 @@ int xq_sample_survival(uint8_t *mask, uint8_t *target, const xq_sample_t *s) {
   return k;
 }
 
-void xq_sample_encode(float *planes, const xq_sample_t *s) {
-  nn_encode_board(planes, s->board, s->side, s->rule60, s->repeated);
+void xq_sample_encode(float *planes, const xq_sample_t *s, int nplanes) {
+  nn_encode_board(planes, s->board, s->side, s->rule60, s->repeated, nplanes);
 }
 
 int xq_sample_board_position(xq_pos_t *pos, const uint8_t *board, int side, int rule60,

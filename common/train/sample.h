@@ -54,9 +54,9 @@ void xq_sample_mirror(xq_sample_t *s);
  * the mover: policy indices (side to move's view), z and q stay; only the input's colour
  * plane differs. The survival bits move with their pieces. */
 void xq_sample_colour_swap(xq_sample_t *s);
-/* Input planes (NN_INPUT_PLANES x 90) of the sample: the same as nn_encode of the
- * position in its game. */
-void xq_sample_encode(float *planes, const xq_sample_t *s);
+/* Input planes (nplanes x 90, nn_arch_input_planes of the net) of the sample: the same
+ * as nn_encode of the position in its game. */
+void xq_sample_encode(float *planes, const xq_sample_t *s, int nplanes);
 /* The survival target as the survival head is trained on it, squares in the frame of
  * xq_sample_encode's planes (the side to move's view): mask (90) = 1 on the trained
  * squares, the occupied ones but the two kings (they always survive: nothing to learn),

@@ -31,7 +31,7 @@ int xq_batch_shard_fill(void *ctx, int rank, int lo, int hi, nn_shard_t *shard) 
       continue;
     }
     const xq_sample_t *s = &r->sample;
-    xq_sample_encode(shard->planes + (size_t)n * NN_INPUT_PLANES * NN_HW, s);
+    xq_sample_encode(shard->planes + (size_t)n * shard->nplanes * NN_HW, s, shard->nplanes);
     xq_sample_position(&r->pos, s);
     nn_encode_legal(&r->pos, shard->mask + (size_t)n * NN_POLICY_SIZE, NULL, NULL);
     int32_t off = shard->pi_offset[n];

@@ -59,14 +59,20 @@ typedef struct {
   uint8_t *surv_mask, *surv_target; /* NULL until tu_batch_add_survival */
 } tu_batch_t;
 
-static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, xq_rng_t *r) {
-  t->planes = calloc((size_t)n * NN_INPUT_PLANES * NN_HW, sizeof(float));
+/* A random batch for a net reading nplanes input planes (with the attack planes when
+ * NN_INPUT_PLANES_MAX: each square attacked with probability 1/3, from a generator of
+ * their own, so the rest of the batch is the one tu_batch_make draws). */
+static inline void tu_batch_make_planes(tu_batch_t *t, int n, int nplanes, int legal,
+                                        int targets, xq_rng_t *r) {
+  t->planes = calloc((size_t)n * nplanes * NN_HW, sizeof(float));
+  xq_rng_t ar;
+  xq_rng_seed(&ar, 3);
   t->mask = calloc((size_t)n * NN_POLICY_SIZE, 1);
   t->off = calloc((size_t)n + 1, sizeof(int32_t));
   t->pi = calloc((size_t)n * targets, sizeof(nn_pi_entry_t));
   t->z = calloc((size_t)n, sizeof(float));
   for (int s = 0; s < n; s++) {
-    float *p = t->planes + (size_t)s * NN_INPUT_PLANES * NN_HW;
+    float *p = t->planes + (size_t)s * nplanes * NN_HW;
     for (int sq = 0; sq < NN_HW; sq++) {
       uint64_t k = xq_rng_below(r, 4);
       if (k == 0) p[xq_rng_below(r, 14) * NN_HW + sq] = 1.0f;
@@ -77,6 +83,8 @@ static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, x
       p[15 * NN_HW + sq] = r60;
       p[16 * NN_HW + sq] = rep;
       p[17 * NN_HW + sq] = 1.0f;
+      for (int a = NN_INPUT_PLANES; a < nplanes; a++)
+        p[a * NN_HW + sq] = (float)(xq_rng_below(&ar, 3) == 0);
     }
     uint8_t *mk = t->mask + (size_t)s * NN_POLICY_SIZE;
     int idx[256], cnt = 0;
@@ -97,6 +105,10 @@ static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, x
   }
   t->surv_mask = t->surv_target = NULL;
   t->b = (nn_batch_t){n, t->planes, t->mask, t->off, t->pi, t->z, NULL, NULL};
+}
+
+static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, xq_rng_t *r) {
+  tu_batch_make_planes(t, n, NN_INPUT_PLANES, legal, targets, r);
 }
 
 /* Random survival targets for the batch: about a third of the squares trained, each

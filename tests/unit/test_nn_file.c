@@ -83,20 +83,24 @@ static void test_arch_names(void **state) {
   /* Global pooling: "-g" on a preset or "g" on BxC pools every block, "gK" every K-th. */
   static const struct {
     const char *name;
-    int blocks, channels, every, survival, lines;
+    int blocks, channels, every, survival, lines, attacks;
     const char *canonical;
-  } pooled[] = {{"tiny-g", 2, 16, 1, 0, 0, "2x16g"}, {"default-g", 6, 64, 1, 0, 0, "6x64g"},
-                {"large-g", 10, 128, 1, 0, 0, "10x128g"}, {"2x16g", 2, 16, 1, 0, 0, "2x16g"},
-                {"6x64g2", 6, 64, 2, 0, 0, "6x64g2"}, {"4x16g40", 4, 16, 40, 0, 0, "4x16g40"},
-                {"tiny", 2, 16, 0, 0, 0, "2x16"},
+  } pooled[] = {{"tiny-g", 2, 16, 1, 0, 0, 0, "2x16g"}, {"default-g", 6, 64, 1, 0, 0, 0, "6x64g"},
+                {"large-g", 10, 128, 1, 0, 0, 0, "10x128g"}, {"2x16g", 2, 16, 1, 0, 0, 0, "2x16g"},
+                {"6x64g2", 6, 64, 2, 0, 0, 0, "6x64g2"}, {"4x16g40", 4, 16, 40, 0, 0, 0, "4x16g40"},
+                {"tiny", 2, 16, 0, 0, 0, 0, "2x16"},
                 /* The survival head: a final "s", alone or after the pooling suffix. */
-                {"tiny-s", 2, 16, 0, 1, 0, "2x16s"}, {"tiny-gs", 2, 16, 1, 1, 0, "2x16gs"},
-                {"large-s", 10, 128, 0, 1, 0, "10x128s"}, {"2x16s", 2, 16, 0, 1, 0, "2x16s"},
-                {"2x16gs", 2, 16, 1, 1, 0, "2x16gs"}, {"6x64g2s", 6, 64, 2, 1, 0, "6x64g2s"},
-                {"0x8s", 0, 8, 0, 1, 0, "0x8s"},
+                {"tiny-s", 2, 16, 0, 1, 0, 0, "2x16s"}, {"tiny-gs", 2, 16, 1, 1, 0, 0, "2x16gs"},
+                {"large-s", 10, 128, 0, 1, 0, 0, "10x128s"}, {"2x16s", 2, 16, 0, 1, 0, 0, "2x16s"},
+                {"2x16gs", 2, 16, 1, 1, 0, 0, "2x16gs"}, {"6x64g2s", 6, 64, 2, 1, 0, 0, "6x64g2s"},
+                {"0x8s", 0, 8, 0, 1, 0, 0, "0x8s"},
                 /* Line convolutions: "-l" or "l" in place of the pooling suffix. */
-                {"tiny-l", 2, 16, 0, 0, 1, "2x16l"}, {"tiny-ls", 2, 16, 0, 1, 1, "2x16ls"},
-                {"2x16l", 2, 16, 0, 0, 1, "2x16l"}, {"6x64ls", 6, 64, 0, 1, 1, "6x64ls"}};
+                {"tiny-l", 2, 16, 0, 0, 1, 0, "2x16l"}, {"tiny-ls", 2, 16, 0, 1, 1, 0, "2x16ls"},
+                {"2x16l", 2, 16, 0, 0, 1, 0, "2x16l"}, {"6x64ls", 6, 64, 0, 1, 1, 0, "6x64ls"},
+                /* The attack planes: "a" after the pooling or line suffix, before "s". */
+                {"tiny-a", 2, 16, 0, 0, 0, 1, "2x16a"}, {"tiny-la", 2, 16, 0, 0, 1, 1, "2x16la"},
+                {"tiny-gas", 2, 16, 1, 1, 0, 1, "2x16gas"}, {"2x16las", 2, 16, 0, 1, 1, 1, "2x16las"},
+                {"6x64g2a", 6, 64, 2, 0, 0, 1, "6x64g2a"}, {"0x8a", 0, 8, 0, 0, 0, 1, "0x8a"}};
   for (size_t i = 0; i < sizeof pooled / sizeof pooled[0]; i++) {
     assert_int_equal(nn_arch_preset(pooled[i].name, &a), 0);
     assert_int_equal(a.blocks, pooled[i].blocks);
@@ -104,6 +108,7 @@ static void test_arch_names(void **state) {
     assert_int_equal(a.gpool_every, pooled[i].every);
     assert_int_equal(a.survival, pooled[i].survival);
     assert_int_equal(a.lines, pooled[i].lines);
+    assert_int_equal(a.attacks, pooled[i].attacks);
     char name[32];
     nn_arch_name(&a, name, sizeof name);
     assert_string_equal(name, pooled[i].canonical);
@@ -131,7 +136,9 @@ static void test_arch_names(void **state) {
                               "tiny-S", "tiny-s-g", "tiny--s", "4x16sg", "4x16ss", "4x16-s",
                               "4x16S", "4x16s2", "4x16g0s", "s", "-s", "xs", "4x16gl", "4x16lg",
                               "4x16l2", "4x16ll", "4x16L", "tiny-gl", "tiny-lg", "tiny-sl",
-                              "tinyl", "0x8l", "4x16sl", "-l", "l"};
+                              "tinyl", "0x8l", "4x16sl", "-l", "l", "tiny-", "tiny-sa",
+                              "tiny-al", "4x16aa", "4x16sa", "4x16A", "tinya", "4x16ag",
+                              "4x16a2", "-a", "a", "tiny-16"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     a.blocks = -7;
     assert_int_equal(nn_arch_preset(bad[i], &a), XQ_EINVAL);
@@ -599,6 +606,47 @@ static void test_round_trip_lines(void **state) {
   nn_model_free(&plain);
 }
 
+/* A net with the attack planes records input version 2 and 20 planes, keeps the flag
+ * through the file, is refused where a net without them is expected (naming the field),
+ * and a file whose input version and plane count disagree is refused. */
+static void test_round_trip_attacks(void **state) {
+  (void)state;
+  char path[300];
+  snprintf(path, sizeof path, "%s/a.xqzn", tmpdir);
+  nn_arch_t a;
+  assert_int_equal(nn_arch_preset("1x8a", &a), 0);
+  nn_model_t *m = NULL, *l = NULL, *plain = tiny(4);
+  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
+  nn_model_init(m, 4);
+  assert_int_equal(m->nparams, plain->nparams + 8 * NN_ATTACK_PLANES * 9);
+  assert_int_equal(m->table[0].shape[1], NN_INPUT_PLANES_MAX); /* the stem's input channels */
+  l = round_trip_refused(path, m, 2, plain, "attack planes 1, expected 0");
+  assert_int_equal(l->arch.attacks, 1);
+  nn_file_meta_t got;
+  xq_errbuf_t eb = {{0}};
+  nn_model_free(&l);
+  assert_int_equal(nn_file_load(path, &l, &got, &eb), 0);
+  assert_int_equal(got.input_version, NN_INPUT_VERSION_ATTACKS);
+  /* Input version 2 with 18 planes, or version 1 with 20: refused before the payload. */
+  nn_file_meta_t meta = meta_of(5);
+  size_t len;
+  unsigned char *b;
+  assert_int_equal(nn_file_encode(&b, &len, m, &meta, NULL), 0);
+  assert_int_equal(b[16], NN_INPUT_VERSION_ATTACKS);
+  assert_int_equal(b[20], NN_INPUT_PLANES_MAX);
+  b[20] = NN_INPUT_PLANES;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "input plane count");
+  b[16] = NN_INPUT_VERSION;
+  b[20] = NN_INPUT_PLANES_MAX;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "input plane count");
+  free(b);
+  nn_model_free(&m);
+  nn_model_free(&l);
+  nn_model_free(&plain);
+}
+
 static void test_fuzz_loader(void **state) {
   (void)state;
   nn_model_t *m = tiny(3);
@@ -740,6 +788,7 @@ int main(void) {
       cmocka_unit_test(test_version3_loads),
       cmocka_unit_test(test_round_trip_survival),
       cmocka_unit_test(test_round_trip_lines),
+      cmocka_unit_test(test_round_trip_attacks),
       cmocka_unit_test(test_fuzz_loader),
       cmocka_unit_test(test_checkpoint_resume),
       cmocka_unit_test(test_checkpoint_resume_pooled),

@@ -494,7 +494,7 @@ static void run_whole_net(const char *size, bool survival_only) {
   }
   int n = 4;
   assert_int_equal(nn_plan_new(&c.plan, &a, n, true, NULL), 0);
-  tu_batch_make(&c.tb, n, 40, 6, &rng);
+  tu_batch_make_planes(&c.tb, n, nn_arch_input_planes(&a), 40, 6, &rng);
   if (a.survival) tu_batch_add_survival(&c.tb, &rng);
   nn_loss_t out;
   nn_compute_gradients(c.m, c.plan, &c.tb.b, &c.cfg, &out);
@@ -535,6 +535,12 @@ static void test_whole_net_lines(void **state) {
   run_whole_net("tiny-l", false);
 }
 
+/* The attack planes: two more input channels of the stem, whose weights see them. */
+static void test_whole_net_attacks(void **state) {
+  (void)state;
+  run_whole_net("tiny-a", false);
+}
+
 /* The survival head's weights and bias, and its gradient flowing into the tower, alone
  * and with global pooling on too (both options together). With all three heads' losses
  * at once the tower's probes cross more ReLU kinks than the tolerance allows for (2.3%
@@ -555,6 +561,7 @@ int main(void) {
       cmocka_unit_test(test_survival_loss), cmocka_unit_test(test_whole_net),
       cmocka_unit_test(test_whole_net_gpool), cmocka_unit_test(test_whole_net_lines),
       cmocka_unit_test(test_whole_net_survival), cmocka_unit_test(test_lines),
+      cmocka_unit_test(test_whole_net_attacks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

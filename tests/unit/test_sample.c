@@ -97,15 +97,15 @@ static void repetition_game(xq_game_record_t *r) {
 /* Replays r and checks every sample against nn_encode of the replayed position. */
 static void check_samples(const xq_game_record_t *r, const xq_sample_t *s, int ns) {
   xq_pos_t *pos = malloc(sizeof *pos);
-  static float a[NN_INPUT_PLANES * NN_HW], b[NN_INPUT_PLANES * NN_HW];
+  static float a[NN_INPUT_PLANES_MAX * NN_HW], b[NN_INPUT_PLANES_MAX * NN_HW];
   assert_int_equal(xq_fen_parse(pos, r->start_fen, NULL), 0);
   int k = 0;
   for (int i = 0; i < r->nplies; i++) {
     const xq_record_ply_t *pl = &r->plies[i];
     if (pl->full) {
       assert_true(k < ns);
-      nn_encode(a, pos);
-      xq_sample_encode(b, &s[k]);
+      nn_encode(a, pos, NN_INPUT_PLANES_MAX); /* with the attack planes */
+      xq_sample_encode(b, &s[k], NN_INPUT_PLANES_MAX);
       assert_memory_equal(a, b, sizeof a);
       assert_int_equal(s[k].side, pos->side);
       assert_int_equal(s[k].npi, pl->nvisits);
@@ -307,14 +307,14 @@ static void test_colour_swap(void **state) {
   int n;
   xq_sample_t *s = random_samples(&r, 150, &n);
   xq_pos_t *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-  static float pa[NN_INPUT_PLANES * NN_HW], pb[NN_INPUT_PLANES * NN_HW];
+  static float pa[NN_INPUT_PLANES_MAX * NN_HW], pb[NN_INPUT_PLANES_MAX * NN_HW];
   for (int k = 0; k < n; k++) {
     xq_sample_t c = s[k];
     xq_sample_colour_swap(&c);
     assert_int_not_equal(c.side, s[k].side);
-    xq_sample_encode(pa, &s[k]);
-    xq_sample_encode(pb, &c);
-    for (int p = 0; p < NN_INPUT_PLANES; p++) {
+    xq_sample_encode(pa, &s[k], NN_INPUT_PLANES_MAX);
+    xq_sample_encode(pb, &c, NN_INPUT_PLANES_MAX);
+    for (int p = 0; p < NN_INPUT_PLANES_MAX; p++) { /* the attack planes too */
       if (p == 14) {
         for (int q = 0; q < NN_HW; q++) assert_true(pa[p * NN_HW + q] == 1.0f - pb[p * NN_HW + q]);
       } else {
@@ -591,7 +591,7 @@ static void test_survival_target(void **state) {
     static float planes[NN_INPUT_PLANES * NN_HW];
     int trained = xq_sample_survival(mask, target, &s[k]);
     assert_int_equal(trained, pieces - 2);
-    xq_sample_encode(planes, &s[k]);
+    xq_sample_encode(planes, &s[k], NN_INPUT_PLANES);
     for (int v = 0; v < NN_HW; v++) {
       float piece = 0;
       for (int p = 1; p < 14; p++)
