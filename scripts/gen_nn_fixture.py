@@ -25,6 +25,13 @@ fixture records the head's training and eval-mode logits and the folded probabil
 Other sizes draw exactly what they drew before the head existed, so their fixtures stay
 byte for byte the same.
 
+The plane count comes from the weights file's header (its input planes). A net with the
+attack planes (--size tiny-a, input version 2, 20 planes) gets planes 18 and 19, the
+mover's and the opponent's attack maps, as random 0/1 squares (about a third attacked),
+drawn from a generator of their own (ATTACK_SEED), so the 18 planes and everything else
+the inputs hold are what the other sizes draw, and their fixtures stay byte for byte the
+same; the stem convolution reads all 20 planes.
+
 Usage (Debian's torch lives under /usr/bin/python3):
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-g \
@@ -33,6 +40,8 @@ Usage (Debian's torch lives under /usr/bin/python3):
         --out tests/fixtures/nn_tiny_surv_ref.bin
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-l \
         --out tests/fixtures/nn_tiny_lines_ref.bin
+    /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-a \
+        --out tests/fixtures/nn_tiny_attacks_ref.bin
 
 Fixture format: magic b"XQZFIX1\\0", then records until EOF, each: u32 name length,
 name (ASCII), u32 count, count little-endian float32 values.
@@ -52,7 +61,9 @@ import torch.nn.functional as F
 
 POLICY = 2086
 HW = 90
-PLANES = 18
+BASE_PLANES = 18  # planes of input version 1; a file with more has the attack planes
+ATTACK_PLANES = 2 # the mover's and the opponent's attack maps (input version 2)
+ATTACK_SEED = 13  # the attack planes' own generator (7 is the pooling/line weights', 11 survival's)
 STRIDE = 13 # policy.fc.w gradient subsampling
 N = 4       # batch size
 LEGAL = 30  # legal moves per sample
@@ -67,6 +78,8 @@ def read_xqzn(path):
     assert b[:8] == b"XQZN\r\n\x1a\n", "bad magic"
     (version, hsize, in_ver, in_planes, blocks, ch, pch, vch, hidden, psize) = \
         struct.unpack_from("<10I", b, 8)
+    assert (in_ver, in_planes) in ((1, BASE_PLANES), (2, BASE_PLANES + ATTACK_PLANES)), \
+        "input version %d with %d planes" % (in_ver, in_planes)
     nparams, nstats = struct.unpack_from("<2Q", b, 80)
     (pcrc,) = struct.unpack_from("<I", b, 96)
     (gpool_every,) = struct.unpack_from("<I", b, 112) if version >= 3 else (0,)
@@ -77,7 +90,7 @@ def read_xqzn(path):
     floats = np.frombuffer(payload, dtype="<f4")
     assert floats.size == nparams + nstats
     arch = dict(blocks=blocks, channels=ch, pch=pch, vch=vch, hidden=hidden,
-                gpool_every=gpool_every, survival=survival, lines=lines)
+                gpool_every=gpool_every, survival=survival, lines=lines, planes=in_planes)
     return arch, floats[:nparams].copy(), floats[nparams:].copy(), pcrc
 
 
@@ -92,7 +105,7 @@ class Net(nn.Module):
     def __init__(self, a):
         super().__init__()
         c = a["channels"]
-        self.tower = nn.ModuleList([ConvBN(PLANES, c, 3)])
+        self.tower = nn.ModuleList([ConvBN(a["planes"], c, 3)])
         for _ in range(a["blocks"]):
             self.tower.append(ConvBN(c, c, 3))
             self.tower.append(ConvBN(c, c, 3))
@@ -186,8 +199,8 @@ def load(net, params, stats):
         assert off == stats.size
 
 
-def make_inputs(rng):
-    planes = np.zeros((N, PLANES, HW), np.float32)
+def make_inputs(rng, nplanes):
+    planes = np.zeros((N, nplanes, HW), np.float32)
     mask = np.zeros((N, POLICY), np.uint8)
     pi_idx = np.zeros((N, TARGETS), np.int32)
     pi_p = np.zeros((N, TARGETS), np.float32)
@@ -206,6 +219,9 @@ def make_inputs(rng):
         p = rng.rand(TARGETS) + 0.1
         pi_p[s] = (p / p.sum()).astype(np.float32)
         z[s] = rng.randint(3) - 1
+    if nplanes > BASE_PLANES:  # attack planes: a generator of their own leaves rng's draws alone
+        arng = np.random.RandomState(ATTACK_SEED)
+        planes[:, BASE_PLANES:] = (arng.randint(3, size=(N, nplanes - BASE_PLANES, HW)) == 0)
     return planes, mask, pi_idx, pi_p, z
 
 
@@ -243,7 +259,7 @@ def main():
         arch, params, stats, pcrc = read_xqzn(path)
     net = Net(arch).double()
     load(net, params, stats)
-    planes, mask, pi_idx, pi_p, z = make_inputs(np.random.RandomState(2024))
+    planes, mask, pi_idx, pi_p, z = make_inputs(np.random.RandomState(2024), arch["planes"])
     grng = np.random.RandomState(7)
     zero_started = []
     with torch.no_grad():
@@ -253,7 +269,7 @@ def main():
                 p.copy_(torch.from_numpy(gw.astype(np.float64)))
                 zero_started.append((name, gw))
 
-    x = torch.from_numpy(planes.astype(np.float64)).view(N, PLANES, 10, 9)
+    x = torch.from_numpy(planes.astype(np.float64)).view(N, arch["planes"], 10, 9)
     net.train()
     logits, v, sl = net(x)
     m = torch.from_numpy(mask.astype(bool))

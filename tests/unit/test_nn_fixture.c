@@ -10,7 +10,9 @@
  * tests/fixtures/nn_tiny_lines_ref.bin for tiny-l (rank and file convolutions in both
  * blocks, their weights given the same way), and tests/fixtures/nn_tiny_surv_ref.bin for
  * tiny-s (the survival head: its targets, its training and eval-mode logits, the folded
- * probabilities and its loss term).
+ * probabilities and its loss term). tests/fixtures/nn_tiny_attacks_ref.bin is for tiny-a
+ * (the attack planes: 20 input planes, planes 18 and 19 random 0/1 squares, read by the
+ * stem); every buffer of planes strides by the net's own nn_arch_input_planes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -144,7 +146,7 @@ static void against_pytorch(const char *file, const char *size) {
   assert_int_equal(given, zero_started);
   /* inputs */
   const rec_t *pl = get("planes"), *mk = get("mask"), *pi = get("pi_index"), *pp = get("pi_prob");
-  assert_int_equal(pl->n, (uint32_t)n * NN_INPUT_PLANES * NN_HW);
+  assert_int_equal(pl->n, (uint32_t)n * nn_arch_input_planes(&m->arch) * NN_HW);
   uint8_t *mask = malloc((size_t)n * NN_POLICY_SIZE);
   for (size_t i = 0; i < (size_t)n * NN_POLICY_SIZE; i++) mask[i] = mk->v[i] != 0.0f;
   nn_pi_entry_t *ent = malloc((size_t)n * targets * sizeof *ent);
@@ -238,10 +240,16 @@ static void test_survival_against_pytorch(void **state) {
   against_pytorch("nn_tiny_surv_ref.bin", "tiny-s");
 }
 
+static void test_attacks_against_pytorch(void **state) {
+  (void)state;
+  against_pytorch("nn_tiny_attacks_ref.bin", "tiny-a");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_pytorch),
                                      cmocka_unit_test(test_gpool_against_pytorch),
                                      cmocka_unit_test(test_lines_against_pytorch),
-                                     cmocka_unit_test(test_survival_against_pytorch)};
+                                     cmocka_unit_test(test_survival_against_pytorch),
+                                     cmocka_unit_test(test_attacks_against_pytorch)};
   return cmocka_run_group_tests(tests, NULL, teardown);
 }
