@@ -33,6 +33,12 @@ check "info shows every K-th block" grep -q "in the last block and every 2 block
 check "info says there are no line convolutions" grep -q "line convs: *none" <<<"$info"
 init_info line tiny-l 2x16l 5
 check "info shows the line convolutions" grep -q "line convs: *in every block" <<<"$ninfo"
+check "a plain net reads the 18 planes of input version 1" grep -q "input version: *1 (18 planes)" <<<"$info"
+init_info attack-plane tiny-la 2x16la 5
+check "info shows the attack planes" grep -q "input version: *2 (20 planes, with the attack planes)" <<<"$ninfo"
+# A net with the attack planes plays: the search feeds it its own 20-plane encoding.
+arena=$("$XQZ" arena "net:$dir/tiny-la.xqzn:8" random --games 2 --max-plies 40 2>&1); rc=$?
+check "an attack-plane net plays an arena match" test "$rc" -eq 0
 "$XQZ" net init --size tiny-gl --out "$dir/gl.xqzn" >/dev/null 2>&1; rc=$?
 check "pooling and lines together exits 2" test "$rc" -eq 2
 "$XQZ" net init --size tiny-gg --out "$dir/c.xqzn" >/dev/null 2>&1; rc=$?
