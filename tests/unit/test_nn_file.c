@@ -545,18 +545,24 @@ static nn_model_t *round_trip_refused(const char *path, const nn_model_t *m, uin
   return l;
 }
 
+/* A net of `size` from seed 4, and path = the temporary directory's `file`. */
+static nn_model_t *variant_net(const char *size, char *path, size_t n, const char *file) {
+  snprintf(path, n, "%s/%s", tmpdir, file);
+  nn_arch_t a;
+  assert_int_equal(nn_arch_preset(size, &a), 0);
+  nn_model_t *m = NULL;
+  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
+  nn_model_init(m, 4);
+  return m;
+}
+
 /* A net with the survival head keeps it through the file (its two tensors last in the
  * table, so the rest of the payload is laid out as without it), and is refused where a
  * net without the head is expected, naming the field. */
 static void test_round_trip_survival(void **state) {
   (void)state;
   char path[300];
-  snprintf(path, sizeof path, "%s/s.xqzn", tmpdir);
-  nn_arch_t a;
-  assert_int_equal(nn_arch_preset("1x8s", &a), 0);
-  nn_model_t *m = NULL, *l = NULL, *plain = tiny(4);
-  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
-  nn_model_init(m, 4);
+  nn_model_t *m = variant_net("1x8s", path, sizeof path, "s.xqzn"), *l = NULL, *plain = tiny(4);
   for (size_t i = 0; i < m->nstats; i++) m->stats[i] = plain->stats[i];
   assert_int_equal(m->nparams, plain->nparams + 8 + 1);
   assert_string_equal(m->table[m->ntensors - 2].name, "survival.w");
@@ -580,12 +586,7 @@ static void test_round_trip_survival(void **state) {
 static void test_round_trip_lines(void **state) {
   (void)state;
   char path[300];
-  snprintf(path, sizeof path, "%s/l.xqzn", tmpdir);
-  nn_arch_t a;
-  assert_int_equal(nn_arch_preset("2x8l", &a), 0);
-  nn_model_t *m = NULL, *l = NULL, *plain = NULL;
-  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
-  nn_model_init(m, 4);
+  nn_model_t *m = variant_net("2x8l", path, sizeof path, "l.xqzn"), *l = NULL, *plain = NULL;
   nn_arch_t pa = nn_arch_make(2, 8);
   assert_int_equal(nn_model_new(&plain, &pa, NULL), 0);
   assert_int_equal(m->nparams, plain->nparams + 2 * 8 * 8 * NN_LINE_TAPS);
@@ -612,12 +613,7 @@ static void test_round_trip_lines(void **state) {
 static void test_round_trip_attacks(void **state) {
   (void)state;
   char path[300];
-  snprintf(path, sizeof path, "%s/a.xqzn", tmpdir);
-  nn_arch_t a;
-  assert_int_equal(nn_arch_preset("1x8a", &a), 0);
-  nn_model_t *m = NULL, *l = NULL, *plain = tiny(4);
-  assert_int_equal(nn_model_new(&m, &a, NULL), 0);
-  nn_model_init(m, 4);
+  nn_model_t *m = variant_net("1x8a", path, sizeof path, "a.xqzn"), *l = NULL, *plain = tiny(4);
   assert_int_equal(m->nparams, plain->nparams + 8 * NN_ATTACK_PLANES * 9);
   assert_int_equal(m->table[0].shape[1], NN_INPUT_PLANES_MAX); /* the stem's input channels */
   l = round_trip_refused(path, m, 2, plain, "attack planes 1, expected 0");
