@@ -23,7 +23,8 @@
  * Inference on n <= plan->max_n positions.
  *   policy: (n, NN_POLICY_SIZE) softmax over the legal moves (0 elsewhere), or NULL;
  *   value: (n) in [-1, 1] from the side to move's view, or NULL;
- *   planes: (n, nn_arch_input_planes(&m->arch), 10, 9); mask: (n, NN_POLICY_SIZE) 1 = legal, or NULL.
+ *   planes: (n, nn_arch_input_planes(&m->arch), 10, 9);
+ *   mask: (n, NN_POLICY_SIZE) 1 = legal, or NULL.
  * Any kind of plan works (a training plan has the inference buffers' roles covered).
  */
 void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
