@@ -7,6 +7,8 @@
 #
 # usage: scripts/bench/versus.sh RUN_A RUN_B [--minute M] [--games N] [--sims S]
 #          [--search-a puct|gumbel] [--search-b puct|gumbel]
+#   RUN_A, RUN_B   learning run directories, or a weights file (.xqzn: nets/xqzero.xqzn,
+#                  say), which plays as itself whatever --minute or --step pick
 #   --minute M   compare the nets promoted by minute M of each run (default: each run's last)
 #   --step S     compare instead the last nets of at most S training steps: learning per
 #                step, where --minute gives learning per minute
@@ -20,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 run_a=$1 run_b=$2
 shift 2
 minute="" step="" games=100 sims=200 kind_a=net kind_b=net
@@ -48,8 +50,11 @@ if [ $((games % 4)) -ne 0 ] || [ "$games" -le 0 ]; then
   echo "versus.sh: --games must be a positive multiple of 4, not $games" >&2; exit 2
 fi
 for r in "$run_a" "$run_b"; do
+  [ -f "$r" ] && continue # a weights file; xqz net info checks it below
   if [ ! -f "$r/run.json" ] || [ ! -f "$r/campaign/promotions.log" ]; then
-    echo "versus.sh: $r is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2
+    echo "versus.sh: $r is not a learning run (no run.json or campaign/promotions.log)" \
+      "nor a weights file" >&2
+    exit 2
   fi
 done
 
@@ -60,10 +65,27 @@ if [ -z "${XQZ:-}" ]; then
   XQZ="build-bench/tools/xqz"
 fi
 pick=(${minute:+"$minute"} ${step:+--step "$step"})
-read -r net_a file_a min_a < <(python3 scripts/bench/learning_report.py at "$run_a" "${pick[@]}")
-read -r net_b file_b min_b < <(python3 scripts/bench/learning_report.py at "$run_b" "${pick[@]}")
-echo "== A: $run_a net ${net_a:0:8} (promoted at $min_a min)"
-echo "== B: $run_b net ${net_b:0:8} (promoted at $min_b min)"
+# pick_net RUN: "ID FILE WHEN" of the net RUN stands for.
+pick_net() {
+  if [ -f "$1" ]; then
+    local info id
+    info=$("$XQZ" net info "$1" 2>&1) || { echo "versus.sh: $info" >&2; return 1; }
+    id=$(awk '/^net id:/ {print $3}' <<<"$info")
+    echo "$id $1 file"
+  else
+    python3 scripts/bench/learning_report.py at "$1" "${pick[@]}"
+  fi
+}
+describe() { # describe RUN ID WHEN
+  if [ "$3" = file ]; then echo "$1 (net ${2:0:8}, a weights file)"
+  else echo "$1 net ${2:0:8} (promoted at $3 min)"; fi
+}
+picked=$(pick_net "$run_a") || exit 2
+read -r net_a file_a min_a <<<"$picked"
+picked=$(pick_net "$run_b") || exit 2
+read -r net_b file_b min_b <<<"$picked"
+echo "== A: $(describe "$run_a" "$net_a" "$min_a")"
+echo "== B: $(describe "$run_b" "$net_b" "$min_b")"
 echo "== $games games, $sims simulations per move, no noise, two halves in parallel"
 echo "== A plays $kind_a:, B plays $kind_b: (net: PUCT, gnet: a Gumbel root)"
 tmp=$(mktemp -d)

@@ -30,6 +30,18 @@ out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/a" --games 4 --sims 8 --sea
 check "one run against itself, Gumbel root against PUCT, exits 0" test "$rc" -eq 0
 check "says which search each side plays" grep -q "A plays gnet:, B plays net:" <<<"$out"
 check "and plays the 4 games" grep -q '"games": 4' <<<"$out"
+# A weights file in place of a run (the shipped net, say) plays as itself.
+"$XQZ" net init --size tiny --seed 1 --out "$dir/shipped.xqzn" >/dev/null
+id=$("$XQZ" net info "$dir/shipped.xqzn" | awk '/^net id:/ {print substr($3, 1, 8)}')
+out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/shipped.xqzn" --step 999 --games 4 --sims 4 2>"$dir/err"); rc=$?
+check "a weights file as B exits 0" test "$rc" -eq 0
+check "names the file and its net id" grep -q "B: $dir/shipped.xqzn (net $id, a weights file)" <<<"$out"
+check "the run still picks by --step" grep -q "A: .* net 00000000 (promoted at 0.0 min)" <<<"$out"
+check "same seed, same net: even" grep -q '"score": 0.5' <<<"$out"
+head -c 100 "$dir/shipped.xqzn" >"$dir/cut.xqzn"
+"$root/scripts/bench/versus.sh" "$dir/cut.xqzn" "$dir/a" --games 4 >/dev/null 2>"$dir/err"; rc=$?
+check "a truncated weights file refused" test "$rc" -eq 2
+check "with xqz's reason, naming the file" grep -q "cut.xqzn" "$dir/err"
 "$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --search-b alphazero >/dev/null 2>"$dir/err"; rc=$?
 check "an unknown search refused" bash -c "[ $rc -eq 2 ] && grep -q \"takes puct or gumbel, not 'alphazero'\" '$dir/err'"
 "$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --games 6 >/dev/null 2>"$dir/err"; rc=$?
