@@ -527,13 +527,13 @@ static void run_whole_net(const char *size, bool survival_only) {
     nn_param_info_t *ti = &c.m->table[t];
     if (survival_only && (!strncmp(ti->name, "policy.", 7) || !strncmp(ti->name, "value.", 6)))
       continue;
-    /* Through many ReLUs the loss is only piecewise smooth, so the step must be small
-     * (1e-3: measured errors <= 5e-3 here, growing with h as kinks are crossed); a wrong
-     * gradient gives relative errors of order 1, so 2% still catches every real bug. */
     if (a.attacks && !strcmp(ti->name, "stem.w")) {
       check_attack_weights(&c, ti, g, h);
       continue;
     }
+    /* Through many ReLUs the loss is only piecewise smooth, so the step must be small
+     * (1e-3: measured errors <= 5e-3 here, growing with h as kinks are crossed); a wrong
+     * gradient gives relative errors of order 1, so 2% still catches every real bug. */
     tu_gradcheck(ti->name, c.m->params + ti->offset, g + ti->offset, ti->size, net_f, &c, h,
                  12, 2e-2, 2e-4);
   }
