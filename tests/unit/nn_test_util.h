@@ -150,12 +150,12 @@ static inline void tu_batch_free(tu_batch_t *t) {
  *
  * A kink exactly at x (measured on the policy head of the whole-net checks: the forward
  * difference equals the analytic gradient at every h, the backward one does not) fools
- * that rule: both central differences then give the mean of the two
- * one-sided slopes, whatever h, while the analytic gradient is one of them. So a probe
- * whose central difference misses the analytic value by more than 10%, while the forward
- * and backward differences disagree by more than 10% and one of them matches it within
- * 10%, is held to that one-sided slope (a wrong formula matches neither); such probes
- * count against the same quarter as the skipped ones.
+ * that rule: both central differences then give the mean of the two one-sided slopes,
+ * whatever h, while the analytic gradient is one of them. So a probe whose central
+ * difference misses the analytic value by more than 10%, while the forward and backward
+ * differences disagree by more than 10% and one of them matches it within 10%, is held
+ * to that one-sided slope (a wrong formula matches neither); such probes count against
+ * the same quarter as the skipped ones.
  */
 typedef double (*tu_fn_t)(void *ctx);
 
