@@ -178,6 +178,7 @@ static inline tu_diff_t tu_diffs(float *x, float h, tu_fn_t f, void *ctx, double
                      (f0 - fm) / ((double)save - down)};
 }
 
+/* The central difference alone (it does not use f0, so none is needed). */
 static inline double tu_central(float *x, float h, tu_fn_t f, void *ctx) {
   return tu_diffs(x, h, f, ctx, 0.0).central;
 }
