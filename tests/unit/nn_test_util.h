@@ -148,8 +148,8 @@ static inline void tu_batch_free(tu_batch_t *t) {
  * be skipped, so a systematically wrong gradient cannot hide behind this rule (a wrong
  * formula makes the two estimates agree with each other, not with the analytic value).
  *
- * A kink exactly at x (measured on the policy head of the whole-net checks: the forward
- * difference equals the analytic gradient at every h, the backward one does not) fools
+ * A kink exactly at x (seen on the policy head of the whole-net checks: at h = 1e-3 and
+ * 3e-4 the forward difference equals the analytic gradient, the backward one does not) fools
  * that rule: both central differences then give the mean of the two one-sided slopes,
  * whatever h, while the analytic gradient is one of them. So a probe whose central
  * difference misses the analytic value by more than 10%, while the forward and backward
