@@ -25,6 +25,13 @@ fixture records the head's training and eval-mode logits and the folded probabil
 Other sizes draw exactly what they drew before the head existed, so their fixtures stay
 byte for byte the same.
 
+A net with the opponent-reply head (--size tiny-sr, with the survival head too) gets a
+from and a to square per sample (sample 2 has none: the last position of a game), drawn
+from a generator of their own (REPLY_SEED) after everything else; its loss adds WR times
+the batch mean of each sample's mean of two cross-entropies (the softmax of channel 0 over
+the 90 squares against the from square, of channel 1 against the to square), after the
+survival term, and the fixture records the head's training and eval-mode logits.
+
 The plane count comes from the weights file's header (its input planes). A net with the
 attack planes (--size tiny-a, input version 2, 20 planes) gets planes 18 and 19, the
 mover's and the opponent's attack maps, as random 0/1 squares (about a third attacked),
@@ -42,6 +49,8 @@ Usage (Debian's torch lives under /usr/bin/python3):
         --out tests/fixtures/nn_tiny_lines_ref.bin
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-a \
         --out tests/fixtures/nn_tiny_attacks_ref.bin
+    /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-sr \
+        --out tests/fixtures/nn_tiny_reply_ref.bin
 
 Fixture format: magic b"XQZFIX1\\0", then records until EOF, each: u32 name length,
 name (ASCII), u32 count, count little-endian float32 values.
@@ -71,6 +80,8 @@ TARGETS = 5 # pi entries per sample
 WP, WV, C_L2 = 1.0, 1.0, 1e-4
 GPOOL_STD = 0.2 # global pooling and line weights of the reference (xqzero starts them at zero)
 WS = 0.8        # survival loss weight (survival nets only)
+WR = 0.6        # reply loss weight (reply nets only)
+REPLY_SEED = 17 # the reply targets' own generator
 
 
 def read_xqzn(path):
@@ -85,12 +96,14 @@ def read_xqzn(path):
     (gpool_every,) = struct.unpack_from("<I", b, 112) if version >= 3 else (0,)
     (survival,) = struct.unpack_from("<I", b, 116) if version >= 4 else (0,)
     (lines,) = struct.unpack_from("<I", b, 120) if version >= 5 else (0,)
+    (reply,) = struct.unpack_from("<I", b, 124) if version >= 6 else (0,)
     payload = b[hsize:]
     assert zlib.crc32(payload) == pcrc, "payload checksum"
     floats = np.frombuffer(payload, dtype="<f4")
     assert floats.size == nparams + nstats
     arch = dict(blocks=blocks, channels=ch, pch=pch, vch=vch, hidden=hidden,
-                gpool_every=gpool_every, survival=survival, lines=lines, planes=in_planes)
+                gpool_every=gpool_every, survival=survival, lines=lines, reply=reply,
+                planes=in_planes)
     return arch, floats[:nparams].copy(), floats[nparams:].copy(), pcrc
 
 
@@ -132,6 +145,8 @@ class Net(nn.Module):
                 self.lines.append(nn.Parameter(torch.zeros(c, c, 10, 1)))
         # The survival head: a 1x1 conv C -> 1 with bias, no BN, one logit per square.
         self.surv = nn.Conv2d(c, 1, 1, bias=True) if a["survival"] else None
+        # The opponent-reply head: a 1x1 conv C -> 2, no bias, no BN: from and to squares.
+        self.reply = nn.Conv2d(c, 2, 1, bias=False) if a["reply"] else None
 
     def table(self):
         """(name, parameter, decayed) in xqzero's file order."""
@@ -155,6 +170,8 @@ class Net(nn.Module):
                  ("value.fc2.w", self.val_fc2.weight, True), ("value.fc2.b", self.val_fc2.bias, False)]
         if self.surv is not None:
             rows += [("survival.w", self.surv.weight, True), ("survival.b", self.surv.bias, False)]
+        if self.reply is not None:
+            rows += [("reply.w", self.reply.weight, True)]
         return rows
 
     def bns(self):
@@ -180,7 +197,8 @@ class Net(nn.Module):
         v = cbr(self.val, t).flatten(1)
         v = torch.tanh(self.val_fc2(F.relu(self.val_fc1(v)))).squeeze(1)
         s = self.surv(t).flatten(1) if self.surv is not None else None
-        return logits, v, s
+        r = self.reply(t).flatten(2) if self.reply is not None else None  # (N, 2, 90)
+        return logits, v, s, r
 
 
 def load(net, params, stats):
@@ -245,6 +263,29 @@ def survival_loss(s, smask, starget):
     return per.mean()
 
 
+def make_reply(rng):
+    """Reply targets: a from and a different to square per sample; sample 2 has none (-1)."""
+    sq = np.zeros((N, 2), np.int64)
+    for s in range(N):
+        f = rng.randint(HW)
+        sq[s] = (f, (f + 1 + rng.randint(HW - 1)) % HW)
+    sq[2] = -1
+    return sq
+
+
+def reply_loss(r, sq):
+    """Per sample the mean of the from and to cross-entropies (0 without a target), then
+    the mean over the batch."""
+    logp = F.log_softmax(r, dim=2)
+    per = []
+    for s in range(N):
+        if sq[s, 0] < 0:
+            per.append(torch.zeros((), dtype=torch.float64))
+        else:
+            per.append(-(logp[s, 0, sq[s, 0]] + logp[s, 1, sq[s, 1]]) / 2)
+    return torch.stack(per).mean()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xqz", default="build/tools/xqz", help="path to the xqz binary")
@@ -271,7 +312,7 @@ def main():
 
     x = torch.from_numpy(planes.astype(np.float64)).view(N, arch["planes"], 10, 9)
     net.train()
-    logits, v, sl = net(x)
+    logits, v, sl, rl = net(x)
     m = torch.from_numpy(mask.astype(bool))
     logp = F.log_softmax(logits.masked_fill(~m, float("-inf")), dim=1)
     tgt = torch.zeros(N, POLICY, dtype=torch.float64)
@@ -285,13 +326,17 @@ def main():
         smask, starget = make_survival(planes, np.random.RandomState(11))
         surv = survival_loss(sl, smask, starget)
         loss = loss + WS * surv
+    if rl is not None:
+        rsq = make_reply(np.random.RandomState(REPLY_SEED))
+        rep = reply_loss(rl, rsq)
+        loss = loss + WR * rep
     loss.backward()
 
     rec = []
     def put(name, arr):
         rec.append((name, np.asarray(arr, dtype=np.float64).astype("<f4").ravel()))
     config = [N, LEGAL, TARGETS, WP, WV, C_L2, STRIDE, pcrc & 0xFFFF, pcrc >> 16]
-    put("config", config + [WS] if sl is not None else config)
+    put("config", config + ([WS] if sl is not None else []) + ([WR] if rl is not None else []))
     put("planes", planes)
     put("mask", mask)
     put("pi_index", pi_idx)
@@ -300,14 +345,19 @@ def main():
     if sl is not None:
         put("surv_mask", smask)
         put("surv_target", starget)
+    if rl is not None:
+        put("reply_sq", rsq)
     for name, gw in zero_started:
         put("param." + name, gw)
     put("logits", logits.detach().numpy())
     put("value", v.detach().numpy())
     losses = [loss.item(), ce.item(), mse.item(), l2.item()]
-    put("loss", losses + [surv.item()] if sl is not None else losses)
+    put("loss", losses + ([surv.item()] if sl is not None else []) +
+        ([rep.item()] if rl is not None else []))
     if sl is not None:
         put("surv_logits", sl.detach().numpy())
+    if rl is not None:
+        put("reply_logits", rl.detach().numpy())
     for name, p, _ in net.table():
         g = p.grad.detach().numpy().ravel()
         put("grad." + name, g[::STRIDE] if name == "policy.fc.w" else g)
@@ -317,12 +367,14 @@ def main():
     put("running_stats", np.concatenate(run))
     net.eval()
     with torch.no_grad():
-        le, ve, se = net(x)
+        le, ve, se, re = net(x)
     put("eval_logits", le.numpy())
     put("eval_value", ve.numpy())
     if se is not None:
         put("eval_surv_logits", se.numpy())
         put("eval_surv", torch.sigmoid(se).numpy())
+    if re is not None:
+        put("eval_reply_logits", re.numpy())
 
     with open(args.out, "wb") as f:
         f.write(b"XQZFIX1\0")

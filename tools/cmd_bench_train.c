@@ -96,7 +96,7 @@ static double time_net(const nn_arch_t *arch, int threads, const Xqz__Batch *bat
   c.opt.momentum = 0.9f;
   c.opt.schedule.n = 1;
   c.opt.schedule.e[0].lr = 1e-4f;
-  c.cfg = (nn_loss_cfg_t){1.0f, 1.0f, 1e-4f, 1.0f};
+  c.cfg = (nn_loss_cfg_t){1.0f, 1.0f, 1e-4f, 1.0f, 0.15f};
   c.dec.batch = batch;
   c.count = o->batch;
   rate = o->batch / bench_nn_time(run_step, &c, o->seconds / 3);

@@ -24,7 +24,8 @@ static void net_usage(FILE *f) {
           "adds global pooling to every block (tiny-g, 2x16g), gK to every K-th block from\n"
           "the last (6x64g2); an l suffix instead adds line convolutions (a rank and file\n"
           "bias) to every block (tiny-l, 2x16l); then an a gives the net the two attack planes\n"
-          "(tiny-a, 2x16la); a final s adds the survival head (tiny-s, 2x16gs, 2x16las).\n"
+          "(tiny-a, 2x16la); an s adds the survival head (tiny-s, 2x16gs, 2x16las); a final\n"
+          "r adds the opponent-reply head (tiny-r, 2x16r, 2x16sr).\n"
           "docs/network.md explains the architectures.\n"
           "init writes a freshly initialised net (He-normal weights from seed S, default 1)\n"
           "atomically to FILE; its net id is ID (default: random), parent id 0, step 0.\n"
@@ -192,6 +193,8 @@ static int net_info(int argc, char **argv) {
                                   "docs/network.md)" : "none");
   printf("survival head:   %s\n", meta.arch.survival ? "yes (per-piece survival, docs/network.md)"
                                   : "none");
+  printf("reply head:      %s\n", meta.arch.reply ? "yes (the opponent's next move, "
+                                  "docs/network.md)" : "none");
   printf("net id:          %016" PRIx64 "\n", meta.net_id);
   printf("parent id:       %016" PRIx64 "\n", meta.parent_id);
   if (meta.campaign_id)

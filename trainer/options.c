@@ -37,7 +37,7 @@ static const opt_row_t rows[] = {
      " coordinator's best net; --size tiny (2x16), default (6x64), large (10x128) or BxC that"
      " differs from it starts a fresh net of that size instead (a g suffix adds global"
      " pooling: tiny-g, 2x16g; l line convolutions: 2x16l; then a the attack planes: 2x16a;"
-     " a final s the survival head: tiny-s, 2x16gs)"},
+     " then s the survival head: tiny-s, 2x16gs; a final r the opponent-reply head: 2x16r)"},
     {"batch", I(batch), "256", 1, 8192, "positions per SGD step"},
     {"threads", S(threads_arg), "all", 0, 0,
      "training threads, 1..1024 or all (every core this process may use); each takes a"
@@ -49,6 +49,9 @@ static const opt_row_t rows[] = {
     {"survival-weight", R(survival_weight), "1.0", 0, 100,
      "weight of the survival head's loss, for a net with the head (an s size such as 2x16s;"
      " docs/network.md); other nets ignore it"},
+    {"reply-weight", R(reply_weight), "0.15", 0, 100,
+     "weight of the opponent-reply head's loss, for a net with the head (an r size such as"
+     " 2x16r; docs/network.md); other nets ignore it"},
     {"candidate-every", I(candidate_every), "1000", 1, 1e9,
      "steps between CandidateNet uploads"},
     {"checkpoint-every-s", R(checkpoint_every_s), "300", 1, 1e7,

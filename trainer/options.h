@@ -24,6 +24,7 @@ typedef struct {
   double momentum;
   double l2;
   double survival_weight;     /* weight of the survival head's loss (survival nets) */
+  double reply_weight;        /* weight of the opponent-reply head's loss (reply nets) */
   int64_t candidate_every;    /* steps between candidate uploads */
   double checkpoint_every_s;  /* seconds between checkpoints */
   int64_t max_steps;          /* stop (checkpoint, exit 0) at this step; 0 = never */

@@ -114,9 +114,9 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   if (t->o.size_given && memcmp(want, &t->m->arch, sizeof *want) != 0) {
     XQ_LOGW(COMP, "--size differs from the campaign's best net: training a fresh net of"
             " that size (its candidates play the current architecture in gating) size=%s"
-            " best_blocks=%d best_channels=%d best_gpool_every=%d best_survival=%d best_lines=%d",
-            t->o.size, t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every,
-            t->m->arch.survival, t->m->arch.lines);
+            " best_blocks=%d best_channels=%d best_gpool_every=%d best_survival=%d best_lines=%d"
+            " best_reply=%d", t->o.size, t->m->arch.blocks, t->m->arch.channels,
+            t->m->arch.gpool_every, t->m->arch.survival, t->m->arch.lines, t->m->arch.reply);
     nn_sgd_close(&t->opt);
     nn_model_free(&t->m);
     return fresh_net(t, want);
@@ -124,9 +124,9 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   t->best_net_id = id;
   t->opt.step = t->meta.step;
   XQ_LOGI(COMP, "starting from the best net net=%016llx step=%lld blocks=%d channels=%d"
-          " gpool_every=%d survival=%d lines=%d", (unsigned long long)id, (long long)t->opt.step,
-          t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival,
-          t->m->arch.lines);
+          " gpool_every=%d survival=%d lines=%d reply=%d", (unsigned long long)id,
+          (long long)t->opt.step, t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every,
+          t->m->arch.survival, t->m->arch.lines, t->m->arch.reply);
   return 0;
 }
 
@@ -153,8 +153,9 @@ static int load_or_init(trainer_t *t) {
       return -1;
     }
     XQ_LOGI(COMP, "resumed from checkpoint path=%s step=%lld blocks=%d channels=%d"
-            " gpool_every=%d survival=%d", t->ckpt_path, (long long)t->opt.step,
-            t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival);
+            " gpool_every=%d survival=%d reply=%d", t->ckpt_path, (long long)t->opt.step,
+            t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival,
+            t->m->arch.reply);
     trainer_campaign_loaded(&t->meta, t->ckpt_path);
   } else if (start_from_best(t, &want) < 0) {
     return -1;
@@ -168,6 +169,7 @@ static int load_or_init(trainer_t *t) {
   t->loss_cfg.value_weight = 1.0f;
   t->loss_cfg.l2 = (float)t->o.l2;
   t->loss_cfg.survival_weight = (float)t->o.survival_weight;
+  t->loss_cfg.reply_weight = (float)t->o.reply_weight;
   t->max_n = (int)t->o.batch;
   int threads = t->o.threads > t->max_n ? t->max_n : t->o.threads;
   if (nn_train_pool_new(&t->pool, t->m, threads, t->max_n, XQ_BATCH_SHARD_MAX_PI, &eb) ||
@@ -303,6 +305,7 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
   t->loss_acc.value += loss.value;
   t->loss_acc.l2 += loss.l2;
   t->loss_acc.survival += loss.survival;
+  t->loss_acc.reply += loss.reply;
   t->loss_n++;
   t->report_acc.total += loss.total;
   t->report_acc.policy += loss.policy;
@@ -314,10 +317,14 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
 static void log_progress(trainer_t *t, const Xqz__Batch *b) {
   double now = xq_clock_s(), dt = now - t->t_log;
   double k = t->loss_n ? 1.0 / t->loss_n : 0.0;
-  /* A survival net's line ends with its survival loss (unweighted, like policy and value). */
-  char surv[48] = "";
+  /* A survival (reply) net's line ends with its survival (reply) loss, unweighted like
+   * policy and value. */
+  char surv[64] = "";
+  int at = 0;
   if (t->m->arch.survival)
-    snprintf(surv, sizeof surv, " survival=%.4f", t->loss_acc.survival * k);
+    at = snprintf(surv, sizeof surv, " survival=%.4f", t->loss_acc.survival * k);
+  if (t->m->arch.reply)
+    snprintf(surv + at, sizeof surv - (size_t)at, " reply=%.4f", t->loss_acc.reply * k);
   XQ_LOGI(COMP, "training step=%lld loss=%.4f policy=%.4f value=%.4f l2=%.5f lr=%g "
           "samples_per_s=%.1f window=%llu best_net=%016llx%s",
           (long long)t->opt.step, t->loss_acc.total * k, t->loss_acc.policy * k,

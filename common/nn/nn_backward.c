@@ -72,6 +72,9 @@ void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
     for (size_t i = 0; i < (size_t)n * NN_HW; i++) db += p->dsurv[i];
     m->g.surv_b[0] += (float)db;
   }
+  /* opponent-reply head: a 1x1 conv to two channels, no bias */
+  if (m->p.reply_w && n > 0)
+    nn_conv1x1_backward(p->dA, m->g.reply_w, p->dreply, t, m->p.reply_w, n, C, 2, NN_HW);
 
   /* tower, last block first; dA holds the gradient of the block's output */
   for (int b = a->blocks - 1; b >= 0; b--) {

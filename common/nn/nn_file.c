@@ -28,17 +28,18 @@ enum {
   OFF_VALUE_CH = 36, OFF_VALUE_HIDDEN = 40, OFF_POLICY_SIZE = 44, OFF_NET_ID = 48,
   OFF_PARENT_ID = 56, OFF_STEP = 64, OFF_CREATED = 72, OFF_NPARAMS = 80, OFF_NSTATS = 88,
   OFF_PAYLOAD_CRC = 96, OFF_HEADER_CRC = 100, OFF_CAMPAIGN = 104, OFF_GPOOL = 112,
-  OFF_SURVIVAL = 116, OFF_LINES = 120, OFF_RESERVED = 124,
+  OFF_SURVIVAL = 116, OFF_LINES = 120, OFF_REPLY = 124, OFF_RESERVED = 128,
   OFF_RESERVED_V1 = 104, /* version 1 had no campaign id: reserved from here */
   OFF_RESERVED_V2 = 112, /* version 2 had no global pooling: reserved from here */
   OFF_RESERVED_V3 = 116, /* version 3 had no survival head: reserved from here */
   OFF_RESERVED_V4 = 120, /* version 4 had no line convolutions: reserved from here */
+  OFF_RESERVED_V5 = 124, /* version 5 had no opponent-reply head: reserved from here */
 };
 
 /* The first reserved (must be zero) header byte of a format version. */
 static int reserved_from(uint32_t version) {
   static const int from[] = {0, OFF_RESERVED_V1, OFF_RESERVED_V2, OFF_RESERVED_V3,
-                             OFF_RESERVED_V4};
+                             OFF_RESERVED_V4, OFF_RESERVED_V5};
   return version < sizeof from / sizeof from[0] ? from[version] : OFF_RESERVED;
 }
 
@@ -51,6 +52,7 @@ static uint32_t header_crc(const unsigned char *b, uint32_t version) {
 }
 
 int nn_file_version_for(const nn_arch_t *a) {
+  if (a->reply) return 6;
   if (a->lines) return 5;
   if (a->survival) return 4;
   if (a->gpool_every) return 3;
@@ -83,6 +85,7 @@ int nn_file_encode(unsigned char **buf, size_t *len, const nn_model_t *m,
   xq_put_le32(b + OFF_GPOOL, (uint32_t)m->arch.gpool_every);
   xq_put_le32(b + OFF_SURVIVAL, (uint32_t)m->arch.survival);
   xq_put_le32(b + OFF_LINES, (uint32_t)m->arch.lines);
+  xq_put_le32(b + OFF_REPLY, (uint32_t)m->arch.reply);
   xq_put_le64(b + OFF_NET_ID, meta->net_id);
   xq_put_le64(b + OFF_PARENT_ID, meta->parent_id);
   xq_put_le64(b + OFF_STEP, (uint64_t)meta->step);
@@ -143,17 +146,18 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *b, size_t l
     return rc;
   if ((rc = check_u32(b, OFF_POLICY_SIZE, NN_POLICY_SIZE, "policy size", eb))) return rc;
   /* Versions before 3 had no global pooling: their nets pool nowhere. Versions before 4
-   * had no survival head, versions before 5 no line convolutions. */
-  uint32_t f[8] = {xq_get_le32(b + OFF_BLOCKS), xq_get_le32(b + OFF_CHANNELS), xq_get_le32(b + OFF_POLICY_CH),
+   * had no survival head, versions before 5 no line convolutions, before 6 no reply head. */
+  uint32_t f[9] = {xq_get_le32(b + OFF_BLOCKS), xq_get_le32(b + OFF_CHANNELS), xq_get_le32(b + OFF_POLICY_CH),
                    xq_get_le32(b + OFF_VALUE_CH), xq_get_le32(b + OFF_VALUE_HIDDEN),
                    version >= 3 ? xq_get_le32(b + OFF_GPOOL) : 0,
                    version >= 4 ? xq_get_le32(b + OFF_SURVIVAL) : 0,
-                   version >= 5 ? xq_get_le32(b + OFF_LINES) : 0};
-  for (int i = 0; i < 8; i++)
+                   version >= 5 ? xq_get_le32(b + OFF_LINES) : 0,
+                   version >= 6 ? xq_get_le32(b + OFF_REPLY) : 0};
+  for (int i = 0; i < 9; i++)
     if (f[i] > 1000000)
       return xq_err_set(eb, XQ_ERANGE, "architecture field %d is %u, out of range", i, f[i]);
   meta->arch = (nn_arch_t){(int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4], (int)f[5],
-                           (int)f[6], (int)f[7], attacks};
+                           (int)f[6], (int)f[7], attacks, (int)f[8]};
   xq_errbuf_t why = {{0}};
   if ((rc = nn_arch_validate(&meta->arch, &why)))
     return xq_err_set(eb, rc, "unsupported architecture: %s", why.msg);
@@ -281,13 +285,14 @@ int nn_file_load(const char *path, nn_model_t **out, nn_file_meta_t *meta, xq_er
 static int arch_mismatch(const nn_arch_t *want, const nn_arch_t *got, xq_errbuf_t *eb) {
   static const char *names[] = {"blocks", "channels", "policy channels", "value channels",
                                 "value hidden", "global pooling every", "survival head",
-                                "line convolutions", "attack planes"};
-  int w[9] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
-              want->value_hidden, want->gpool_every, want->survival, want->lines,
-              want->attacks};
-  int g[9] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
-              got->value_hidden, got->gpool_every, got->survival, got->lines, got->attacks};
-  for (int i = 0; i < 9; i++)
+                                "line convolutions", "attack planes", "opponent-reply head"};
+  int w[10] = {want->blocks, want->channels, want->policy_channels, want->value_channels,
+               want->value_hidden, want->gpool_every, want->survival, want->lines,
+               want->attacks, want->reply};
+  int g[10] = {got->blocks, got->channels, got->policy_channels, got->value_channels,
+               got->value_hidden, got->gpool_every, got->survival, got->lines, got->attacks,
+               got->reply};
+  for (int i = 0; i < 10; i++)
     if (w[i] != g[i])
       return xq_err_set(eb, XQ_EMISMATCH, "architecture mismatch: file has %s %d, expected %d",
                         names[i], g[i], w[i]);

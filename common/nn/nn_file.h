@@ -2,12 +2,13 @@
  * nn_file.h: the weights file (.xqzn): a 128-byte little-endian header (magic, format
  * version, architecture, input-plane version, net id, parent id, training step,
  * creation time, payload CRC-32, header CRC-32, campaign id, global pooling, survival
- * head, line convolutions) and a float32 payload (parameters in table order, then BN
- * running statistics).
+ * head, line convolutions, opponent-reply head) and a float32 payload (parameters in
+ * table order, then BN running statistics).
  * docs/weights-format.md gives every byte. Older versions still load: version 1 (before
  * campaign ids) with campaign id 0, versions 1 and 2 (before global pooling) as nets
  * without pooling, versions 1 to 3 (before the survival head) as nets without the head,
- * versions 1 to 4 (before line convolutions) as nets without them.
+ * versions 1 to 4 (before line convolutions) as nets without them, versions 1 to 5 (before
+ * the opponent-reply head) as nets without it.
  * A newer version is refused, naming the versions this build reads.
  *
  * Loading validates every field and names the first thing that is wrong (truncated,
@@ -25,8 +26,9 @@
 #include "support/error.h"
 
 #define NN_FILE_MAGIC "XQZN\r\n\x1a\n"
-#define NN_FILE_VERSION 5     /* newest read and written; 2 added the campaign id, 3 global
-                               * pooling, 4 the survival head, 5 line convolutions. A net is
+#define NN_FILE_VERSION 6     /* newest read and written; 2 added the campaign id, 3 global
+                               * pooling, 4 the survival head, 5 line convolutions, 6 the
+                               * opponent-reply head. A net is
                                * written in the oldest version >= 2 that holds it
                                * (nn_file_version_for), so older builds keep reading nets
                                * without the newer parts */
@@ -50,7 +52,7 @@ typedef struct {
 
 /* The format version a net of architecture a is written in: the oldest that holds it (2
  * for a plain net, 3 with global pooling, 4 with the survival head, 5 with line
- * convolutions). */
+ * convolutions, 6 with the opponent-reply head). */
 int nn_file_version_for(const nn_arch_t *a);
 /* Serialises m with meta (arch, format version, counts and CRC are filled from m) into a
  * malloc'd buffer the caller frees. Returns 0 or XQ_ENOMEM. */

@@ -118,4 +118,6 @@ void nn_forward(nn_plan_t *p, nn_model_t *m, const float *planes, int n, bool tr
   if (n > 0) heads_tail(p, m, n);
   if (m->p.surv_w && n > 0)
     nn_conv1x1_forward(p->surv, t, m->p.surv_w, m->p.surv_b, false, n, C, 1, NN_HW);
+  if (m->p.reply_w && n > 0)
+    nn_conv1x1_forward(p->reply, t, m->p.reply_w, NULL, false, n, C, 2, NN_HW);
 }

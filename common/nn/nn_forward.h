@@ -7,8 +7,9 @@
  * which also updates the running statistics) or with the running statistics (train =
  * false, the unfolded reference the folded pass is tested against); it keeps every
  * activation nn_backward needs. Both leave the raw logits in plan->logits and the values
- * in plan->value; nn_forward leaves a survival net's survival logits in plan->surv.
- * nn_infer never computes the survival head: nn_infer_survival does, on request.
+ * in plan->value; nn_forward leaves a survival net's survival logits in plan->surv and a
+ * reply net's opponent-reply logits in plan->reply. nn_infer never computes the survival
+ * head (nn_infer_survival does, on request) nor the reply head (only training uses it).
  */
 #ifndef NN_FORWARD_H
 #define NN_FORWARD_H

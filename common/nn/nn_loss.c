@@ -1,5 +1,5 @@
 /* nn_loss.c: masked softmax, cross-entropy + MSE head losses, the survival head's binary
- * cross-entropy and the L2 term. */
+ * cross-entropy, the reply head's two square cross-entropies and the L2 term. */
 #include "nn/nn_loss.h"
 
 #include <math.h>
@@ -77,6 +77,7 @@ void nn_loss_heads(float *dlogits, float *dvalue, const float *logits, const flo
   out->value = sums[1] / b->n;
   out->l2 = 0;
   out->survival = 0;
+  out->reply = 0;
   out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value;
 }
 
@@ -111,6 +112,42 @@ void nn_loss_survival(float *dsurv, const float *logits, const nn_batch_t *b,
                       const nn_loss_cfg_t *cfg, nn_loss_t *out) {
   out->survival = nn_loss_survival_shard(dsurv, logits, b, cfg, b->n) / b->n;
   out->total += cfg->survival_weight * out->survival;
+}
+
+/* Cross-entropy of the softmax over the 90 logits l against square y, with its gradient
+ * g * (softmax - onehot(y)) into d. */
+static double square_ce(float *d, const float *l, int y, float g) {
+  double mx = l[0];
+  for (int i = 1; i < NN_HW; i++)
+    if (l[i] > mx) mx = l[i];
+  double sum = 0;
+  for (int i = 0; i < NN_HW; i++) sum += exp((double)l[i] - mx);
+  double lse = log(sum) + mx;
+  for (int i = 0; i < NN_HW; i++) d[i] = g * (float)exp((double)l[i] - lse);
+  d[y] -= g;
+  return lse - l[y];
+}
+
+double nn_loss_reply_shard(float *dreply, const float *logits, const nn_batch_t *b,
+                           const nn_loss_cfg_t *cfg, int n_total) {
+  double sum = 0;
+  memset(dreply, 0, (size_t)b->n * 2 * NN_HW * sizeof(float));
+  if (!b->reply) return 0;
+  float g = cfg->reply_weight / (2.0f * (float)n_total);
+  for (int s = 0; s < b->n; s++) {
+    int from = b->reply[2 * s], to = b->reply[2 * s + 1];
+    if (from < 0 || from >= NN_HW || to < 0 || to >= NN_HW) continue; /* no target */
+    const float *l = logits + (size_t)s * 2 * NN_HW;
+    float *d = dreply + (size_t)s * 2 * NN_HW;
+    sum += (square_ce(d, l, from, g) + square_ce(d + NN_HW, l + NN_HW, to, g)) / 2;
+  }
+  return sum;
+}
+
+void nn_loss_reply(float *dreply, const float *logits, const nn_batch_t *b,
+                   const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+  out->reply = nn_loss_reply_shard(dreply, logits, b, cfg, b->n) / b->n;
+  out->total += cfg->reply_weight * out->reply;
 }
 
 double nn_loss_l2_range(nn_model_t *m, const nn_loss_cfg_t *cfg, size_t lo, size_t hi) {

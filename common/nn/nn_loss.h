@@ -2,7 +2,7 @@
  * nn_loss.h: the training batch and the loss.
  *
  *   L = (1/n) sum_i [ wp * CE(pi_i, softmax_legal(logits_i)) + wv * (v_i - z_i)^2
- *                     + ws * S_i ] + c * sum over decayed weights of w^2
+ *                     + ws * S_i + wr * R_i ] + c * sum over decayed weights of w^2
  *
  * CE(pi, p) = -sum_k pi_k log p_k over the sparse target pi (search visit distribution);
  * the softmax runs over the legal moves only (mask). Target entries on masked moves are
@@ -13,6 +13,12 @@
  * logits and the survival target over its trained squares (the occupied squares but the
  * kings, when the sample has the target), 0 when it has none. Normalising per sample
  * keeps the loss a sum over samples, so a data-parallel step needs no new reduction.
+ *
+ * R_i (reply nets only) is the mean of two cross-entropies of the opponent-reply head:
+ * the softmax of channel 0 over the 90 squares against the square the opponent's reply
+ * move starts on, and of channel 1 against the square it ends on (KataGo's auxiliary
+ * opponent policy, factored into squares); 0 for a sample without the target (the last
+ * move of its game).
  */
 #ifndef NN_LOSS_H
 #define NN_LOSS_H
@@ -38,6 +44,9 @@ typedef struct {
   /* Survival targets, squares in the input planes' frame (xq_sample_survival): */
   const uint8_t *surv_mask;   /* (n, 90) 1 = a trained square; NULL = no survival target */
   const uint8_t *surv_target; /* (n, 90) 1 = the piece there survives to the end */
+  /* Reply targets (xq_sample_reply): (n, 2) the from and to squares of the opponent's
+   * reply in the input planes' frame, -1 = none; NULL = no reply target at all. */
+  const int16_t *reply;
 } nn_batch_t;
 
 typedef struct {
@@ -45,6 +54,7 @@ typedef struct {
   float value_weight;  /* wv, usually 1 */
   float l2;            /* c, e.g. 1e-4 */
   float survival_weight; /* ws (survival nets only; the trainer's --survival-weight) */
+  float reply_weight;    /* wr (reply nets only; the trainer's --reply-weight) */
 } nn_loss_cfg_t;
 
 typedef struct {
@@ -53,6 +63,7 @@ typedef struct {
   double value;  /* mean squared error (unweighted) */
   double l2;     /* c * sum w^2 */
   double survival; /* mean of the per-sample survival cross-entropy (unweighted) */
+  double reply;    /* mean of R_i (unweighted) */
 } nn_loss_t;
 
 /* probs (n, NN_POLICY_SIZE) = softmax of logits over legal moves, 0 on illegal ones.
@@ -81,6 +92,16 @@ void nn_loss_survival(float *dsurv, const float *logits, const nn_batch_t *b,
  * returns this shard's sum of S_i (the caller adds the shards'). b->n may be 0. */
 double nn_loss_survival_shard(float *dsurv, const float *logits, const nn_batch_t *b,
                               const nn_loss_cfg_t *cfg, int n_total);
+
+/* The reply term of a reply net: dreply (n, 2, 90) = dL/dlogits of the reply head, from
+ * logits (n, 2, 90) and b's reply targets (none: dreply = 0). Sets out->reply and adds wr
+ * times it to out->total. */
+void nn_loss_reply(float *dreply, const float *logits, const nn_batch_t *b,
+                   const nn_loss_cfg_t *cfg, nn_loss_t *out);
+/* The same on one shard of a batch of n_total samples: gradients scaled by 1 / n_total;
+ * returns this shard's sum of R_i. b->n may be 0. */
+double nn_loss_reply_shard(float *dreply, const float *logits, const nn_batch_t *b,
+                           const nn_loss_cfg_t *cfg, int n_total);
 
 /* Adds the L2 term to out (l2 and total) and its gradient 2 c w into m->grads. */
 void nn_loss_l2(nn_model_t *m, const nn_loss_cfg_t *cfg, nn_loss_t *out);

@@ -14,7 +14,7 @@
 #include "support/rng.h"
 
 nn_arch_t nn_arch_make(int blocks, int channels) {
-  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0, 0, 0, 0};
+  nn_arch_t a = {blocks, channels, 2, 1, 2 * channels, 0, 0, 0, 0, 0};
   return a;
 }
 
@@ -26,9 +26,9 @@ bool nn_arch_pools(const nn_arch_t *a, int b) {
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n) {
   char k[16] = "";
   if (a->gpool_every > 1) snprintf(k, sizeof k, "%d", a->gpool_every);
-  snprintf(buf, n, "%dx%d%s%s%s%s", a->blocks, a->channels,
+  snprintf(buf, n, "%dx%d%s%s%s%s%s", a->blocks, a->channels,
            a->lines ? "l" : a->gpool_every ? "g" : "", k, a->attacks ? "a" : "",
-           a->survival ? "s" : "");
+           a->survival ? "s" : "", a->reply ? "r" : "");
 }
 
 /* Consumes the character c at name[*i] when it is there. */
@@ -41,7 +41,7 @@ static int take(const char *name, int *i, char c) {
 /* "BxC", e.g. "4x16": B residual blocks of C channels, both in range, optionally
  * followed by "g" (every block pools), "gK" (every K-th block from the last pools) or "l"
  * (line convolutions in every block), then optionally by "a" (the attack planes), then
- * by "s" (the survival head); anything else is rejected (no signs, spaces, leading zeros
+ * by "s" (the survival head), then by "r" (the opponent-reply head); anything else is rejected (no signs, spaces, leading zeros
  * in K or trailing text). */
 static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
   int b = 0, c = 0, k = 0, i = 0;
@@ -62,6 +62,7 @@ static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
   }
   int attacks = take(name, &i, 'a');
   int surv = take(name, &i, 's');
+  int reply = take(name, &i, 'r');
   if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS || k > NN_MAX_BLOCKS)
     return XQ_EINVAL;
   if ((k > 0 || lines) && b == 0) return XQ_EINVAL; /* no block to pool in or line */
@@ -70,6 +71,7 @@ static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
   out->survival = surv;
   out->lines = lines;
   out->attacks = attacks;
+  out->reply = reply;
   return 0;
 }
 
@@ -120,6 +122,8 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
     return xq_err_set(eb, XQ_ERANGE, "line convolutions without a block to put them in");
   if (a->attacks != 0 && a->attacks != 1)
     return xq_err_set(eb, XQ_ERANGE, "attack planes %d, expected 0 or 1", a->attacks);
+  if (a->reply != 0 && a->reply != 1)
+    return xq_err_set(eb, XQ_ERANGE, "opponent-reply head %d, expected 0 or 1", a->reply);
   return 0;
 }
 
@@ -139,6 +143,7 @@ void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats) {
   p += pc * c + 2 * pc + (size_t)NN_POLICY_SIZE * (pc * NN_HW + 1); /* policy head */
   p += vc * c + 2 * vc + h * (vc * NN_HW + 1) + h + 1;        /* value head */
   if (a->survival) p += c + 1;                                /* survival head */
+  if (a->reply) p += 2 * c;                                   /* opponent-reply head */
   *nparams = p;
   *nstats = 2 * (convs * c + pc + vc);
 }
@@ -231,6 +236,11 @@ static void build_table(nn_model_t *m, nn_tensors_t *t) {
     t->surv_w = add(&c, "survival.w", 4, (int[]){1, a->channels, 1, 1}, true);
     t->surv_b = add(&c, "survival.b", 1, (int[]){1}, false);
   }
+  if (a->reply) {
+    /* No bias: a softmax over the squares does not change when all of a channel's
+     * logits shift, so a bias would get no gradient. */
+    t->reply_w = add(&c, "reply.w", 4, (int[]){2, a->channels, 1, 1}, true);
+  }
   m->nparams = c.off;
   m->nstats = c.soff;
 }
@@ -271,6 +281,7 @@ static void carve(nn_tensors_t *t, int nconvs, float *base, float *stats) {
     FIX(t->surv_w, base);
     FIX(t->surv_b, base);
   }
+  if (t->reply_w) FIX(t->reply_w, base);
 }
 
 int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
@@ -396,6 +407,11 @@ void nn_model_init(nn_model_t *m, uint64_t seed) {
   init_fc(m->p.val_fc1_w, m->p.val_fc1_b, a->value_hidden, a->value_channels * NN_HW, 2.0, &r);
   init_fc(m->p.val_fc2_w, m->p.val_fc2_b, 1, a->value_hidden, 1.0, &r);
   if (m->p.surv_w) init_fc(m->p.surv_w, m->p.surv_b, 1, a->channels, 1.0, &r);
+  if (m->p.reply_w) {
+    double sd = sqrt(1.0 / a->channels);
+    for (size_t i = 0; i < 2 * (size_t)a->channels; i++)
+      m->p.reply_w[i] = (float)(sd * xq_rng_normal(&r));
+  }
   m->fold.valid = false;
 }
 
@@ -427,6 +443,7 @@ void nn_model_grad_view(nn_model_t *view, const nn_model_t *m, float *grads) {
     t->surv_w = grads + (t->surv_w - g0);
     t->surv_b = grads + (t->surv_b - g0);
   }
+  if (t->reply_w) t->reply_w = grads + (t->reply_w - g0);
   /* What the view must not touch: the folded weights and their scratch. */
   view->fold_mem = view->fold_tmp = NULL;
   view->fold.valid = false;

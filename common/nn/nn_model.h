@@ -8,7 +8,10 @@
  * head 1x1 conv -> 2 channels, BN, ReLU, FC 180 -> 2086 (with bias); value head 1x1 conv
  * -> 1 channel, BN, ReLU, FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh;
  * optionally (arch.survival) the survival head: 1x1 conv -> 1 channel with bias, no BN,
- * one logit per square that the piece there survives to the end of its game.
+ * one logit per square that the piece there survives to the end of its game; optionally
+ * (arch.reply) the opponent-reply head: 1x1 conv -> 2 channels, no bias, no BN, over the
+ * 90 squares of each a softmax: where the opponent's reply starts (channel 0) and ends
+ * (channel 1). The search computes neither: they are training targets for the tower.
  *
  * Parameters live in one flat float array carved into named tensors by a table (name,
  * shape, offset, whether L2 applies), in the order the weights file stores them. The
@@ -57,6 +60,7 @@ typedef struct {
                         * not together with global pooling */
   int attacks;         /* 1: the input has the two attack planes (nn_encode.h, input
                         * version 2), 0: the 18 planes of version 1 */
+  int reply;           /* 1: the opponent-reply head (from and to squares), 0: none */
 } nn_arch_t;
 
 /* Input planes a net of architecture a reads: NN_INPUT_PLANES, plus NN_ATTACK_PLANES
@@ -77,18 +81,18 @@ nn_arch_t nn_arch_make(int blocks, int channels);
  * ("tiny-g") or "BxCg" pools in every block, "BxCgK" in every K-th block counting from
  * the last (1 <= K <= NN_MAX_BLOCKS). Line convolutions in every block: "-l" ("tiny-l")
  * or "BxCl", in place of the pooling suffix. Then the attack planes: "a" ("tiny-a",
- * "tiny-la", "2x16a"). The survival head: a trailing "s" ("tiny-s", "tiny-gs", "tiny-ls",
- * "2x16s", "2x16gs", "2x16g2s", "2x16ls", "2x16las"). A preset's suffixes are those of
- * BxC after a dash. Returns 0 or XQ_EINVAL (*out untouched). */
+ * "tiny-la", "2x16a"). The survival head: "s" ("tiny-s", "tiny-gs", "tiny-ls",
+ * "2x16s", "2x16gs", "2x16g2s", "2x16ls", "2x16las"). The opponent-reply head: a trailing
+ * "r" ("tiny-r", "2x16r", "2x16sr"). A preset's suffixes are those of BxC after a dash. Returns 0 or XQ_EINVAL (*out untouched). */
 int nn_arch_preset(const char *name, nn_arch_t *out);
 /* Whether block b (0..blocks-1) has a global pooling bias. */
 bool nn_arch_pools(const nn_arch_t *a, int b);
 /* How to spell a network size, for the error messages of every command that takes one. */
 #define NN_ARCH_SPELLING                                                                   \
   "tiny (2x16), default (6x64), large (10x128) or BxC such as 4x16, then g (global "      \
-  "pooling) or l (line convolutions), then a (attack planes), then s (survival head): "  \
-  "tiny-g, 2x16l, 2x16a, 2x16las"
-/* Writes the "BxC[g[K]|l][a][s]" spelling of a (which nn_arch_preset reads back) into buf. */
+  "pooling) or l (line convolutions), then a (attack planes), then s (survival head), " \
+  "then r (opponent-reply head): tiny-g, 2x16l, 2x16a, 2x16las, 2x16r"
+/* Writes the "BxC[g[K]|l][a][s][r]" spelling of a (which nn_arch_preset reads back) into buf. */
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);
@@ -96,7 +100,7 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);
  * loaders check a file's sizes with it before allocating anything). */
 void nn_arch_counts(const nn_arch_t *a, size_t *nparams, size_t *nstats);
 /* Forward multiply-adds per position as the search evaluates it (for benchmarks): the
- * survival head, which the search never computes, is not counted. */
+ * survival and reply heads, which the search never computes, are not counted. */
 double nn_arch_flops(const nn_arch_t *a);
 
 /* One row of the parameter table. */
@@ -137,6 +141,9 @@ typedef struct {
   float *surv_w;                   /* (1, C, 1, 1) survival head 1x1 conv, NULL without the
                                     * head; L2 applies */
   float *surv_b;                   /* (1) its bias (no BN: inference uses both as they are) */
+  float *reply_w;                  /* (2, C, 1, 1) opponent-reply head 1x1 conv, no bias (the
+                                    * softmax over squares ignores one), NULL without the
+                                    * head; L2 applies */
 } nn_tensors_t;
 
 /* BN folded into the preceding conv: w' = w * g / sqrt(var + eps),
@@ -181,7 +188,8 @@ void nn_model_free(nn_model_t **m);
  * the generator, so a pooling (or line) net starts as the same function, with the same weights
  * everywhere else, as the net without them of the same seed. The survival head is
  * drawn last (weight std sqrt(1 / C), bias 0), so a net with the head has the same tower,
- * policy and value weights as the net without it of the same seed. Deterministic in seed. */
+ * policy and value weights as the net without it of the same seed; the reply head is
+ * drawn after it (weight std sqrt(1 / C)). Deterministic in seed. */
 void nn_model_init(nn_model_t *m, uint64_t seed);
 /* Fills *view as a gradient view of m: the same parameters, statistics and prepared
  * weights (shared, read by the view), but gradients in grads (m->nparams floats, owned by

@@ -92,6 +92,7 @@ void nn_compute_gradients(nn_model_t *m, nn_plan_t *plan, const nn_batch_t *b,
   nn_model_zero_grad(m);
   nn_loss_heads(plan->dlogits, plan->dvalue, plan->logits, plan->value, b, cfg, out);
   if (m->arch.survival) nn_loss_survival(plan->dsurv, plan->surv, b, cfg, out);
+  if (m->arch.reply) nn_loss_reply(plan->dreply, plan->reply, b, cfg, out);
   nn_loss_l2(m, cfg, out);
   nn_backward(plan, m, b->planes, b->n);
 }

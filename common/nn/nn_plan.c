@@ -44,6 +44,10 @@ static size_t layout(nn_plan_t *p, float *base) {
       TAKE(p->surv, n * NN_HW);
       TAKE(p->dsurv, n * NN_HW);
     }
+    if (a->reply) {
+      TAKE(p->reply, n * 2 * NN_HW);
+      TAKE(p->dreply, n * 2 * NN_HW);
+    }
     TAKE(p->dA, tower);
     TAKE(p->dB, tower);
     TAKE(p->dskip, tower);

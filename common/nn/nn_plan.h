@@ -50,6 +50,8 @@ typedef struct {
   float *value;         /* (n) tanh output */
   float *surv;          /* (n, 90) survival logits, side to move's frame (training plans
                          * only; NULL without the head) */
+  float *reply;         /* (n, 2, 90) opponent-reply logits, from and to squares, side to
+                         * move's frame (training plans only; NULL without the head) */
   /* gradients (training) */
   float *dlogits; /* (n, 2086) */
   float *dvalue;  /* (n) */
@@ -57,6 +59,7 @@ typedef struct {
   float *dpy;     /* (n, 2, 90) */
   float *dvy;     /* (n, 1, 90) */
   float *dsurv;   /* (n, 90) gradient of the survival logits; NULL without the head */
+  float *dreply;  /* (n, 2, 90) gradient of the reply logits; NULL without the head */
   float *dA, *dB, *dskip; /* (n, C, 90) */
   float *mem;
   size_t mem_floats;

@@ -88,7 +88,7 @@ typedef struct {
   nn_plan_t *plan;      /* training plan for buf.max_n */
   nn_shard_t buf;
   int n;                /* samples in this step's shard */
-  double loss[3];       /* this shard's cross-entropy, squared-error and survival sums */
+  double loss[4];       /* this shard's cross-entropy, squared-error, survival and reply sums */
   double l2;            /* sum of w^2 over this rank's slice of the decayed weights */
 } shard_t;
 
@@ -150,10 +150,10 @@ static void rank_step(struct nn_train_pool *p, int rank) {
   int n_total = 0;
   for (int t = 0; t < p->T; t++) n_total += p->sh[t].n;
   if (rank == 0) p->n_total = n_total;
-  s->loss[0] = s->loss[1] = s->loss[2] = 0;
+  s->loss[0] = s->loss[1] = s->loss[2] = s->loss[3] = 0;
   if (n_total == 0) return; /* every rank sees it: nobody waits on a reduction */
   nn_batch_t b = {s->n, s->buf.planes, s->buf.mask, s->buf.pi_offset, s->buf.pi, s->buf.z,
-                  s->buf.surv_mask, s->buf.surv_target};
+                  s->buf.surv_mask, s->buf.surv_target, s->buf.reply};
   nn_model_t *v = s->view;
   nn_forward(s->plan, v, b.planes, b.n, true);
   nn_model_zero_grad(v);
@@ -161,6 +161,8 @@ static void rank_step(struct nn_train_pool *p, int rank) {
                       &b, p->cfg, n_total, s->loss);
   if (v->arch.survival)
     s->loss[2] = nn_loss_survival_shard(s->plan->dsurv, s->plan->surv, &b, p->cfg, n_total);
+  if (v->arch.reply)
+    s->loss[3] = nn_loss_reply_shard(s->plan->dreply, s->plan->reply, &b, p->cfg, n_total);
   if (p->T == 1) { /* the L2 gradient in the model's own array, as nn_train_step */
     nn_loss_t l2 = {0};
     nn_loss_l2(v, p->cfg, &l2);
@@ -222,8 +224,9 @@ static int shard_alloc(shard_t *s, int max_n, int max_pi, int nplanes) {
   s->buf.z = malloc(n * sizeof(float));
   s->buf.surv_mask = malloc(n * NN_HW);
   s->buf.surv_target = malloc(n * NN_HW);
+  s->buf.reply = malloc(n * 2 * sizeof(int16_t));
   return s->buf.planes && s->buf.mask && s->buf.pi_offset && s->buf.pi && s->buf.z &&
-                 s->buf.surv_mask && s->buf.surv_target
+                 s->buf.surv_mask && s->buf.surv_target && s->buf.reply
              ? 0
              : -1;
 }
@@ -321,6 +324,7 @@ void nn_train_pool_free(nn_train_pool_t **pp) {
     free(s->buf.z);
     free(s->buf.surv_mask);
     free(s->buf.surv_target);
+    free(s->buf.reply);
     if (t > 0) free(s->view);
     free(s->grads);
   }
@@ -352,24 +356,27 @@ int nn_train_pool_step(nn_train_pool_t *p, nn_sgd_t *opt, int count, nn_shard_fi
   }
   rank_step(p, 0);
   if (p->n_total == 0) return 0;
-  double ce = 0, mse = 0, surv = 0;
+  double ce = 0, mse = 0, surv = 0, reply = 0;
   for (int t = 0; t < p->T; t++) {
     ce += p->sh[t].loss[0];
     mse += p->sh[t].loss[1];
     surv += p->sh[t].loss[2];
+    reply += p->sh[t].loss[3];
   }
   out->policy = ce / p->n_total;
   out->value = mse / p->n_total;
   out->survival = surv / p->n_total;
+  out->reply = reply / p->n_total;
   if (p->T > 1) {
     double l2 = 0;
     for (int t = 0; t < p->T; t++) l2 += p->sh[t].l2;
     p->l2 = cfg->l2 * l2;
   }
   out->l2 = p->l2;
-  /* Summed in nn_compute_gradients' order: heads, survival, L2. */
+  /* Summed in nn_compute_gradients' order: heads, survival, reply, L2. */
   out->total = cfg->policy_weight * out->policy + cfg->value_weight * out->value;
   if (p->m->arch.survival) out->total += cfg->survival_weight * out->survival;
+  if (p->m->arch.reply) out->total += cfg->reply_weight * out->reply;
   out->total += out->l2;
   if (p->T == 1) nn_sgd_step(opt, p->m);
   else nn_sgd_advance(opt, p->m); /* the slices were updated by their ranks */
@@ -402,5 +409,6 @@ int nn_shard_fill_from_batch(void *ctx, int rank, int lo, int hi, nn_shard_t *sh
     memset(shard->surv_mask, 0, (size_t)n * NN_HW);
     memset(shard->surv_target, 0, (size_t)n * NN_HW);
   }
+  for (int i = 0; i < 2 * n; i++) shard->reply[i] = b->reply ? b->reply[2 * lo + i] : -1;
   return n;
 }

@@ -39,6 +39,7 @@ typedef struct {
   float *z;               /* (max_n) */
   uint8_t *surv_mask;     /* (max_n, 90) survival targets (nn_batch_t): a sample without */
   uint8_t *surv_target;   /* (max_n, 90)  one has an all-zero mask */
+  int16_t *reply;         /* (max_n, 2) reply targets (nn_batch_t), -1 = none */
 } nn_shard_t;
 
 /* Fills shard with the caller's items [lo, hi) of the batch (hi - lo <= shard->max_n) and

@@ -1,7 +1,7 @@
 /*
  * sample.c: compact training samples: mirrored, colour-swapped, encoded to input planes
- * through the one encoding function (nn_encode_board), their survival target laid out in
- * the planes' frame, and turned back into a position.
+ * through the one encoding function (nn_encode_board), their survival and reply targets
+ * laid out in the planes' frame, and turned back into a position.
  */
 #include "train/sample.h"
 
@@ -12,13 +12,18 @@
 #include "rules/fen.h"
 #include "rules/policy_index.h"
 
-/* Moves the survival bits of every square sq to square to(sq), as the board moves. */
-static void permute_survive(xq_sample_t *s, int (*to)(int)) {
+/* Moves the survival bits of every square sq to square to(sq), as the board moves, and
+ * the reply's squares with them. */
+static void permute_squares(xq_sample_t *s, int (*to)(int)) {
   xq_sample_t t;
   memset(t.survive, 0, sizeof t.survive);
   for (int sq = 0; sq < XQ_SQUARES; sq++)
     if (xq_sample_survives(s, sq)) xq_sample_set_survives(&t, to(sq), true);
   memcpy(s->survive, t.survive, sizeof s->survive);
+  if (s->has_reply) {
+    s->reply_from = (uint8_t)to(s->reply_from);
+    s->reply_to = (uint8_t)to(s->reply_to);
+  }
 }
 
 void xq_sample_mirror(xq_sample_t *s) {
@@ -26,7 +31,7 @@ void xq_sample_mirror(xq_sample_t *s) {
   for (int sq = 0; sq < XQ_SQUARES; sq++) b[xq_sq_mirror(sq)] = s->board[sq];
   memcpy(s->board, b, XQ_SQUARES);
   for (int k = 0; k < s->npi; k++) s->pi_index[k] = (uint16_t)xq_policy_mirror(s->pi_index[k]);
-  permute_survive(s, xq_sq_mirror);
+  permute_squares(s, xq_sq_mirror);
 }
 
 void xq_sample_colour_swap(xq_sample_t *s) {
@@ -37,7 +42,12 @@ void xq_sample_colour_swap(xq_sample_t *s) {
   }
   memcpy(s->board, b, XQ_SQUARES);
   s->side = s->side == XQ_RED ? XQ_BLACK : XQ_RED;
-  permute_survive(s, xq_sq_flip);
+  permute_squares(s, xq_sq_flip);
+}
+
+/* The planes' frame: nn_encode_board's square as the side to move sees it. */
+static int planes_square(const xq_sample_t *s, int sq) {
+  return s->side == XQ_RED ? sq : xq_sq_flip(sq);
 }
 
 int xq_sample_survival(uint8_t *mask, uint8_t *target, const xq_sample_t *s) {
@@ -48,13 +58,20 @@ int xq_sample_survival(uint8_t *mask, uint8_t *target, const xq_sample_t *s) {
   for (int sq = 0; sq < XQ_SQUARES; sq++) {
     int pc = s->board[sq];
     if (!pc || xq_pc_type(pc) == XQ_KING) continue;
-    /* The planes' frame: nn_encode_board's square as the side to move sees it. */
-    int vsq = s->side == XQ_RED ? sq : xq_sq_flip(sq);
+    int vsq = planes_square(s, sq);
     mask[vsq] = 1;
     target[vsq] = xq_sample_survives(s, sq);
     k++;
   }
   return k;
+}
+
+bool xq_sample_reply(int16_t sq[2], const xq_sample_t *s) {
+  sq[0] = sq[1] = -1;
+  if (!s->has_reply) return false;
+  sq[0] = (int16_t)planes_square(s, s->reply_from);
+  sq[1] = (int16_t)planes_square(s, s->reply_to);
+  return true;
 }
 
 void xq_sample_encode(float *planes, const xq_sample_t *s, int nplanes) {

@@ -5,8 +5,9 @@
  * occurred before in its game, the sparse search policy (policy indices from the side to
  * move's view), the result z from the side to move's view and the survival target: one
  * bit per absolute square, set when the piece on it is still on the board at the end of
- * the game (wherever it went), 12 bytes a sample. The trainer turns it into exactly the
- * input planes nn_encode would give for the position in its game.
+ * the game (wherever it went), 12 bytes a sample, and the reply target: the from and to
+ * squares of the opponent's move that answered the move played here. The trainer turns it
+ * into exactly the input planes nn_encode would give for the position in its game.
  */
 #ifndef XQ_TRAIN_SAMPLE_H
 #define XQ_TRAIN_SAMPLE_H
@@ -36,6 +37,9 @@ typedef struct {
                                          absolute square s survives to the end of the game
                                          (the final board, however the game ended); 0 on
                                          empty squares and past square 89; kings are 1 */
+  bool has_reply;                     /* reply_from and reply_to are set: the game went
+                                         on after this position's move */
+  uint8_t reply_from, reply_to;       /* absolute squares of the opponent's next move */
 } xq_sample_t;
 
 /* Whether the piece on absolute square sq survives (the bit; has_survive not checked). */
@@ -47,12 +51,12 @@ static inline void xq_sample_set_survives(xq_sample_t *s, int sq, bool on) {
   else s->survive[sq >> 3] &= (uint8_t)~(1u << (sq & 7));
 }
 
-/* Mirrors a sample left-right (files a<->i), policy and survival target included. */
+/* Mirrors a sample left-right (files a<->i), policy, survival and reply targets included. */
 void xq_sample_mirror(xq_sample_t *s);
 /* Swaps the colours: the board turned 180 degrees with Red and Black exchanged and the
  * other side to move. The rules are symmetric under this, so it is the same position for
  * the mover: policy indices (side to move's view), z and q stay; only the input's colour
- * plane differs. The survival bits move with their pieces. */
+ * plane differs. The survival bits and the reply squares move with their pieces. */
 void xq_sample_colour_swap(xq_sample_t *s);
 /* Input planes (nplanes x 90, nn_arch_input_planes of the net) of the sample: the same
  * as nn_encode of the position in its game. */
@@ -63,6 +67,10 @@ void xq_sample_encode(float *planes, const xq_sample_t *s, int nplanes);
  * all 0 when the sample has no target; target (90) = 1 where that piece survives.
  * Returns the number of trained squares. */
 int xq_sample_survival(uint8_t *mask, uint8_t *target, const xq_sample_t *s);
+/* The reply target as the reply head is trained on it: sq[0], sq[1] = the from and to
+ * squares of the opponent's reply in the frame of xq_sample_encode's planes, or both -1
+ * when the sample has none. Returns whether it has one. */
+bool xq_sample_reply(int16_t sq[2], const xq_sample_t *s);
 /* Sets pos to the sample's position (board, side, no-capture counter; no history), for
  * the legal-move mask (nn_encode_legal). The sample must be valid (from_proto checked
  * it). */

@@ -5,7 +5,8 @@
  * result (or, for a game stopped by the length cap, from the material on the final
  * board), and the survival target: each piece is followed through the moves by an
  * identity, so a sample's bit for a square says whether the piece there is still on the
- * final board.
+ * final board; and the reply target: the squares of the next ply's move (the opponent's
+ * answer), checked legal with every other move of the record.
  */
 #include "train/targets.h"
 
@@ -127,6 +128,9 @@ int xq_samples_from_record_adjudicated(const xq_game_record_t *rec, xq_sample_t 
         float q = pl->value;
         s->q = q >= -1.0f && q <= 1.0f ? q : q > 1.0f ? 1.0f : q < -1.0f ? -1.0f : 0.0f;
         memcpy(ids[n], id, XQ_SQUARES);
+        s->has_reply = i + 1 < rec->nplies; /* the loop checks that move when it gets there */
+        s->reply_from = s->has_reply ? (uint8_t)xq_mv_from(rec->plies[i + 1].move) : 0;
+        s->reply_to = s->has_reply ? (uint8_t)xq_mv_to(rec->plies[i + 1].move) : 0;
       }
       n++;
     }

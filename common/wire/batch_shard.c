@@ -43,6 +43,7 @@ int xq_batch_shard_fill(void *ctx, int rank, int lo, int hi, nn_shard_t *shard) 
     shard->z[n] = s->z;
     xq_sample_survival(shard->surv_mask + (size_t)n * NN_HW,
                        shard->surv_target + (size_t)n * NN_HW, s);
+    xq_sample_reply(shard->reply + 2 * (size_t)n, s);
     n++;
   }
   return n;

@@ -1,7 +1,8 @@
 /*
  * batch_shard.h: the trainer's fill function for nn_train_pool: each pool thread decodes
  * its range of a Batch message's samples (validated by xq_sample_from_proto), encodes
- * their input planes, legal-move masks and survival targets (xq_sample_survival) and
+ * their input planes, legal-move masks, survival targets (xq_sample_survival) and reply
+ * targets (xq_sample_reply) and
  * copies their other targets into its shard. A
  * sample that fails validation is dropped and counted for its thread.
  *

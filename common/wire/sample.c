@@ -33,6 +33,7 @@ void xq_sample_to_proto(Xqz__Sample *msg, const xq_sample_t *s, uint32_t *idx_sc
     msg->survive.data = (uint8_t *)s->survive;
     msg->survive.len = XQ_SURVIVE_BYTES;
   }
+  if (s->has_reply) msg->reply = 1u + (uint32_t)s->reply_from * XQ_SQUARES + s->reply_to;
 }
 
 /* The survive field: absent (no target) or XQ_SURVIVE_BYTES bytes whose bits lie on the
@@ -51,6 +52,27 @@ static int survive_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_
       return xq_err_set(eb, XQ_EFORMAT, "sample: survive bit %d set on %s", sq,
                         sq >= XQ_SQUARES ? "no square (the board has 90)" : "an empty square");
   s->has_survive = true;
+  return 0;
+}
+
+/* The reply field: 0 (no target) or 1 + 90 * from + to, from holding a piece of the side
+ * not to move (s->board already taken from the message), to another square. */
+static int reply_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb) {
+  s->has_reply = false;
+  s->reply_from = s->reply_to = 0;
+  if (msg->reply == 0) return 0;
+  if (msg->reply > (uint32_t)XQ_SQUARES * XQ_SQUARES)
+    return xq_err_set(eb, XQ_EFORMAT, "sample: reply %u, expected 0 (none) or 1 + 90 * from "
+                      "+ to (at most %d)", msg->reply, XQ_SQUARES * XQ_SQUARES);
+  int from = (int)(msg->reply - 1) / XQ_SQUARES, to = (int)(msg->reply - 1) % XQ_SQUARES;
+  int pc = s->board[from];
+  if (!pc || xq_pc_colour(pc) == (int)msg->side)
+    return xq_err_set(eb, XQ_EFORMAT, "sample: reply from square %d, which holds %s", from,
+                      pc ? "a piece of the side to move" : "no piece");
+  if (to == from) return xq_err_set(eb, XQ_EFORMAT, "sample: reply from square %d to itself", from);
+  s->has_reply = true;
+  s->reply_from = (uint8_t)from;
+  s->reply_to = (uint8_t)to;
   return 0;
 }
 
@@ -96,6 +118,7 @@ int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb
   free(pos);
   if (rc) return xq_err_set(eb, XQ_EFORMAT, "sample: impossible position: %s", feb.msg);
   if ((rc = survive_from_proto(s, msg, eb))) return rc;
+  if ((rc = reply_from_proto(s, msg, eb))) return rc;
   s->side = (uint8_t)msg->side;
   s->rule60 = (uint16_t)msg->rule60;
   s->repeated = msg->repeated;

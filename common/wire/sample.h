@@ -13,7 +13,7 @@
 
 /* Conversions to and from the wire. to_proto points msg's arrays into scratch owned by
  * the caller (see the .c); from_proto validates every field (board codes, kings, indices,
- * probabilities, the survival target's length and bits) and returns XQ_EFORMAT with a
+ * probabilities, the survival target's length and bits, the reply's squares) and returns XQ_EFORMAT with a
  * reason on any problem. */
 int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb);
 /* Fills msg (initialised here) from s. msg's arrays point into s (board, survive) and into the

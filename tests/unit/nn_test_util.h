@@ -57,6 +57,7 @@ typedef struct {
   nn_pi_entry_t *pi;
   float *z;
   uint8_t *surv_mask, *surv_target; /* NULL until tu_batch_add_survival */
+  int16_t *reply;                   /* NULL until tu_batch_add_reply */
 } tu_batch_t;
 
 /* A random batch for a net reading nplanes input planes (with the attack planes when
@@ -104,7 +105,8 @@ static inline void tu_batch_make_planes(tu_batch_t *t, int n, int nplanes, int l
     t->z[s] = (float)((int)xq_rng_below(r, 3) - 1);
   }
   t->surv_mask = t->surv_target = NULL;
-  t->b = (nn_batch_t){n, t->planes, t->mask, t->off, t->pi, t->z, NULL, NULL};
+  t->reply = NULL;
+  t->b = (nn_batch_t){n, t->planes, t->mask, t->off, t->pi, t->z, NULL, NULL, NULL};
 }
 
 static inline void tu_batch_make(tu_batch_t *t, int n, int legal, int targets, xq_rng_t *r) {
@@ -126,7 +128,20 @@ static inline void tu_batch_add_survival(tu_batch_t *t, xq_rng_t *r) {
   t->b.surv_target = t->surv_target;
 }
 
+/* Random reply targets: a from and a different to square per sample, and sample 1 (when
+ * there is one) with none, as the last position of a game has. */
+static inline void tu_batch_add_reply(tu_batch_t *t, xq_rng_t *r) {
+  t->reply = calloc(2 * (size_t)t->b.n, sizeof(int16_t));
+  for (int s = 0; s < t->b.n; s++) {
+    int from = (int)xq_rng_below(r, NN_HW), to = (from + 1 + (int)xq_rng_below(r, NN_HW - 1)) % NN_HW;
+    t->reply[2 * s] = (int16_t)(s == 1 ? -1 : from);
+    t->reply[2 * s + 1] = (int16_t)(s == 1 ? -1 : to);
+  }
+  t->b.reply = t->reply;
+}
+
 static inline void tu_batch_free(tu_batch_t *t) {
+  free(t->reply);
   free(t->surv_mask);
   free(t->surv_target);
   free(t->planes);

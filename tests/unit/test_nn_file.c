@@ -116,6 +116,23 @@ static void test_arch_names(void **state) {
     assert_int_equal(nn_arch_preset(name, &back), 0);
     assert_memory_equal(&a, &back, sizeof a);
   }
+  /* The opponent-reply head: a final "r", after everything else. */
+  static const struct {
+    const char *name, *canonical;
+    int survival, attacks;
+  } replies[] = {{"tiny-r", "2x16r", 0, 0}, {"2x16r", "2x16r", 0, 0}, {"tiny-sr", "2x16sr", 1, 0},
+                 {"2x16lasr", "2x16lasr", 1, 1}, {"0x8r", "0x8r", 0, 0}};
+  for (size_t i = 0; i < sizeof replies / sizeof replies[0]; i++) {
+    assert_int_equal(nn_arch_preset(replies[i].name, &a), 0);
+    assert_int_equal(a.reply, 1);
+    assert_int_equal(a.survival, replies[i].survival);
+    assert_int_equal(a.attacks, replies[i].attacks);
+    char name[32];
+    nn_arch_name(&a, name, sizeof name);
+    assert_string_equal(name, replies[i].canonical);
+  }
+  assert_int_equal(nn_arch_preset("2x16s", &a), 0);
+  assert_int_equal(a.reply, 0);
   /* Which blocks pool: every K-th counting from the last. */
   assert_int_equal(nn_arch_preset("6x64g2", &a), 0);
   bool want[6] = {false, true, false, true, false, true};
@@ -138,7 +155,8 @@ static void test_arch_names(void **state) {
                               "4x16l2", "4x16ll", "4x16L", "tiny-gl", "tiny-lg", "tiny-sl",
                               "tinyl", "0x8l", "4x16sl", "-l", "l", "tiny-", "tiny-sa",
                               "tiny-al", "4x16aa", "4x16sa", "4x16A", "tinya", "4x16ag",
-                              "4x16a2", "-a", "a", "tiny-16"};
+                              "4x16a2", "-a", "a", "tiny-16", "2x16rs", "2x16ra", "2x16rr",
+                              "2x16R", "2x16r2", "tinyr", "r", "-r", "tiny-rs"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     a.blocks = -7;
     assert_int_equal(nn_arch_preset(bad[i], &a), XQ_EINVAL);
@@ -330,7 +348,7 @@ static void test_each_error(void **state) {
   expect_reject(b, len, XQ_EFORMAT, "bad magic");
   RESET();
   b[8] = NN_FILE_VERSION + 1;
-  expect_reject(b, len, XQ_EVERSION, "format version 6, this build reads versions 1 to 5: the"
+  expect_reject(b, len, XQ_EVERSION, "format version 7, this build reads versions 1 to 6: the"
                 " file was written by a newer xqzero, upgrade this one");
   RESET();
   b[8] = 0;
@@ -342,6 +360,21 @@ static void test_each_error(void **state) {
   b[124] = 1;
   refresh_header_crc(b);
   expect_reject(b, len, XQ_EFORMAT, "reserved header byte 124");
+  RESET();
+  b[8] = 5; /* version 5: the reply field's bytes were reserved */
+  b[124] = 1;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 124");
+  RESET();
+  b[8] = 6;
+  b[124] = 2; /* the reply field is 0 or 1 */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_ERANGE, "opponent-reply head 2");
+  RESET();
+  b[8] = 6;
+  b[124] = 1; /* a net without the head claiming one: its payload is short */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "a 1x8r net has");
   RESET();
   b[120] = 1; /* a plain net is written as version 2: the lines field's bytes are reserved */
   refresh_header_crc(b);
@@ -580,6 +613,29 @@ static void test_round_trip_survival(void **state) {
   nn_model_free(&plain);
 }
 
+/* A net with the opponent-reply head keeps it through the file (version 6, its one tensor
+ * last, after the survival head's), and is refused where a net without it is expected. */
+static void test_round_trip_reply(void **state) {
+  (void)state;
+  char path[300];
+  nn_model_t *m = variant_net("1x8sr", path, sizeof path, "r.xqzn"), *l = NULL, *surv = NULL;
+  surv = variant_net("1x8s", path, sizeof path, "r.xqzn");
+  assert_int_equal(m->nparams, surv->nparams + 2 * 8);
+  assert_string_equal(m->table[m->ntensors - 2].name, "survival.b");
+  assert_string_equal(m->table[m->ntensors - 1].name, "reply.w");
+  assert_int_equal(m->table[m->ntensors - 1].shape[0], 2);
+  assert_true(m->table[m->ntensors - 1].decay);
+  /* The same seed draws the same weights everywhere but the head. */
+  assert_memory_equal(m->params, surv->params, surv->nparams * 4);
+  m->p.reply_w[15] = -0.5f;
+  l = round_trip_refused(path, m, 6, surv, "opponent-reply head 1, expected 0");
+  assert_int_equal(l->arch.reply, 1);
+  assert_true(l->p.reply_w[15] == -0.5f);
+  nn_model_free(&m);
+  nn_model_free(&l);
+  nn_model_free(&surv);
+}
+
 /* A net with line convolutions keeps them through the file (version 5), with its rank
  * and file weights after each block's first conv, and is refused where a plain net of the
  * same BxC is expected, naming the field. */
@@ -710,7 +766,7 @@ static void run_checkpoint_resume(int gpool_every) {
   tu_batch_t b1, b2;
   tu_batch_make(&b1, 4, 20, 3, &r);
   tu_batch_make(&b2, 4, 20, 3, &r);
-  nn_loss_cfg_t cfg = {1, 1, 1e-4f, 1};
+  nn_loss_cfg_t cfg = {1, 1, 1e-4f, 1, 1};
   nn_model_t *a = small(4, gpool_every), *c = NULL;
   nn_plan_t *p;
   assert_int_equal(nn_plan_new(&p, &a->arch, 4, true, NULL), 0);
@@ -783,6 +839,7 @@ int main(void) {
       cmocka_unit_test(test_version2_loads),
       cmocka_unit_test(test_version3_loads),
       cmocka_unit_test(test_round_trip_survival),
+      cmocka_unit_test(test_round_trip_reply),
       cmocka_unit_test(test_round_trip_lines),
       cmocka_unit_test(test_round_trip_attacks),
       cmocka_unit_test(test_fuzz_loader),

@@ -10,7 +10,10 @@
  * tests/fixtures/nn_tiny_lines_ref.bin for tiny-l (rank and file convolutions in both
  * blocks, their weights given the same way), and tests/fixtures/nn_tiny_surv_ref.bin for
  * tiny-s (the survival head: its targets, its training and eval-mode logits, the folded
- * probabilities and its loss term). tests/fixtures/nn_tiny_attacks_ref.bin is for tiny-a
+ * probabilities and its loss term), tests/fixtures/nn_tiny_reply_ref.bin for tiny-sr (the
+ * survival and opponent-reply heads together: the reply's from and to squares, its
+ * training and eval-mode logits and its loss term after the survival's).
+ * tests/fixtures/nn_tiny_attacks_ref.bin is for tiny-a
  * (the attack planes: 20 input planes, planes 18 and 19 random 0/1 squares, read by the
  * stem); every buffer of planes strides by the net's own nn_arch_input_planes.
  */
@@ -153,8 +156,21 @@ static void against_pytorch(const char *file, const char *size) {
   int32_t *off = malloc(((size_t)n + 1) * sizeof *off);
   for (int s = 0; s <= n; s++) off[s] = s * targets;
   for (int i = 0; i < n * targets; i++) ent[i] = (nn_pi_entry_t){(int32_t)pi->v[i], pp->v[i]};
-  nn_batch_t b = {n, pl->v, mask, off, ent, get("z")->v, NULL, NULL};
-  nn_loss_cfg_t lc = {cfg->v[3], cfg->v[4], cfg->v[5], a.survival ? cfg->v[9] : 0.0f};
+  nn_batch_t b = {n, pl->v, mask, off, ent, get("z")->v, NULL, NULL, NULL};
+  /* config: 9 numbers, then ws for a survival net, then wr for a reply net */
+  assert_int_equal(cfg->n, 9 + a.survival + a.reply);
+  nn_loss_cfg_t lc = {cfg->v[3], cfg->v[4], cfg->v[5], a.survival ? cfg->v[9] : 0.0f,
+                      a.reply ? cfg->v[9 + a.survival] : 0.0f};
+  int16_t *reply = NULL;
+  if (a.reply) { /* from and to squares per sample, -1 = none */
+    const rec_t *rs = get("reply_sq");
+    assert_int_equal(rs->n, (uint32_t)n * 2);
+    reply = malloc((size_t)n * 2 * sizeof *reply);
+    for (int i = 0; i < 2 * n; i++) reply[i] = (int16_t)rs->v[i];
+    b.reply = reply;
+  } else {
+    assert_null(find("reply_logits"));
+  }
   uint8_t *smask = NULL, *starget = NULL;
   if (a.survival) {
     const rec_t *sm = get("surv_mask"), *st = get("surv_target");
@@ -178,12 +194,15 @@ static void against_pytorch(const char *file, const char *size) {
   /* nn_backward consumed dlogits; the logits and values are still in the plan. */
   compare("logits", p->logits, 1, get("logits"));
   compare("value", p->value, 1, get("value"));
-  float lv[5] = {(float)loss.total, (float)loss.policy, (float)loss.value, (float)loss.l2,
-                 (float)loss.survival};
+  float lv[6] = {(float)loss.total, (float)loss.policy, (float)loss.value, (float)loss.l2};
+  int nl = 4;
+  if (a.survival) lv[nl++] = (float)loss.survival;
+  if (a.reply) lv[nl++] = (float)loss.reply;
   const rec_t *lr = get("loss");
-  assert_int_equal(lr->n, a.survival ? 5 : 4);
-  compare("loss (total, policy, value, l2[, survival])", lv, 1, lr);
+  assert_int_equal(lr->n, (uint32_t)nl);
+  compare("loss (total, policy, value, l2[, survival][, reply])", lv, 1, lr);
   if (a.survival) compare("survival logits", p->surv, 1, get("surv_logits"));
+  if (a.reply) compare("reply logits", p->reply, 1, get("reply_logits"));
   for (int t = 0; t < m->ntensors; t++) {
     const nn_param_info_t *ti = &m->table[t];
     char name[64];
@@ -199,6 +218,7 @@ static void against_pytorch(const char *file, const char *size) {
   compare("eval logits (unfolded)", p->logits, 1, get("eval_logits"));
   compare("eval value (unfolded)", p->value, 1, get("eval_value"));
   if (a.survival) compare("eval survival logits (unfolded)", p->surv, 1, get("eval_surv_logits"));
+  if (a.reply) compare("eval reply logits (unfolded)", p->reply, 1, get("eval_reply_logits"));
   nn_model_fold(m);
   nn_plan_t *ip;
   assert_int_equal(nn_plan_new(&ip, &a, n, false, NULL), 0);
@@ -215,7 +235,7 @@ static void against_pytorch(const char *file, const char *size) {
   nn_plan_free(&ip);
   nn_plan_free(&p);
   nn_model_free(&m);
-  free(mask), free(ent), free(off), free(smask), free(starget);
+  free(mask), free(ent), free(off), free(smask), free(starget), free(reply);
 }
 
 /* Also the proof that a net without pooling computes what it did before pooling existed:
@@ -240,6 +260,12 @@ static void test_survival_against_pytorch(void **state) {
   against_pytorch("nn_tiny_surv_ref.bin", "tiny-s");
 }
 
+/* Both auxiliary heads at once: their losses add in the order the fixture records. */
+static void test_reply_against_pytorch(void **state) {
+  (void)state;
+  against_pytorch("nn_tiny_reply_ref.bin", "tiny-sr");
+}
+
 static void test_attacks_against_pytorch(void **state) {
   (void)state;
   against_pytorch("nn_tiny_attacks_ref.bin", "tiny-a");
@@ -250,6 +276,7 @@ int main(void) {
                                      cmocka_unit_test(test_gpool_against_pytorch),
                                      cmocka_unit_test(test_lines_against_pytorch),
                                      cmocka_unit_test(test_survival_against_pytorch),
+                                     cmocka_unit_test(test_reply_against_pytorch),
                                      cmocka_unit_test(test_attacks_against_pytorch)};
   return cmocka_run_group_tests(tests, NULL, teardown);
 }

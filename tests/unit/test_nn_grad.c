@@ -448,6 +448,57 @@ static void test_survival_loss(void **state) {
   free(c.logits), free(c.d), free(d);
 }
 
+/* ---- the reply loss (two softmax cross-entropies over the squares) ---- */
+static double reply_f(void *vc) {
+  surv_ctx_t *c = vc;
+  nn_loss_t out = {0};
+  nn_loss_reply(c->d, c->logits, &c->tb.b, &c->cfg, &out);
+  return out.total;
+}
+
+static void test_reply_loss(void **state) {
+  (void)state;
+  xq_rng_t rng;
+  xq_rng_seed(&rng, 19);
+  surv_ctx_t c = {.cfg = {1.0f, 1.0f, 0, 0.7f, 0.4f}};
+  int n = 3;
+  tu_batch_make(&c.tb, n, 30, 5, &rng);
+  tu_batch_add_reply(&c.tb, &rng);
+  size_t len = (size_t)n * 2 * NN_HW;
+  c.logits = malloc(len * 4), c.d = malloc(len * 4);
+  float *d = malloc(len * 4);
+  /* All logits 0: both squares cost log 90, so each sample with a target costs log 90,
+   * sample 1 (none) costs 0, and the batch (log 90) * 2 / 3. */
+  memset(c.logits, 0, len * 4);
+  nn_loss_t out = {0};
+  nn_loss_reply(c.d, c.logits, &c.tb.b, &c.cfg, &out);
+  assert_true(fabs(out.reply - log(90.0) * 2 / 3) < 1e-9);
+  assert_true(fabs(out.total - (double)c.cfg.reply_weight * out.reply) < 1e-12);
+  /* Each square's gradient: wr / (2 n) * (1/90 - [the target]), summing to 0 per channel. */
+  for (int s = 0; s < n; s++)
+    for (int ch = 0; ch < 2; ch++) {
+      double sum = 0;
+      for (int i = 0; i < NN_HW; i++) sum += c.d[((size_t)s * 2 + ch) * NN_HW + i];
+      assert_true(fabs(sum) < 1e-6);
+    }
+  int from0 = c.tb.reply[0];
+  assert_true(fabs(c.d[from0] - 0.4 / 6 * (1.0 / 90 - 1)) < 1e-7);
+  tu_fill(c.logits, len, &rng, 2);
+  reply_f(&c);
+  memcpy(d, c.d, len * 4);
+  for (size_t i = 2 * NN_HW; i < 4 * NN_HW; i++) /* sample 1 has no target */
+    if (d[i] != 0.0f) fail_msg("a sample without a target has gradient %g at %zu", d[i], i);
+  tu_gradcheck("reply dlogits", c.logits, d, len, reply_f, &c, 1e-2f, len, 2e-3, 1e-7);
+  /* A batch without reply targets costs nothing and has no gradient. */
+  c.tb.b.reply = NULL;
+  out = (nn_loss_t){0};
+  nn_loss_reply(c.d, c.logits, &c.tb.b, &c.cfg, &out);
+  assert_true(out.reply == 0.0 && out.total == 0.0);
+  for (size_t i = 0; i < len; i++) assert_true(c.d[i] == 0.0f);
+  tu_batch_free(&c.tb);
+  free(c.logits), free(c.d), free(d);
+}
+
 /* ---- the whole tiny network ---- */
 typedef struct {
   nn_model_t *m;
@@ -463,6 +514,7 @@ static double net_f(void *vc) {
   nn_loss_heads(c->plan->dlogits, c->plan->dvalue, c->plan->logits, c->plan->value, &c->tb.b,
                 &c->cfg, &out);
   if (c->m->arch.survival) nn_loss_survival(c->plan->dsurv, c->plan->surv, &c->tb.b, &c->cfg, &out);
+  if (c->m->arch.reply) nn_loss_reply(c->plan->dreply, c->plan->reply, &c->tb.b, &c->cfg, &out);
   out.l2 = c->cfg.l2 * nn_model_l2(c->m);
   return out.total + out.l2;
 }
@@ -486,14 +538,14 @@ static void check_attack_weights(net_ctx_t *c, const nn_param_info_t *ti, const 
   }
 }
 
-/* survival_only: the loss is the survival head's alone (policy and value weights 0), so
- * what reaches the tower is its gradient only, and the policy and value tensors, which
- * then have none, are not probed (test_whole_net probes them). */
-static void run_whole_net(const char *size, bool survival_only) {
+/* aux_only: the loss is the auxiliary heads' alone (survival, reply; policy and value
+ * weights 0), so what reaches the tower is their gradient only, and the policy and value
+ * tensors, which then have none, are not probed (test_whole_net probes them). */
+static void run_whole_net(const char *size, bool aux_only) {
   xq_rng_t rng;
   xq_rng_seed(&rng, 9);
-  net_ctx_t c = {.cfg = {1.0f, 1.0f, 1e-3f, 0.8f}};
-  if (survival_only) c.cfg = (nn_loss_cfg_t){0.0f, 0.0f, 1e-3f, 1.0f};
+  net_ctx_t c = {.cfg = {1.0f, 1.0f, 1e-3f, 0.8f, 0.6f}};
+  if (aux_only) c.cfg = (nn_loss_cfg_t){0.0f, 0.0f, 1e-3f, 1.0f, 1.0f};
   nn_arch_t a;
   assert_int_equal(nn_arch_preset(size, &a), 0);
   assert_int_equal(nn_model_new(&c.m, &a, NULL), 0);
@@ -515,6 +567,7 @@ static void run_whole_net(const char *size, bool survival_only) {
   assert_int_equal(nn_plan_new(&c.plan, &a, n, true, NULL), 0);
   tu_batch_make_planes(&c.tb, n, nn_arch_input_planes(&a), 40, 6, &rng);
   if (a.survival) tu_batch_add_survival(&c.tb, &rng);
+  if (a.reply) tu_batch_add_reply(&c.tb, &rng);
   nn_loss_t out;
   nn_compute_gradients(c.m, c.plan, &c.tb.b, &c.cfg, &out);
   double direct = net_f(&c);
@@ -525,7 +578,7 @@ static void run_whole_net(const char *size, bool survival_only) {
   float h = getenv("XQZ_GRAD_H") ? strtof(getenv("XQZ_GRAD_H"), NULL) : 1e-3f;
   for (int t = 0; t < c.m->ntensors; t++) {
     nn_param_info_t *ti = &c.m->table[t];
-    if (survival_only && (!strncmp(ti->name, "policy.", 7) || !strncmp(ti->name, "value.", 6)))
+    if (aux_only && (!strncmp(ti->name, "policy.", 7) || !strncmp(ti->name, "value.", 6)))
       continue;
     if (a.attacks && !strcmp(ti->name, "stem.w")) {
       check_attack_weights(&c, ti, g, h);
@@ -575,6 +628,13 @@ static void test_whole_net_survival(void **state) {
   run_whole_net("tiny-gs", true);
 }
 
+/* The same for the opponent-reply head, alone and beside the survival head. */
+static void test_whole_net_reply(void **state) {
+  (void)state;
+  run_whole_net("tiny-r", true);
+  run_whole_net("tiny-sr", true);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv3x3),  cmocka_unit_test(test_conv1x1),
@@ -586,6 +646,7 @@ int main(void) {
       cmocka_unit_test(test_whole_net_gpool), cmocka_unit_test(test_whole_net_lines),
       cmocka_unit_test(test_whole_net_survival), cmocka_unit_test(test_lines),
       cmocka_unit_test(test_whole_net_attacks),
+      cmocka_unit_test(test_reply_loss), cmocka_unit_test(test_whole_net_reply),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,7 +25,7 @@
 #define BATCH 24
 #define TARGETS 4
 
-static const nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-4f, 1.0f};
+static const nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-4f, 1.0f, 1.0f};
 
 /* Global pooling in the nets model() makes: 0 (none) or 1 (every block). */
 static int gpool_every;
@@ -33,6 +33,8 @@ static int gpool_every;
 static int survival;
 /* Line convolutions in the nets model() makes: 0 (none) or 1 (every block). */
 static int lines;
+/* The opponent-reply head in the nets model() makes, and reply targets in batch()'s. */
+static int reply;
 
 /* A tiny 2x8 net: small enough for many steps under the sanitizers. */
 static nn_model_t *model(uint64_t seed) {
@@ -40,6 +42,7 @@ static nn_model_t *model(uint64_t seed) {
   a.gpool_every = gpool_every;
   a.survival = survival;
   a.lines = lines;
+  a.reply = reply;
   nn_model_t *m;
   assert_int_equal(nn_model_new(&m, &a, NULL), 0);
   nn_model_init(m, seed);
@@ -88,6 +91,7 @@ static void batch(tu_batch_t *tb, int n, uint64_t seed) {
   for (size_t i = 0; i < (size_t)n * NN_INPUT_PLANES * NN_HW; i++)
     tb->planes[i] += (float)(0.5 * xq_rng_uniform(&g));
   if (survival) tu_batch_add_survival(tb, &g);
+  if (reply) tu_batch_add_reply(tb, &g);
 }
 
 /* STEPS steps on STEPS different batches (the same for every run). */
@@ -134,7 +138,7 @@ static void test_one_thread_is_train_step(void **state) {
   assert_memory_equal(m->stats, r.m->stats, m->nstats * sizeof(float));
   assert_memory_equal(o.velocity, r.opt.velocity, o.n * sizeof(float));
   assert_true(ls.total == lp.total && ls.policy == lp.policy && ls.value == lp.value);
-  assert_true(ls.survival == lp.survival);
+  assert_true(ls.survival == lp.survival && ls.reply == lp.reply);
   assert_int_equal(o.step, r.opt.step);
   nn_plan_free(&plan);
   nn_sgd_close(&o);
@@ -261,6 +265,7 @@ static void test_empty_shard(void **state) {
       memcpy(keep.surv_mask + (size_t)i * NN_HW, tb.surv_mask + (size_t)src * NN_HW, NN_HW);
       memcpy(keep.surv_target + (size_t)i * NN_HW, tb.surv_target + (size_t)src * NN_HW, NN_HW);
     }
+    if (reply) memcpy(keep.reply + 2 * i, tb.reply + 2 * src, 2 * sizeof *keep.reply);
   }
   run_t one;
   run_open(&one, 1);
@@ -360,6 +365,23 @@ static void test_survival(void **state) {
   survival = 0;
 }
 
+/* The same three with the opponent-reply head (beside the survival head): its weights
+ * learn, its loss is reported. */
+static void test_reply(void **state) {
+  survival = reply = 1;
+  run_t r;
+  nn_model_t *start;
+  nn_loss_t l;
+  shard_tests_then_train(state, 3, &r, &start, &l);
+  double d = moved(r.m, start, "reply.");
+  if (!(d > 1e-3)) fail_msg("the reply head moved by %.3g in %d steps", d, STEPS);
+  /* Untrained, each square cross-entropy is about log 90 = 4.5. */
+  if (!(l.reply > 1.0 && l.reply < 6.0)) fail_msg("reply loss %g", l.reply);
+  nn_model_free(&start);
+  run_close(&r);
+  survival = reply = 0;
+}
+
 static void test_bad_thread_counts(void **state) {
   (void)state;
   nn_model_t *m = model(1);
@@ -387,6 +409,7 @@ int main(void) {
       cmocka_unit_test(test_bad_thread_counts),
       cmocka_unit_test(test_pooled),
       cmocka_unit_test(test_survival),
+      cmocka_unit_test(test_reply),
       cmocka_unit_test(test_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,12 @@ static void check_samples(const xq_game_record_t *r, const xq_sample_t *s, int n
       float z = r->result == XQ_RESULT_DRAW ? 0.0f
                 : (r->result == XQ_RESULT_RED_WIN) == (pos->side == XQ_RED) ? 1.0f : -1.0f;
       assert_true(s[k].z == z);
+      /* The reply: the next ply's move, none after the last. */
+      assert_int_equal(s[k].has_reply, i + 1 < r->nplies);
+      if (s[k].has_reply) {
+        assert_int_equal(s[k].reply_from, xq_mv_from(r->plies[i + 1].move));
+        assert_int_equal(s[k].reply_to, xq_mv_to(r->plies[i + 1].move));
+      }
       k++;
     }
     xq_pos_make(pos, pl->move);
@@ -397,6 +403,9 @@ static void test_proto_roundtrip(void **state) {
     assert_true(t.z == s[k].z);
     assert_true(t.has_survive && s[k].has_survive);
     assert_memory_equal(t.survive, s[k].survive, XQ_SURVIVE_BYTES);
+    assert_int_equal(t.has_reply, s[k].has_reply);
+    assert_int_equal(t.reply_from, s[k].reply_from);
+    assert_int_equal(t.reply_to, s[k].reply_to);
     xqz__sample__free_unpacked(u, NULL);
     free(buf);
   }
@@ -405,12 +414,15 @@ static void test_proto_roundtrip(void **state) {
   uint32_t idx[XQ_MAX_MOVES];
   float prob[XQ_MAX_MOVES];
   s[0].has_survive = false;
+  s[0].has_reply = false;
   xq_sample_to_proto(&msg, &s[0], idx, prob);
   assert_int_equal(msg.survive.len, 0);
+  assert_int_equal(msg.reply, 0);
   xq_sample_t t;
   memset(&t, 0xff, sizeof t);
   assert_int_equal(xq_sample_from_proto(&t, &msg, NULL), 0);
   assert_false(t.has_survive);
+  assert_false(t.has_reply);
   free(s);
   xq_record_free(&r);
 }
@@ -431,6 +443,9 @@ static void expect_reject(int which, const char *what) {
   for (int sq = 0; sq < XQ_SQUARES; sq++) xq_sample_set_survives(&s, sq, s.board[sq] && sq % 3);
   uint8_t survive[XQ_SURVIVE_BYTES + 1] = {0};
   memcpy(survive, s.survive, XQ_SURVIVE_BYTES);
+  s.has_reply = true; /* Black answers with the horse h9-g7 */
+  s.reply_from = (uint8_t)xq_sq(7, 9);
+  s.reply_to = (uint8_t)xq_sq(6, 7);
   Xqz__Sample msg;
   uint32_t idx[XQ_MAX_MOVES];
   float prob[XQ_MAX_MOVES];
@@ -467,6 +482,11 @@ static void expect_reject(int which, const char *what) {
     case 20: msg.survive.len = XQ_SURVIVE_BYTES + 1; break;
     case 21: survive[40 / 8] |= 1u << (40 % 8); break; /* e4: empty */
     case 22: survive[XQ_SURVIVE_BYTES - 1] |= 0x80; break; /* bit 95: no square */
+    case 23: msg.reply = 1 + 40 * XQ_SQUARES + 49; break;            /* from e4: empty */
+    case 24: msg.reply = 1 + xq_sq(1, 2) * XQ_SQUARES + xq_sq(1, 9); break; /* Red's cannon */
+    case 25: msg.reply = 1 + xq_sq(7, 9) * XQ_SQUARES + xq_sq(7, 9); break; /* to itself */
+    case 26: msg.reply = 1 + XQ_SQUARES * XQ_SQUARES; break;         /* no such squares */
+    case 27: msg.reply = UINT32_MAX; break;
   }
   xq_sample_t t;
   xq_errbuf_t eb = {{0}};
@@ -475,6 +495,7 @@ static void expect_reject(int which, const char *what) {
     if (rc) fail_msg("valid sample rejected: %s", eb.msg);
     assert_true(t.has_survive);
     assert_memory_equal(t.survive, s.survive, XQ_SURVIVE_BYTES);
+    assert_true(t.has_reply && t.reply_from == s.reply_from && t.reply_to == s.reply_to);
     return;
   }
   if (rc != XQ_EFORMAT) fail_msg("%s accepted", what);
@@ -490,7 +511,9 @@ static void test_hostile_proto(void **state) {
       "index 2086",     "NaN probability",  "sum 0.5",        "z 1.5",
       "z NaN",          "count mismatch",   "empty policy",   "unreachable square",
       "mover can take king", "negative prob", "too many entries", "survive 11 bytes",
-      "survive 13 bytes", "survive on empty square", "survive past square 89"};
+      "survive 13 bytes", "survive on empty square", "survive past square 89",
+      "reply from empty square", "reply by the mover", "reply to itself", "reply 8101",
+      "reply 2^32-1"};
   for (int i = 0; i < (int)(sizeof what / sizeof what[0]); i++) expect_reject(i, what[i]);
 }
 
@@ -668,6 +691,44 @@ static void test_survival_random(void **state) {
   free(pos);
 }
 
+/* On random games: the reply target moves with mirror and colour swap like the board,
+ * and as trained (the planes' frame) a colour swap leaves it alone; its from square holds
+ * a piece of the side not to move, and the last position of a game has none. */
+static void test_reply_random(void **state) {
+  (void)state;
+  for (int g = 0; g < 10; g++) {
+    xq_game_record_t r;
+    int n, with = 0;
+    xq_sample_t *s = random_samples(&r, 150 + 20 * g, &n);
+    for (int k = 0; k < n; k++) {
+      int16_t sq[2], sc[2], sm[2];
+      bool has = xq_sample_reply(sq, &s[k]);
+      assert_int_equal(has, s[k].has_reply);
+      if (!has) {
+        assert_true(sq[0] == -1 && sq[1] == -1);
+        continue;
+      }
+      with++;
+      int pc = s[k].board[s[k].reply_from];
+      assert_true(pc != 0 && xq_pc_colour(pc) != s[k].side);
+      assert_int_not_equal(s[k].reply_from, s[k].reply_to);
+      assert_int_equal(sq[0], s[k].side == XQ_RED ? s[k].reply_from : xq_sq_flip(s[k].reply_from));
+      xq_sample_t m = s[k], c = s[k];
+      xq_sample_mirror(&m);
+      xq_sample_colour_swap(&c);
+      assert_int_equal(m.reply_from, xq_sq_mirror(s[k].reply_from));
+      assert_int_equal(m.reply_to, xq_sq_mirror(s[k].reply_to));
+      assert_int_equal(c.reply_from, xq_sq_flip(s[k].reply_from));
+      assert_true(xq_sample_reply(sc, &c) && sc[0] == sq[0] && sc[1] == sq[1]);
+      assert_true(xq_sample_reply(sm, &m));
+      assert_int_equal(xq_pc_type(m.board[m.reply_from]), xq_pc_type(pc));
+    }
+    assert_true(with >= n - 1);
+    free(s);
+    xq_record_free(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_games),   cmocka_unit_test(test_repetition),
@@ -678,6 +739,7 @@ int main(void) {
       cmocka_unit_test(test_colour_swap),
       cmocka_unit_test(test_survival_target),
       cmocka_unit_test(test_survival_random),
+      cmocka_unit_test(test_reply_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

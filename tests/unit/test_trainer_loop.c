@@ -554,15 +554,15 @@ static void test_trainer_loop(void **state) {
   free(samples);
 }
 
-/* From a best net with the survival head: three steps on samples that carry their
- * survival targets, a candidate with the head, the survival loss in the progress log. */
-static void test_trainer_survival(void **state) {
-  (void)state;
+/* From a best net of `size` with an auxiliary head: three steps on samples that carry
+ * the head's targets, a candidate of that size, the head in the start line (`start_has`)
+ * and its loss in the progress log (`loss_has`). */
+static void trainer_with_head(const char *size, const char *start_has, const char *loss_has) {
   nsamples = 0;
   fetches = 0;
-  best_size = "tiny-s";
+  best_size = size;
   make_samples();
-  assert_true(samples[0].has_survive);
+  assert_true(samples[0].has_survive && samples[0].has_reply);
   snprintf(dir, sizeof dir, "/tmp/xqz-trainer-test-XXXXXX");
   assert_non_null(mkdtemp(dir));
   ctx = zmq_ctx_new();
@@ -576,8 +576,8 @@ static void test_trainer_survival(void **state) {
   serve_until_candidate(0, 3);
   stop_trainer(pid);
   assert_int_equal(checkpoint_step(), 3);
-  assert_true(log_has("starting from the best net", "survival=1"));
-  assert_true(log_has("training step=3 ", " survival="));
+  assert_true(log_has("starting from the best net", start_has));
+  assert_true(log_has("training step=3 ", loss_has));
   char path[300];
   snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
   unlink(path);
@@ -593,8 +593,20 @@ static void test_trainer_survival(void **state) {
   best_size = "tiny";
 }
 
+static void test_trainer_survival(void **state) {
+  (void)state;
+  trainer_with_head("tiny-s", "survival=1", " survival=");
+}
+
+/* The opponent-reply head: its targets travel in the samples, its loss is logged. */
+static void test_trainer_reply(void **state) {
+  (void)state;
+  trainer_with_head("tiny-r", "reply=1", " reply=");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_trainer_loop),
-                                     cmocka_unit_test(test_trainer_survival)};
+                                     cmocka_unit_test(test_trainer_survival),
+                                     cmocka_unit_test(test_trainer_reply)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
