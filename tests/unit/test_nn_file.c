@@ -331,6 +331,19 @@ static void test_round_trip_pooled(void **state) {
   nn_model_free(&plain);
 }
 
+/* buf (a plain net's image) with format version `version` (0: as written) and header
+ * byte `off` set to `val`, its header CRC refreshed, is refused with want and needle. */
+static void expect_field_reject(const unsigned char *buf, size_t len, int version, int off,
+                                unsigned char val, int want, const char *needle) {
+  unsigned char *b = malloc(len);
+  memcpy(b, buf, len);
+  if (version) b[8] = (unsigned char)version;
+  b[off] = val;
+  refresh_header_crc(b);
+  expect_reject(b, len, want, needle);
+  free(b);
+}
+
 static void test_each_error(void **state) {
   (void)state;
   nn_model_t *m = tiny(2);
@@ -356,44 +369,22 @@ static void test_each_error(void **state) {
   RESET();
   b[106] ^= 1; /* campaign id: covered by the header CRC since version 2 */
   expect_reject(b, len, XQ_ECHECKSUM, "header checksum");
-  RESET();
-  b[124] = 1;
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 124");
-  RESET();
-  b[8] = 5; /* version 5: the reply field's bytes were reserved */
-  b[124] = 1;
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 124");
-  RESET();
-  b[8] = 6;
-  b[124] = 2; /* the reply field is 0 or 1 */
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_ERANGE, "opponent-reply head 2");
-  RESET();
-  b[8] = 6;
-  b[124] = 1; /* a net without the head claiming one: its payload is short */
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_EMISMATCH, "a 1x8r net has");
-  RESET();
-  b[120] = 1; /* a plain net is written as version 2: the lines field's bytes are reserved */
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 120");
-  RESET();
-  b[8] = 4; /* so they are in version 4 */
-  b[120] = 1;
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_EFORMAT, "reserved header byte 120");
-  RESET();
-  b[8] = 5;
-  b[120] = 2; /* the lines field is 0 or 1 */
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_ERANGE, "line convolutions 2");
-  RESET();
-  b[8] = 5;
-  b[120] = 1; /* a net without lines claiming them: its payload is short */
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_EMISMATCH, "a 1x8l net has");
+  /* a plain net is written as version 2: the reply field's bytes are reserved */
+  expect_field_reject(buf, len, 0, 124, 1, XQ_EFORMAT, "reserved header byte 124");
+  /* and in version 5 */
+  expect_field_reject(buf, len, 5, 124, 1, XQ_EFORMAT, "reserved header byte 124");
+  /* the reply field is 0 or 1 */
+  expect_field_reject(buf, len, 6, 124, 2, XQ_ERANGE, "opponent-reply head 2");
+  /* a net without the head claiming one: its payload is short */
+  expect_field_reject(buf, len, 6, 124, 1, XQ_EMISMATCH, "a 1x8r net has");
+  /* a plain net is written as version 2: the lines field's bytes are reserved */
+  expect_field_reject(buf, len, 0, 120, 1, XQ_EFORMAT, "reserved header byte 120");
+  /* and in version 4 */
+  expect_field_reject(buf, len, 4, 120, 1, XQ_EFORMAT, "reserved header byte 120");
+  /* the lines field is 0 or 1 */
+  expect_field_reject(buf, len, 5, 120, 2, XQ_ERANGE, "line convolutions 2");
+  /* a net without lines claiming them: its payload is short */
+  expect_field_reject(buf, len, 5, 120, 1, XQ_EMISMATCH, "a 1x8l net has");
   RESET();
   b[8] = 5;
   b[112] = 1; /* lines and global pooling together */
@@ -414,16 +405,10 @@ static void test_each_error(void **state) {
   b[116] = 1; /* version 3: the survival field's bytes were reserved */
   refresh_header_crc(b);
   expect_reject(b, len, XQ_EFORMAT, "reserved header byte 116");
-  RESET();
-  b[8] = 4; /* a plain net is written as version 2: the survival field is version 4's */
-  b[116] = 2; /* the survival field is 0 or 1 */
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_ERANGE, "survival head 2");
-  RESET();
-  b[8] = 4;
-  b[116] = 1; /* a net without the head claiming one: its payload is short */
-  refresh_header_crc(b);
-  expect_reject(b, len, XQ_EMISMATCH, "a 1x8s net has");
+  /* a plain net is written as version 2; the survival field is version 4's, 0 or 1 */
+  expect_field_reject(buf, len, 4, 116, 2, XQ_ERANGE, "survival head 2");
+  /* a net without the head claiming one: its payload is short */
+  expect_field_reject(buf, len, 4, 116, 1, XQ_EMISMATCH, "a 1x8s net has");
   RESET();
   b[50] ^= 1; /* net id, header CRC not updated */
   expect_reject(b, len, XQ_ECHECKSUM, "header checksum");

@@ -350,35 +350,36 @@ static void test_lines(void **state) {
   lines = 0;
 }
 
-/* The same three with the survival head: its weights learn, its loss is reported. */
-static void test_survival(void **state) {
-  survival = 1;
+/* The three shard tests on the nets model() now makes, then a run on `threads` threads:
+ * the tensors named *part* must learn, and the loss at offset loss_off of nn_loss_t must
+ * lie in (lo, hi). */
+static void head_learns(void **state, int threads, const char *part, size_t loss_off,
+                        double lo, double hi) {
   run_t r;
   nn_model_t *start;
   nn_loss_t l;
-  shard_tests_then_train(state, 2, &r, &start, &l);
-  double d = moved(r.m, start, "survival.");
-  if (!(d > 1e-3)) fail_msg("the survival head moved by %.3g in %d steps", d, STEPS);
-  if (!(l.survival > 0.1 && l.survival < 2.0)) fail_msg("survival loss %g", l.survival);
+  shard_tests_then_train(state, threads, &r, &start, &l);
+  double d = moved(r.m, start, part);
+  if (!(d > 1e-3)) fail_msg("the %s head moved by %.3g in %d steps", part, d, STEPS);
+  double v;
+  memcpy(&v, (const char *)&l + loss_off, sizeof v);
+  if (!(v > lo && v < hi)) fail_msg("%s loss %g, expected within (%g, %g)", part, v, lo, hi);
   nn_model_free(&start);
   run_close(&r);
+}
+
+/* The survival head: its weights learn, its loss is reported. */
+static void test_survival(void **state) {
+  survival = 1;
+  head_learns(state, 2, "survival.", offsetof(nn_loss_t, survival), 0.1, 2.0);
   survival = 0;
 }
 
-/* The same three with the opponent-reply head (beside the survival head): its weights
- * learn, its loss is reported. */
+/* The opponent-reply head (beside the survival head) the same way; untrained, each
+ * square's cross-entropy is about log 90 = 4.5. */
 static void test_reply(void **state) {
   survival = reply = 1;
-  run_t r;
-  nn_model_t *start;
-  nn_loss_t l;
-  shard_tests_then_train(state, 3, &r, &start, &l);
-  double d = moved(r.m, start, "reply.");
-  if (!(d > 1e-3)) fail_msg("the reply head moved by %.3g in %d steps", d, STEPS);
-  /* Untrained, each square cross-entropy is about log 90 = 4.5. */
-  if (!(l.reply > 1.0 && l.reply < 6.0)) fail_msg("reply loss %g", l.reply);
-  nn_model_free(&start);
-  run_close(&r);
+  head_learns(state, 3, "reply.", offsetof(nn_loss_t, reply), 1.0, 6.0);
   survival = reply = 0;
 }
 
