@@ -32,6 +32,9 @@ the batch mean of each sample's mean of two cross-entropies (the softmax of chan
 the 90 squares against the from square, of channel 1 against the to square), after the
 survival term, and the fixture records the head's training and eval-mode logits.
 
+The value head's channel count comes from the header too: the wide value head (--size
+tiny-v) has four, read like the others, so nothing else the script draws changes.
+
 The plane count comes from the weights file's header (its input planes). A net with the
 attack planes (--size tiny-a, input version 2, 20 planes) gets planes 18 and 19, the
 mover's and the opponent's attack maps, as random 0/1 squares (about a third attacked),
@@ -51,6 +54,8 @@ Usage (Debian's torch lives under /usr/bin/python3):
         --out tests/fixtures/nn_tiny_attacks_ref.bin
     /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-sr \
         --out tests/fixtures/nn_tiny_reply_ref.bin
+    /usr/bin/python3 scripts/gen_nn_fixture.py --xqz build/tools/xqz --size tiny-v \
+        --out tests/fixtures/nn_tiny_value_ref.bin
 
 Fixture format: magic b"XQZFIX1\\0", then records until EOF, each: u32 name length,
 name (ASCII), u32 count, count little-endian float32 values.

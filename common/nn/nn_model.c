@@ -18,6 +18,8 @@ nn_arch_t nn_arch_make(int blocks, int channels) {
   return a;
 }
 
+int nn_arch_wide_value_channels(int channels) { return channels / 4 > 2 ? channels / 4 : 2; }
+
 bool nn_arch_pools(const nn_arch_t *a, int b) {
   assert(b >= 0 && b < a->blocks);
   return a->gpool_every > 0 && (a->blocks - 1 - b) % a->gpool_every == 0;
@@ -26,9 +28,9 @@ bool nn_arch_pools(const nn_arch_t *a, int b) {
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n) {
   char k[16] = "";
   if (a->gpool_every > 1) snprintf(k, sizeof k, "%d", a->gpool_every);
-  snprintf(buf, n, "%dx%d%s%s%s%s%s", a->blocks, a->channels,
+  snprintf(buf, n, "%dx%d%s%s%s%s%s%s", a->blocks, a->channels,
            a->lines ? "l" : a->gpool_every ? "g" : "", k, a->attacks ? "a" : "",
-           a->survival ? "s" : "", a->reply ? "r" : "");
+           a->value_channels > 1 ? "v" : "", a->survival ? "s" : "", a->reply ? "r" : "");
 }
 
 /* Consumes the character c at name[*i] when it is there. */
@@ -41,8 +43,9 @@ static int take(const char *name, int *i, char c) {
 /* "BxC", e.g. "4x16": B residual blocks of C channels, both in range, optionally
  * followed by "g" (every block pools), "gK" (every K-th block from the last pools) or "l"
  * (line convolutions in every block), then optionally by "a" (the attack planes), then
- * by "s" (the survival head), then by "r" (the opponent-reply head); anything else is rejected (no signs, spaces, leading zeros
- * in K or trailing text). */
+ * by "v" (the wide value head), then by "s" (the survival head), then by "r" (the
+ * opponent-reply head); anything else is rejected (no signs, spaces, leading zeros in K or
+ * trailing text). */
 static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
   int b = 0, c = 0, k = 0, i = 0;
   if (name[i] < '0' || name[i] > '9') return XQ_EINVAL;
@@ -61,6 +64,7 @@ static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
     lines = take(name, &i, 'l');
   }
   int attacks = take(name, &i, 'a');
+  int wide_value = take(name, &i, 'v');
   int surv = take(name, &i, 's');
   int reply = take(name, &i, 'r');
   if (name[i] || b > NN_MAX_BLOCKS || c < 1 || c > NN_MAX_CHANNELS || k > NN_MAX_BLOCKS)
@@ -72,6 +76,7 @@ static int nn_arch_parse_bxc(const char *name, nn_arch_t *out) {
   out->lines = lines;
   out->attacks = attacks;
   out->reply = reply;
+  if (wide_value) out->value_channels = nn_arch_wide_value_channels(c);
   return 0;
 }
 
@@ -103,8 +108,11 @@ int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb) {
                       NN_MAX_CHANNELS);
   if (a->policy_channels != 2)
     return xq_err_set(eb, XQ_ERANGE, "policy head channels %d, expected 2", a->policy_channels);
-  if (a->value_channels != 1)
-    return xq_err_set(eb, XQ_ERANGE, "value head channels %d, expected 1", a->value_channels);
+  if (a->value_channels != 1 && a->value_channels != nn_arch_wide_value_channels(a->channels))
+    return xq_err_set(eb, XQ_ERANGE,
+                      "value head channels %d, expected 1 or %d (the wide value head of a "
+                      "%d-channel net)",
+                      a->value_channels, nn_arch_wide_value_channels(a->channels), a->channels);
   if (a->value_hidden < 1 || a->value_hidden > NN_MAX_HIDDEN)
     return xq_err_set(eb, XQ_ERANGE, "value hidden %d out of range 1..%d", a->value_hidden,
                       NN_MAX_HIDDEN);

@@ -6,7 +6,8 @@
  * global pooling bias between their two convs (nn_gpool_forward in nn_layers.h), or, in a
  * net with line convolutions, every block adds its rank and file bias there (nn_lines.h); policy
  * head 1x1 conv -> 2 channels, BN, ReLU, FC 180 -> 2086 (with bias); value head 1x1 conv
- * -> 1 channel, BN, ReLU, FC 90 -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh;
+ * -> 1 channel (or nn_arch_wide_value_channels(C), the "v" suffix), BN, ReLU, FC
+ * 90 x channels -> hidden (bias), ReLU, FC hidden -> 1 (bias), tanh;
  * optionally (arch.survival) the survival head: 1x1 conv -> 1 channel with bias, no BN,
  * one logit per square that the piece there survives to the end of its game; optionally
  * (arch.reply) the opponent-reply head: 1x1 conv -> 2 channels, no bias, no BN, over the
@@ -50,7 +51,8 @@ typedef struct {
   int blocks;          /* residual blocks B (0..NN_MAX_BLOCKS) */
   int channels;        /* tower channels C */
   int policy_channels; /* 1x1 conv channels of the policy head (2) */
-  int value_channels;  /* 1x1 conv channels of the value head (1) */
+  int value_channels;  /* 1x1 conv channels of the value head: 1, or
+                        * nn_arch_wide_value_channels(channels) for the wide head */
   int value_hidden;    /* hidden units of the value head */
   int gpool_every;     /* 0: no global pooling; k >= 1: every k-th block, counting from the
                         * last, pools (block b pools when (blocks - 1 - b) % k == 0), so
@@ -81,18 +83,24 @@ nn_arch_t nn_arch_make(int blocks, int channels);
  * ("tiny-g") or "BxCg" pools in every block, "BxCgK" in every K-th block counting from
  * the last (1 <= K <= NN_MAX_BLOCKS). Line convolutions in every block: "-l" ("tiny-l")
  * or "BxCl", in place of the pooling suffix. Then the attack planes: "a" ("tiny-a",
- * "tiny-la", "2x16a"). The survival head: "s" ("tiny-s", "tiny-gs", "tiny-ls",
+ * "tiny-la", "2x16a"). Then the wide value head: "v" ("tiny-v", "2x16av",
+ * nn_arch_wide_value_channels). The survival head: "s" ("tiny-s", "tiny-gs", "tiny-ls",
  * "2x16s", "2x16gs", "2x16g2s", "2x16ls", "2x16las"). The opponent-reply head: a trailing
  * "r" ("tiny-r", "2x16r", "2x16sr"). A preset's suffixes are those of BxC after a dash. Returns 0 or XQ_EINVAL (*out untouched). */
 int nn_arch_preset(const char *name, nn_arch_t *out);
+/* Value-head channels of the wide value head (the "v" suffix) of a net of C channels:
+ * C / 4 as in Leela Chess Zero's heads (4 on tiny, 16 on 6x64, 32 on 10x128), at least 2.
+ * A single channel, the default, must squeeze both sides' material through one ReLU. */
+int nn_arch_wide_value_channels(int channels);
 /* Whether block b (0..blocks-1) has a global pooling bias. */
 bool nn_arch_pools(const nn_arch_t *a, int b);
 /* How to spell a network size, for the error messages of every command that takes one. */
 #define NN_ARCH_SPELLING                                                                   \
   "tiny (2x16), default (6x64), large (10x128) or BxC such as 4x16, then g (global "      \
-  "pooling) or l (line convolutions), then a (attack planes), then s (survival head), " \
-  "then r (opponent-reply head): tiny-g, 2x16l, 2x16a, 2x16las, 2x16r"
-/* Writes the "BxC[g[K]|l][a][s][r]" spelling of a (which nn_arch_preset reads back) into buf. */
+  "pooling) or l (line convolutions), then a (attack planes), then v (wide value head), "  \
+  "then s (survival head), then r (opponent-reply head): tiny-g, 2x16l, 2x16a, 2x16v, "   \
+  "2x16las, 2x16r"
+/* Writes the "BxC[g[K]|l][a][v][s][r]" spelling of a (which nn_arch_preset reads back) into buf. */
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */
 int nn_arch_validate(const nn_arch_t *a, xq_errbuf_t *eb);

@@ -116,20 +116,29 @@ static void test_arch_names(void **state) {
     assert_int_equal(nn_arch_preset(name, &back), 0);
     assert_memory_equal(&a, &back, sizeof a);
   }
-  /* The opponent-reply head: a final "r", after everything else. */
+  /* The wide value head, "v" after the attack planes, and the opponent-reply head, a
+   * final "r" after everything else. */
   static const struct {
     const char *name, *canonical;
-    int survival, attacks;
-  } replies[] = {{"tiny-r", "2x16r", 0, 0}, {"2x16r", "2x16r", 0, 0}, {"tiny-sr", "2x16sr", 1, 0},
-                 {"2x16lasr", "2x16lasr", 1, 1}, {"0x8r", "0x8r", 0, 0}};
-  for (size_t i = 0; i < sizeof replies / sizeof replies[0]; i++) {
-    assert_int_equal(nn_arch_preset(replies[i].name, &a), 0);
-    assert_int_equal(a.reply, 1);
-    assert_int_equal(a.survival, replies[i].survival);
-    assert_int_equal(a.attacks, replies[i].attacks);
+    int survival, attacks, reply, value_channels;
+  } heads[] = {{"tiny-r", "2x16r", 0, 0, 1, 1},       {"2x16r", "2x16r", 0, 0, 1, 1},
+               {"tiny-sr", "2x16sr", 1, 0, 1, 1},     {"2x16lasr", "2x16lasr", 1, 1, 1, 1},
+               {"0x8r", "0x8r", 0, 0, 1, 1},          {"tiny-v", "2x16v", 0, 0, 0, 4},
+               {"2x16av", "2x16av", 0, 1, 0, 4},      {"default-v", "6x64v", 0, 0, 0, 16},
+               {"large-lavsr", "10x128lavsr", 1, 1, 1, 32}, {"0x8v", "0x8v", 0, 0, 0, 2}};
+  for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+    assert_int_equal(nn_arch_preset(heads[i].name, &a), 0);
+    assert_int_equal(a.reply, heads[i].reply);
+    assert_int_equal(a.survival, heads[i].survival);
+    assert_int_equal(a.attacks, heads[i].attacks);
+    assert_int_equal(a.value_channels, heads[i].value_channels);
+    assert_int_equal(nn_arch_validate(&a, NULL), 0);
     char name[32];
     nn_arch_name(&a, name, sizeof name);
-    assert_string_equal(name, replies[i].canonical);
+    assert_string_equal(name, heads[i].canonical);
+    nn_arch_t back;
+    assert_int_equal(nn_arch_preset(name, &back), 0);
+    assert_memory_equal(&a, &back, sizeof a);
   }
   assert_int_equal(nn_arch_preset("2x16s", &a), 0);
   assert_int_equal(a.reply, 0);
@@ -156,7 +165,9 @@ static void test_arch_names(void **state) {
                               "tinyl", "0x8l", "4x16sl", "-l", "l", "tiny-", "tiny-sa",
                               "tiny-al", "4x16aa", "4x16sa", "4x16A", "tinya", "4x16ag",
                               "4x16a2", "-a", "a", "tiny-16", "2x16rs", "2x16ra", "2x16rr",
-                              "2x16R", "2x16r2", "tinyr", "r", "-r", "tiny-rs"};
+                              "2x16R", "2x16r2", "tinyr", "r", "-r", "tiny-rs", "2x16va",
+                              "2x16vv", "2x16sv", "2x16rv", "2x16V", "2x16v4", "tinyv", "v",
+                              "-v", "tiny-vl", "4x16vg"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     a.blocks = -7;
     assert_int_equal(nn_arch_preset(bad[i], &a), XQ_EINVAL);
@@ -684,6 +695,34 @@ static void test_round_trip_attacks(void **state) {
   nn_model_free(&plain);
 }
 
+/* A net with the wide value head (1x8v: 2 value channels) keeps it through the file, in
+ * the value-channel field every format version has, and is refused where the one-channel
+ * head is expected; the field takes 1 or the wide head's count, nothing else. */
+static void test_round_trip_wide_value(void **state) {
+  (void)state;
+  char path[300];
+  nn_model_t *m = variant_net("1x8v", path, sizeof path, "v.xqzn"), *l = NULL, *plain = tiny(4);
+  assert_int_equal(m->arch.value_channels, 2);
+  /* value.conv gains C weights and 2 BN parameters, value.fc1 one row of 90 per hidden unit */
+  assert_int_equal(m->nparams, plain->nparams + 8 + 2 + 90 * 16);
+  l = round_trip_refused(path, m, 2, plain, "file has value channels 2, expected 1");
+  nn_file_meta_t meta = meta_of(5);
+  size_t len;
+  unsigned char *b;
+  assert_int_equal(nn_file_encode(&b, &len, m, &meta, NULL), 0);
+  assert_int_equal(b[36], 2);
+  b[36] = 3;
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_ERANGE, "value head channels 3, expected 1 or 2");
+  b[36] = 1; /* a valid count, but the plain head has fewer parameters than the payload */
+  refresh_header_crc(b);
+  expect_reject(b, len, XQ_EMISMATCH, "a 1x8 net has");
+  free(b);
+  nn_model_free(&m);
+  nn_model_free(&l);
+  nn_model_free(&plain);
+}
+
 static void test_fuzz_loader(void **state) {
   (void)state;
   nn_model_t *m = tiny(3);
@@ -827,6 +866,7 @@ int main(void) {
       cmocka_unit_test(test_round_trip_reply),
       cmocka_unit_test(test_round_trip_lines),
       cmocka_unit_test(test_round_trip_attacks),
+      cmocka_unit_test(test_round_trip_wide_value),
       cmocka_unit_test(test_fuzz_loader),
       cmocka_unit_test(test_checkpoint_resume),
       cmocka_unit_test(test_checkpoint_resume_pooled),

@@ -16,6 +16,8 @@
  * tests/fixtures/nn_tiny_attacks_ref.bin is for tiny-a
  * (the attack planes: 20 input planes, planes 18 and 19 random 0/1 squares, read by the
  * stem); every buffer of planes strides by the net's own nn_arch_input_planes.
+ * tests/fixtures/nn_tiny_value_ref.bin is for tiny-v (the wide value head: four value
+ * channels into value.fc1).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -271,12 +273,19 @@ static void test_attacks_against_pytorch(void **state) {
   against_pytorch("nn_tiny_attacks_ref.bin", "tiny-a");
 }
 
+/* The wide value head: four value channels instead of one. */
+static void test_wide_value_against_pytorch(void **state) {
+  (void)state;
+  against_pytorch("nn_tiny_value_ref.bin", "tiny-v");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_against_pytorch),
                                      cmocka_unit_test(test_gpool_against_pytorch),
                                      cmocka_unit_test(test_lines_against_pytorch),
                                      cmocka_unit_test(test_survival_against_pytorch),
                                      cmocka_unit_test(test_reply_against_pytorch),
-                                     cmocka_unit_test(test_attacks_against_pytorch)};
+                                     cmocka_unit_test(test_attacks_against_pytorch),
+                                     cmocka_unit_test(test_wide_value_against_pytorch)};
   return cmocka_run_group_tests(tests, NULL, teardown);
 }

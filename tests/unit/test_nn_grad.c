@@ -618,6 +618,12 @@ static void test_whole_net_attacks(void **state) {
   run_whole_net("tiny-a", false);
 }
 
+/* The wide value head: four value channels, their BN and the wider value.fc1. */
+static void test_whole_net_wide_value(void **state) {
+  (void)state;
+  run_whole_net("tiny-v", false);
+}
+
 /* The survival head's weights and bias, and its gradient flowing into the tower, alone
  * and with global pooling on too (both options together). With all three heads' losses
  * at once the tower's probes cross more ReLU kinks than the tolerance allows for (2.3%
@@ -645,7 +651,7 @@ int main(void) {
       cmocka_unit_test(test_survival_loss), cmocka_unit_test(test_whole_net),
       cmocka_unit_test(test_whole_net_gpool), cmocka_unit_test(test_whole_net_lines),
       cmocka_unit_test(test_whole_net_survival), cmocka_unit_test(test_lines),
-      cmocka_unit_test(test_whole_net_attacks),
+      cmocka_unit_test(test_whole_net_attacks), cmocka_unit_test(test_whole_net_wide_value),
       cmocka_unit_test(test_reply_loss), cmocka_unit_test(test_whole_net_reply),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
