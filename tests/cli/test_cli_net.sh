@@ -39,6 +39,12 @@ check "info shows the attack planes" grep -q "input version: *2 (20 planes, with
 # A net with the attack planes plays: the search feeds it its own 20-plane encoding.
 arena=$("$XQZ" arena "net:$dir/tiny-la.xqzn:8" random --games 2 --max-plies 40 2>&1); rc=$?
 check "an attack-plane net plays an arena match" test "$rc" -eq 0
+init_info wide-value tiny-v 2x16v 2
+check "info shows the wide value head's four channels" grep -q "value head 4 ch, value hidden 32" <<<"$ninfo"
+check "a plain net's value head has one channel" grep -q "value head 1 ch" <<<"$info"
+# The wide value head plays: the search evaluates it through the folded inference path.
+arena=$("$XQZ" arena "net:$dir/tiny-v.xqzn:8" random --games 2 --max-plies 40 2>&1); rc=$?
+check "a wide-value net plays an arena match" test "$rc" -eq 0
 "$XQZ" net init --size tiny-gl --out "$dir/gl.xqzn" >/dev/null 2>&1; rc=$?
 check "pooling and lines together exits 2" test "$rc" -eq 2
 "$XQZ" net init --size tiny-gg --out "$dir/c.xqzn" >/dev/null 2>&1; rc=$?
