@@ -85,22 +85,47 @@ static void test_arch_names(void **state) {
     const char *name;
     int blocks, channels, every, survival, lines, attacks;
     const char *canonical;
-  } pooled[] = {{"tiny-g", 2, 16, 1, 0, 0, 0, "2x16g"}, {"default-g", 6, 64, 1, 0, 0, 0, "6x64g"},
-                {"large-g", 10, 128, 1, 0, 0, 0, "10x128g"}, {"2x16g", 2, 16, 1, 0, 0, 0, "2x16g"},
-                {"6x64g2", 6, 64, 2, 0, 0, 0, "6x64g2"}, {"4x16g40", 4, 16, 40, 0, 0, 0, "4x16g40"},
-                {"tiny", 2, 16, 0, 0, 0, 0, "2x16"},
+    int reply, value_channels; /* value_channels 0: the plain head's one */
+  } pooled[] = {{"tiny-g", 2, 16, 1, 0, 0, 0, "2x16g", 0, 0},
+                {"default-g", 6, 64, 1, 0, 0, 0, "6x64g", 0, 0},
+                {"large-g", 10, 128, 1, 0, 0, 0, "10x128g", 0, 0},
+                {"2x16g", 2, 16, 1, 0, 0, 0, "2x16g", 0, 0},
+                {"6x64g2", 6, 64, 2, 0, 0, 0, "6x64g2", 0, 0},
+                {"4x16g40", 4, 16, 40, 0, 0, 0, "4x16g40", 0, 0},
+                {"tiny", 2, 16, 0, 0, 0, 0, "2x16", 0, 0},
                 /* The survival head: a final "s", alone or after the pooling suffix. */
-                {"tiny-s", 2, 16, 0, 1, 0, 0, "2x16s"}, {"tiny-gs", 2, 16, 1, 1, 0, 0, "2x16gs"},
-                {"large-s", 10, 128, 0, 1, 0, 0, "10x128s"}, {"2x16s", 2, 16, 0, 1, 0, 0, "2x16s"},
-                {"2x16gs", 2, 16, 1, 1, 0, 0, "2x16gs"}, {"6x64g2s", 6, 64, 2, 1, 0, 0, "6x64g2s"},
-                {"0x8s", 0, 8, 0, 1, 0, 0, "0x8s"},
+                {"tiny-s", 2, 16, 0, 1, 0, 0, "2x16s", 0, 0},
+                {"tiny-gs", 2, 16, 1, 1, 0, 0, "2x16gs", 0, 0},
+                {"large-s", 10, 128, 0, 1, 0, 0, "10x128s", 0, 0},
+                {"2x16s", 2, 16, 0, 1, 0, 0, "2x16s", 0, 0},
+                {"2x16gs", 2, 16, 1, 1, 0, 0, "2x16gs", 0, 0},
+                {"6x64g2s", 6, 64, 2, 1, 0, 0, "6x64g2s", 0, 0},
+                {"0x8s", 0, 8, 0, 1, 0, 0, "0x8s", 0, 0},
                 /* Line convolutions: "-l" or "l" in place of the pooling suffix. */
-                {"tiny-l", 2, 16, 0, 0, 1, 0, "2x16l"}, {"tiny-ls", 2, 16, 0, 1, 1, 0, "2x16ls"},
-                {"2x16l", 2, 16, 0, 0, 1, 0, "2x16l"}, {"6x64ls", 6, 64, 0, 1, 1, 0, "6x64ls"},
+                {"tiny-l", 2, 16, 0, 0, 1, 0, "2x16l", 0, 0},
+                {"tiny-ls", 2, 16, 0, 1, 1, 0, "2x16ls", 0, 0},
+                {"2x16l", 2, 16, 0, 0, 1, 0, "2x16l", 0, 0},
+                {"6x64ls", 6, 64, 0, 1, 1, 0, "6x64ls", 0, 0},
                 /* The attack planes: "a" after the pooling or line suffix, before "s". */
-                {"tiny-a", 2, 16, 0, 0, 0, 1, "2x16a"}, {"tiny-la", 2, 16, 0, 0, 1, 1, "2x16la"},
-                {"tiny-gas", 2, 16, 1, 1, 0, 1, "2x16gas"}, {"2x16las", 2, 16, 0, 1, 1, 1, "2x16las"},
-                {"6x64g2a", 6, 64, 2, 0, 0, 1, "6x64g2a"}, {"0x8a", 0, 8, 0, 0, 0, 1, "0x8a"}};
+                {"tiny-a", 2, 16, 0, 0, 0, 1, "2x16a", 0, 0},
+                {"tiny-la", 2, 16, 0, 0, 1, 1, "2x16la", 0, 0},
+                {"tiny-gas", 2, 16, 1, 1, 0, 1, "2x16gas", 0, 0},
+                {"2x16las", 2, 16, 0, 1, 1, 1, "2x16las", 0, 0},
+                {"6x64g2a", 6, 64, 2, 0, 0, 1, "6x64g2a", 0, 0},
+                {"0x8a", 0, 8, 0, 0, 0, 1, "0x8a", 0, 0},
+                /* The wide value head: "v" after the attack planes, C/4 channels, at
+                 * least 2. */
+                {"tiny-v", 2, 16, 0, 0, 0, 0, "2x16v", 0, 4},
+                {"2x16av", 2, 16, 0, 0, 0, 1, "2x16av", 0, 4},
+                {"default-v", 6, 64, 0, 0, 0, 0, "6x64v", 0, 16},
+                {"0x8v", 0, 8, 0, 0, 0, 0, "0x8v", 0, 2},
+                /* The opponent-reply head: a final "r", after everything else. */
+                {"tiny-r", 2, 16, 0, 0, 0, 0, "2x16r", 1, 0},
+                {"2x16r", 2, 16, 0, 0, 0, 0, "2x16r", 1, 0},
+                {"tiny-sr", 2, 16, 0, 1, 0, 0, "2x16sr", 1, 0},
+                {"2x16lasr", 2, 16, 0, 1, 1, 1, "2x16lasr", 1, 0},
+                {"0x8r", 0, 8, 0, 0, 0, 0, "0x8r", 1, 0},
+                {"large-lavsr", 10, 128, 0, 1, 1, 1, "10x128lavsr", 1, 32}};
   for (size_t i = 0; i < sizeof pooled / sizeof pooled[0]; i++) {
     assert_int_equal(nn_arch_preset(pooled[i].name, &a), 0);
     assert_int_equal(a.blocks, pooled[i].blocks);
@@ -109,33 +134,12 @@ static void test_arch_names(void **state) {
     assert_int_equal(a.survival, pooled[i].survival);
     assert_int_equal(a.lines, pooled[i].lines);
     assert_int_equal(a.attacks, pooled[i].attacks);
-    char name[32];
-    nn_arch_name(&a, name, sizeof name);
-    assert_string_equal(name, pooled[i].canonical);
-    nn_arch_t back;
-    assert_int_equal(nn_arch_preset(name, &back), 0);
-    assert_memory_equal(&a, &back, sizeof a);
-  }
-  /* The wide value head, "v" after the attack planes, and the opponent-reply head, a
-   * final "r" after everything else. */
-  static const struct {
-    const char *name, *canonical;
-    int survival, attacks, reply, value_channels;
-  } heads[] = {{"tiny-r", "2x16r", 0, 0, 1, 1},       {"2x16r", "2x16r", 0, 0, 1, 1},
-               {"tiny-sr", "2x16sr", 1, 0, 1, 1},     {"2x16lasr", "2x16lasr", 1, 1, 1, 1},
-               {"0x8r", "0x8r", 0, 0, 1, 1},          {"tiny-v", "2x16v", 0, 0, 0, 4},
-               {"2x16av", "2x16av", 0, 1, 0, 4},      {"default-v", "6x64v", 0, 0, 0, 16},
-               {"large-lavsr", "10x128lavsr", 1, 1, 1, 32}, {"0x8v", "0x8v", 0, 0, 0, 2}};
-  for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
-    assert_int_equal(nn_arch_preset(heads[i].name, &a), 0);
-    assert_int_equal(a.reply, heads[i].reply);
-    assert_int_equal(a.survival, heads[i].survival);
-    assert_int_equal(a.attacks, heads[i].attacks);
-    assert_int_equal(a.value_channels, heads[i].value_channels);
+    assert_int_equal(a.reply, pooled[i].reply);
+    assert_int_equal(a.value_channels, pooled[i].value_channels ? pooled[i].value_channels : 1);
     assert_int_equal(nn_arch_validate(&a, NULL), 0);
     char name[32];
     nn_arch_name(&a, name, sizeof name);
-    assert_string_equal(name, heads[i].canonical);
+    assert_string_equal(name, pooled[i].canonical);
     nn_arch_t back;
     assert_int_equal(nn_arch_preset(name, &back), 0);
     assert_memory_equal(&a, &back, sizeof a);
