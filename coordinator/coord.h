@@ -81,6 +81,11 @@ typedef struct {
   double best_elo;
   int64_t promotions, trainer_step;
   uint64_t games, positions, samples_served, rejected_games, duplicates;
+  /* Positions rebuilt from the game segments at start. The pacing counts only the positions
+   * ingested since (samples_served starts at 0 too), so a restart does not release R
+   * samples for every position of the campaign at once: the trainer would train on the
+   * window unpaced until it had served them all. */
+  uint64_t positions_at_open;
   uint64_t last_fsync_ms, last_status_ms, next_match_id;
   /* A candidate that arrived while a match was open (latest wins). */
   uint64_t queued_cand;

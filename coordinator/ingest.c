@@ -160,6 +160,7 @@ int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb) {
   int rc = xqc_seg_open(&c->seg, games, quarantine, (uint64_t)c->cfg.segment_bytes,
                         rebuild_visit, c, eb);
   if (rc < 0) return rc;
+  c->positions_at_open = c->positions;
   const xqc_segments_t *g = &c->seg;
   XQ_LOGI(COMP, "replay window rebuilt games=%llu positions=%llu window=%llu"
           " banned_games_skipped=%llu copies_skipped=%llu torn_bytes=%llu"

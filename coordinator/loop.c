@@ -241,9 +241,11 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
     xqc_status_batch_answered(c, p, XQC_BATCH_FILLING);
     return;
   }
-  if ((double)(c->samples_served + n) > c->cfg.reuse * (double)c->positions) {
-    snprintf(why, sizeof why, "pacing: %llu samples served for %llu positions (reuse %g)",
-             (unsigned long long)c->samples_served, (unsigned long long)c->positions,
+  /* Since this start: the positions of the rebuilt window were paced before (coord.h). */
+  const uint64_t paced = c->positions - c->positions_at_open;
+  if ((double)(c->samples_served + n) > c->cfg.reuse * (double)paced) {
+    snprintf(why, sizeof why, "pacing: %llu samples served for %llu positions since start"
+             " (reuse %g)", (unsigned long long)c->samples_served, (unsigned long long)paced,
              c->cfg.reuse);
     send_wait(c, p, rq, 1000, why);
     xqc_status_batch_answered(c, p, XQC_BATCH_PACED);
@@ -271,7 +273,7 @@ static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Ba
   xqc_reply(c, p->rid, p->rid_len, &env);
   c->samples_served += (uint64_t)b.n;
   /* The pacing's promise: at most R samples per position ingested, give or take a batch. */
-  assert((double)c->samples_served <= c->cfg.reuse * (double)c->positions + n);
+  assert((double)c->samples_served <= c->cfg.reuse * (double)paced + n);
   xqc_status_batch_answered(c, p, XQC_BATCH_SERVED);
   xqc_batch_free(&b);
 }

@@ -3,7 +3,8 @@
  * a trainer would: Hello/Welcome, a valid game (acked after fsync), its duplicate (acked,
  * not stored twice), an inconsistent game (rejected with a reason), a malformed envelope
  * (Error), Batch after the minimum, Status, a NetChunk with the file's CRC; then kill -9,
- * a torn tail appended to the segment, restart: same best net, same window.
+ * a torn tail appended to the segment, restart: same best net, same window, and the
+ * pacing counts from the restart (the rebuilt window's positions were paced before it).
  */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
@@ -138,6 +139,24 @@ static void test_ingest_and_resume(void **state) {
   r = status(s);
   assert_int_equal(r->status->games, 1);
   xq_wire_free(&r);
+  /* The window is full, but its positions were paced before the restart: counting them
+   * again would let a trainer take R samples of each at once, unpaced. So it waits for
+   * new games, and each one releases R samples per position. */
+  r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WAIT);
+  assert_non_null(strstr(r->wait->reason, "0 positions since start"));
+  xq_wire_free(&r);
+  unsigned char *next;
+  size_t next_len;
+  random_game(&next, &next_len, 8, 0);
+  r = send_game(s, 3, next, next_len);
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
+  r = rpc(s, &env); /* 8 samples <= R (2) x the new game's positions */
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_BATCH);
+  assert_int_equal(r->batch->n_samples, 8);
+  xq_wire_free(&r);
+  free(next);
 
   kill(pid, SIGTERM);
   waitpid(pid, &st, 0);
