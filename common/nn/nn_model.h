@@ -94,12 +94,13 @@ int nn_arch_preset(const char *name, nn_arch_t *out);
 int nn_arch_wide_value_channels(int channels);
 /* Whether block b (0..blocks-1) has a global pooling bias. */
 bool nn_arch_pools(const nn_arch_t *a, int b);
-/* How to spell a network size, for the error messages of every command that takes one. */
+/* How to spell a network size, for the error messages of every command that takes one.
+ * Short enough that the coordinator's "command line: --net_size: ... is not a network
+ * size: " message keeps it whole in an error buffer (256 bytes) for names up to 7 bytes. */
 #define NN_ARCH_SPELLING                                                                   \
-  "tiny (2x16), default (6x64), large (10x128) or BxC such as 4x16, then g (global "      \
-  "pooling) or l (line convolutions), then a (attack planes), then v (wide value head), "  \
-  "then s (survival head), then r (opponent-reply head): tiny-g, 2x16l, 2x16a, 2x16v, "   \
-  "2x16las, 2x16r"
+  "tiny (2x16), default (6x64), large (10x128) or BxC (4x16), then in order g (global "   \
+  "pooling) or l (line convs), a (attack planes), v (wide value head), s (survival head), " \
+  "r (reply head)"
 /* Writes the "BxC[g[K]|l][a][v][s][r]" spelling of a (which nn_arch_preset reads back) into buf. */
 void nn_arch_name(const nn_arch_t *a, char *buf, size_t n);
 /* Checks every field against its bounds. Returns 0 or XQ_ERANGE with the reason in eb. */

@@ -20,7 +20,7 @@ for bad in 4x 4x0 x16 4X16 4x16x 41x16 -1x16 big 4x16g0 tiny-gg 0x16g 4x16ss tin
   err=$("$COORD" --campaign "$dir/new" --net_size "$bad" 2>&1); rc=$?
   check "net_size '$bad' exits 2" test "$rc" -eq 2
   check "net_size '$bad' is named" grep -q "net_size: '$bad' is not a network size: tiny (2x16), default (6x64), large (10x128) or BxC" <<<"$err"
-  check "net_size '$bad': the survival spelling is shown" grep -q "then s (survival head)" <<<"$err"
+  check "net_size '$bad': every suffix is shown, to the last" grep -q "s (survival head), r (reply head)$" <<<"$err"
 done
 check "still no campaign directory after the net sizes" test ! -e "$dir/new"
 err=$("$COORD" --campaign "$dir/new" --window 1000 --min_positions 5000 2>&1); rc=$?
