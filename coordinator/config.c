@@ -86,7 +86,8 @@ static const crow_t ROWS[] = {
   {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, NULL,
    "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC (B blocks of C"
    " channels); suffix g: global pooling, l: line convolutions, then a: attack planes, then"
-   " v: wide value head, then s: survival head, then r: opponent-reply head (2x16ls, 2x16las, 2x16r; docs/network.md)"},
+   " v: wide value head, then s: survival head, then r: opponent-reply head (2x16ls,"
+   " 2x16las, 2x16v, 2x16r; docs/network.md)"},
   {"sims", T_INT, O(sims), "64", 1, 100000, NULL, "full-search simulations (policy targets)"},
   {"fast_sims", T_INT, O(fast_sims), "16", 1, 100000, NULL, "fast-search simulations"},
   {"full_frac", T_DOUBLE, O(full_frac), "0.25", 0, 1, NULL, "share of moves with a full search"},

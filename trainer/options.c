@@ -37,7 +37,8 @@ static const opt_row_t rows[] = {
      " coordinator's best net; --size tiny (2x16), default (6x64), large (10x128) or BxC that"
      " differs from it starts a fresh net of that size instead (a g suffix adds global"
      " pooling: tiny-g, 2x16g; l line convolutions: 2x16l; then a the attack planes: 2x16a;"
-     " then v the wide value head: 2x16v; then s the survival head: tiny-s, 2x16gs; a final r the opponent-reply head: 2x16r)"},
+     " then v the wide value head: 2x16v; then s the survival head: tiny-s, 2x16gs; a final"
+     " r the opponent-reply head: 2x16r)"},
     {"batch", I(batch), "256", 1, 8192, "positions per SGD step"},
     {"threads", S(threads_arg), "all", 0, 0,
      "training threads, 1..1024 or all (every core this process may use); each takes a"
