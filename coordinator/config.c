@@ -40,9 +40,10 @@ _Static_assert(sizeof(xqc_gating_t) == sizeof(int), "a T_ENUM field is read as a
 _Static_assert(XQC_GATING_SPRT == 0 && XQC_GATING_THRESHOLD == 1 && XQC_GATING_NONE == 2,
                "GATING_NAMES follows xqc_gating_t");
 
-static const char *const SEARCH_NAMES[] = {"puct", "gumbel", NULL};
+static const char *const SEARCH_NAMES[] = {"puct", "gumbel", "gumbel_tree", NULL};
 _Static_assert(sizeof(xqc_search_t) == sizeof(int), "a T_ENUM field is read as an int");
-_Static_assert(XQC_SEARCH_PUCT == 0 && XQC_SEARCH_GUMBEL == 1, "SEARCH_NAMES follows xqc_search_t");
+_Static_assert(XQC_SEARCH_PUCT == 0 && XQC_SEARCH_GUMBEL == 1 && XQC_SEARCH_GUMBEL_TREE == 2,
+               "SEARCH_NAMES follows xqc_search_t, whose values are the wire's");
 
 const char *xqc_gating_name(xqc_gating_t g) {
   assert(g >= XQC_GATING_SPRT && g <= XQC_GATING_NONE);
@@ -125,10 +126,11 @@ static const crow_t ROWS[] = {
   {"mate_probe", T_INT, O(mate_probe), "0", 0, 1, NULL,
    "1: self-play searches score a mate (or stalemate) in one without the net"},
   {"search", T_ENUM, O(search), "gumbel", 0, 0, SEARCH_NAMES,
-   "self-play's root search: gumbel (Gumbel AlphaZero's sequential halving, the improved"
-   " policy as targets; docs/search.md) or puct (visit counts as policy targets)"},
+   "self-play's search: gumbel (Gumbel AlphaZero's sequential halving at the root, the"
+   " improved policy as targets; docs/search.md), gumbel_tree (the same, and the paper's"
+   " deterministic selection below the root) or puct (visit counts as policy targets)"},
   {"gumbel_actions", T_INT, O(gumbel_actions), "16", 1, 128, NULL,
-   "search = gumbel: actions considered at the root (the top ones by prior and Gumbel noise)"},
+   "search = gumbel or gumbel_tree: actions considered at the root (the top ones by prior and Gumbel noise)"},
   {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,
    "pacing R: samples served <= R x positions ingested"},
   {"balance_window_s", T_INT, O(balance_window_s), "600", 1, 86400, NULL,

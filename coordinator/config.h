@@ -22,6 +22,7 @@ typedef enum {
 typedef enum {
   XQC_SEARCH_PUCT,   /* PUCT; the policy target is the visit counts */
   XQC_SEARCH_GUMBEL, /* Gumbel's sequential halving; the target is the improved policy */
+  XQC_SEARCH_GUMBEL_TREE, /* the same, and the paper's deterministic selection below the root */
 } xqc_search_t;
 
 typedef struct {
@@ -36,7 +37,7 @@ typedef struct {
   double adjudicate_material; /* pawns ahead that win a length-cap game (0 = draw) */
   double colour_swap;      /* share of served samples with the colours swapped */
   int64_t mate_probe;      /* 1: self-play searches use the mate probe (docs/search.md) */
-  xqc_search_t search;     /* self-play's root search */
+  xqc_search_t search;     /* self-play's search */
   int64_t gumbel_actions;  /* Gumbel: actions considered at the root */
   /* replay window and pacing */
   int64_t window, min_positions, batch_size;

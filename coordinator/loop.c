@@ -70,7 +70,7 @@ static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
   s->resign_threshold = (float)cfg->resign_threshold;
   s->no_resign_frac = (float)cfg->no_resign_frac;
   s->mate_probe = (uint32_t)cfg->mate_probe;
-  s->search = cfg->search == XQC_SEARCH_GUMBEL ? 1u : 0u;
+  s->search = (uint32_t)cfg->search; /* xqc_search_t is the wire value */
   s->gumbel_actions = (uint32_t)cfg->gumbel_actions;
 }
 

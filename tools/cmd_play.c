@@ -47,7 +47,7 @@ static void play_usage(FILE *f) {
           "                [--seed S] [--fen FEN] [--unicode]\n\n"
           "Play against a net (MCTS with a Gumbel root, N simulations per move, default 200)\n"
           "or any player spec (random, greedy, alphabeta:D, net:FILE[:SIMS], gnet:FILE[:SIMS],\n"
-          "uci:CMD). You play Red unless\n"
+          "gtnet:FILE[:SIMS], uci:CMD). You play Red unless\n"
           "--as black. --campaign DIR plays the best net of the campaign in DIR; with no net\n"
           "and no opponent, the trained net shipped in nets/ (or $XQZ_NET). Type moves\n"
           "in ICCS coordinates (h2e2), or undo, help, quit.\n");

@@ -56,11 +56,13 @@ static int sp_sink(void *ctx, const xq_game_record_t *rec, const xq_selfplay_sta
 static int sp_usage(void) {
   fprintf(stderr, "usage: xqz selfplay --net FILE|uniform --games N --out FILE [--threads T] "
                   "[--parallel G] [--sims S] [--fast-sims S] [--full-frac P] [--max-plies N] "
-                  "[--no-resign-frac P] [--seed S] [--search puct|gumbel] [--force]\n"
+                  "[--no-resign-frac P] [--seed S] [--search puct|gumbel|gumbel_tree] "
+                  "[--force]\n"
                   "  Plays N self-play games and writes their records (docs/game-records.md) to\n"
                   "  FILE; refuses to replace an existing FILE unless --force is given.\n"
                   "  --search gumbel: Gumbel AlphaZero's root search; the records then hold its\n"
-                  "  improved policy instead of visit counts (docs/search.md).\n");
+                  "  improved policy instead of visit counts (docs/search.md); gumbel_tree: the\n"
+                  "  same root, and the paper's deterministic selection below it.\n");
   return 2;
 }
 
@@ -94,8 +96,10 @@ int xqz_cmd_selfplay(int argc, char **argv) {
     else if (!strcmp(a, "--max-plies")) cfg.mcts.max_plies = atoi(v);
     else if (!strcmp(a, "--no-resign-frac")) cfg.no_resign_frac = (float)atof(v);
     else if (!strcmp(a, "--seed")) cfg.seed = strtoull(v, NULL, 10);
-    else if (!strcmp(a, "--search") && (!strcmp(v, "puct") || !strcmp(v, "gumbel")))
-      cfg.mcts.search = !strcmp(v, "gumbel") ? XQ_SEARCH_GUMBEL : XQ_SEARCH_PUCT;
+    else if (!strcmp(a, "--search") && !strcmp(v, "puct")) cfg.mcts.search = XQ_SEARCH_PUCT;
+    else if (!strcmp(a, "--search") && !strcmp(v, "gumbel")) cfg.mcts.search = XQ_SEARCH_GUMBEL;
+    else if (!strcmp(a, "--search") && !strcmp(v, "gumbel_tree"))
+      cfg.mcts.search = XQ_SEARCH_GUMBEL_TREE;
     else return sp_usage();
   }
   if (!net || !out) {

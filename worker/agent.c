@@ -185,7 +185,8 @@ static void apply_settings(const agent_t *a, xq_selfplay_config_t *cfg) {
   else if (s->resign_threshold < 0) cfg->resign_threshold = s->resign_threshold;
   if (s->no_resign_frac > 0 && s->no_resign_frac <= 1) cfg->no_resign_frac = s->no_resign_frac;
   cfg->mcts.mate_probe = s->mate_probe == 1;
-  cfg->mcts.search = s->search == 1 ? XQ_SEARCH_GUMBEL : XQ_SEARCH_PUCT;
+  cfg->mcts.search = s->search <= XQ_SEARCH_GUMBEL_TREE ? (xq_search_kind_t)s->search
+                                                       : XQ_SEARCH_GUMBEL; /* a newer kind */
   if (s->gumbel_actions) cfg->mcts.gumbel_actions = (int)(s->gumbel_actions > 128 ? 128 : s->gumbel_actions);
 }
 

@@ -56,8 +56,9 @@ void xqg_begin(xqt_tree_t *t, xq_rng_t *rng, int budget) {
   s->active = true;
 }
 
-void xqg_completed_q(const xqt_tree_t *t, float *q) {
-  const xqt_node_t *r = &t->nodes[0];
+/* The completed Q-values of node's children (view of the side to move at node) into q. */
+static void completed_q(const xqt_tree_t *t, int32_t node, float *q) {
+  const xqt_node_t *r = &t->nodes[node];
   double sum_n = 0.0, sum_p = 0.0, sum_pq = 0.0;
   for (int i = 0; i < r->nchild; i++) {
     const xqt_node_t *c = &t->nodes[r->first + i];
@@ -67,7 +68,7 @@ void xqg_completed_q(const xqt_tree_t *t, float *q) {
     sum_p += c->prior;
     sum_pq += (double)c->prior * qi;
   }
-  /* v_mix: the net's value of the root mixed with the prior-weighted Q of the visited
+  /* v_mix: the net's value of the node mixed with the prior-weighted Q of the visited
    * actions (the paper's equation 33). */
   double v = r->tvalue;
   if (sum_n > 0.0) {
@@ -80,10 +81,12 @@ void xqg_completed_q(const xqt_tree_t *t, float *q) {
   }
 }
 
-/* sigma(completed Q) of every root child into out. */
-static void sigma_q(const xqt_tree_t *t, float *out) {
-  const xqt_node_t *r = &t->nodes[0];
-  xqg_completed_q(t, out);
+void xqg_completed_q(const xqt_tree_t *t, float *q) { completed_q(t, 0, q); }
+
+/* sigma(completed Q) of every child of node into out. */
+static void sigma_q(const xqt_tree_t *t, int32_t node, float *out) {
+  const xqt_node_t *r = &t->nodes[node];
+  completed_q(t, node, out);
   float lo = out[0], hi = out[0];
   int32_t nmax = 0;
   for (int i = 0; i < r->nchild; i++) {
@@ -100,7 +103,7 @@ static void sigma_q(const xqt_tree_t *t, float *out) {
 /* g + logits + sigma(q^) of every root child into score. */
 static void scores(const xqt_tree_t *t, float *score) {
   const xqt_node_t *r = &t->nodes[0];
-  sigma_q(t, score);
+  sigma_q(t, 0, score);
   for (int i = 0; i < r->nchild; i++)
     score[i] += t->gumbel.g[i] + t->gumbel.logit[i];
 }
@@ -139,17 +142,7 @@ void xqg_cancel(xqt_tree_t *t, int i) {
 }
 
 void xqg_improved_policy(const xqt_tree_t *t, float *pi) {
-  const xqt_node_t *r = &t->nodes[0];
-  if (!r->nchild) return;
-  sigma_q(t, pi);
-  float top = -1e30f;
-  for (int i = 0; i < r->nchild; i++) {
-    pi[i] += t->gumbel.logit[i];
-    top = fmaxf(top, pi[i]);
-  }
-  double sum = 0.0;
-  for (int i = 0; i < r->nchild; i++) sum += pi[i] = expf(pi[i] - top);
-  for (int i = 0; i < r->nchild; i++) pi[i] = (float)(pi[i] / sum);
+  if (t->nodes[0].nchild) xqg_node_policy(t, 0, pi);
 }
 
 int xqg_best(const xqt_tree_t *t) {
@@ -161,4 +154,35 @@ int xqg_best(const xqt_tree_t *t) {
   float score[XQ_MAX_MOVES];
   scores(t, score);
   return best_with_visits(t, score, most);
+}
+
+void xqg_node_policy(const xqt_tree_t *t, int32_t node, float *pi) {
+  const xqt_node_t *p = &t->nodes[node];
+  sigma_q(t, node, pi);
+  float top = -1e30f;
+  for (int i = 0; i < p->nchild; i++) top = fmaxf(top, pi[i]);
+  /* softmax(logits + sigma) with logit = log prior: prior x exp(sigma), normalized. */
+  double sum = 0.0;
+  for (int i = 0; i < p->nchild; i++)
+    sum += pi[i] = t->nodes[p->first + i].prior * expf(pi[i] - top);
+  for (int i = 0; i < p->nchild; i++)
+    pi[i] = sum > 0.0 ? (float)(pi[i] / sum) : 1.0f / (float)p->nchild;
+}
+
+int xqg_select_interior(const xqt_tree_t *t, int32_t node) {
+  const xqt_node_t *p = &t->nodes[node];
+  float pi[XQ_MAX_MOVES];
+  xqg_node_policy(t, node, pi);
+  double total = 0.0;
+  for (int i = 0; i < p->nchild; i++) total += t->nodes[p->first + i].n;
+  int best = 0;
+  float bs = -1e30f;
+  for (int i = 0; i < p->nchild; i++) {
+    float s = pi[i] - (float)(t->nodes[p->first + i].n / (1.0 + total));
+    if (s > bs) {
+      bs = s;
+      best = i;
+    }
+  }
+  return best;
 }

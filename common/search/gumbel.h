@@ -13,7 +13,11 @@
  *   - the policy target is softmax(logits + sigma(completed Q)), where an unvisited action's
  *     Q is the mixed value v_mix of the paper's appendix D.
  * sigma(q) = (c_visit + max_b N(b)) * c_scale * q, with q rescaled to [0, 1] by the
- * completed Q's min and max at the root. Below the root the tree is PUCT as before.
+ * completed Q's min and max at the root. Below the root the tree is PUCT as before, or,
+ * with XQ_SEARCH_GUMBEL_TREE, the paper's deterministic selection (its section 5; mctx's
+ * gumbel_muzero_interior_action_selection): the child with the largest
+ * pi'(a) - N(a) / (1 + sum_b N(b)), where pi' = softmax(logits + sigma(completed Q)) at
+ * that node, so that the visits follow the node's improved policy.
  *
  * The state lives in the tree (xqt_tree_t.gumbel); xqt_select asks xqg_select_root for the
  * root action of each simulation while it is active.
@@ -60,5 +64,12 @@ void xqg_improved_policy(const struct xqt_tree *t, float *pi);
 /* The root child the search plays: among those visited most in this search, the best
  * g + logits + sigma(q^). -1 when the search is not active. */
 int xqg_best(const struct xqt_tree *t);
+
+/* The improved policy softmax(logits + sigma(completed Q)) over the children of the
+ * expanded node (any node, the root included; sums to 1), into pi. */
+void xqg_node_policy(const struct xqt_tree *t, int32_t node, float *pi);
+/* The child (index among node's children) the deterministic selection below the root
+ * takes: the largest pi'(a) - N(a) / (1 + sum_b N(b)). node must be expanded. */
+int xqg_select_interior(const struct xqt_tree *t, int32_t node);
 
 #endif

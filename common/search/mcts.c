@@ -239,7 +239,7 @@ int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
   for (int k = 0; k < s->nlanes; k++)
     for (int i = 0; i < s->lanes[k].batch; i++) memcpy(&s->lanes[k].slots[i], pos, sizeof *pos);
   if (!(t->nodes[0].flags & XQT_EXPANDED)) run_batch(s, &s->lanes[0], 1, false); /* the root: not counted */
-  bool gumbel = t->cfg.search == XQ_SEARCH_GUMBEL;
+  bool gumbel = t->cfg.search != XQ_SEARCH_PUCT;
   if (!again && !gumbel) xqt_add_noise(t, &s->rng, t->cfg.dirichlet_alpha, t->cfg.noise_frac);
   s->lim = lim;
   s->t0 = t0;

@@ -19,11 +19,13 @@
 #include "search/evaluator.h"
 #include "support/error.h"
 
-/* How the root's simulations are spent. */
+/* How the simulations are spent; the values are the wire's (SelfplaySettings.search). */
 typedef enum {
-  XQ_SEARCH_PUCT,   /* PUCT everywhere; the move is the most visited */
-  XQ_SEARCH_GUMBEL, /* Gumbel AlphaZero's sequential halving at the root (gumbel.h), PUCT
-                     * below; needs a simulation limit, else the search is PUCT */
+  XQ_SEARCH_PUCT,        /* PUCT everywhere; the move is the most visited */
+  XQ_SEARCH_GUMBEL,      /* Gumbel AlphaZero's sequential halving at the root (gumbel.h),
+                          * PUCT below; needs a simulation limit, else the root is PUCT */
+  XQ_SEARCH_GUMBEL_TREE, /* the same root, and below it the paper's deterministic
+                          * selection toward each node's improved policy (gumbel.h) */
 } xq_search_kind_t;
 
 typedef struct {
@@ -38,7 +40,7 @@ typedef struct {
   bool mate_probe;       /* a new leaf whose side to move can mate (or stalemate) in one
                           * is a proven win, scored without the net (false; measured in
                           * docs/results.md, Learning curve, 12) */
-  xq_search_kind_t search; /* root search (XQ_SEARCH_PUCT) */
+  xq_search_kind_t search; /* how simulations are spent (XQ_SEARCH_PUCT) */
   int gumbel_actions;      /* Gumbel: actions considered at the root, m (16) */
   float gumbel_c_visit;    /* Gumbel: sigma(q) = (c_visit + max N) * c_scale * q (50) */
   float gumbel_c_scale;    /* (0.1) */

@@ -234,7 +234,10 @@ xqt_leaf_kind_t xqt_select(xqt_tree_t *t, xq_pos_t *slot, xqt_leaf_t *leaf) {
       leaf->nmoves = -1;
       return XQT_LEAF_EVAL;
     }
-    idx = idx == 0 && t->gumbel.active ? nd->first + xqg_select_root(t) : select_child(t, nd);
+    if (idx == 0 && t->gumbel.active) idx = nd->first + xqg_select_root(t);
+    else if (idx != 0 && t->cfg.search == XQ_SEARCH_GUMBEL_TREE)
+      idx = nd->first + xqg_select_interior(t, idx);
+    else idx = select_child(t, nd);
     xq_pos_make(slot, t->nodes[idx].move);
   }
 }

@@ -2,7 +2,8 @@
  * net_player.c: the `net:FILE[:SIMS]` player: PUCT MCTS (mcts.h) with a network
  * evaluator, SIMS simulations per move (default 800), no root noise, the most visited
  * move; and `gnet:FILE[:SIMS]`, the same with a Gumbel root (gumbel.h) without noise,
- * which plays the sequential halving's survivor. The tree is kept between moves of one
+ * which plays the sequential halving's survivor; and `gtnet:FILE[:SIMS]`, a Gumbel root with
+ * the paper's deterministic selection below it (XQ_SEARCH_GUMBEL_TREE). The tree is kept between moves of one
  * game and cleared by new_game.
  */
 #include <stdio.h>
@@ -17,12 +18,13 @@
 #define NET_DEFAULT_SIMS 800
 #define NET_MAX_SIMS 10000000
 
-int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed, bool gumbel,
-                        xq_errbuf_t *eb) {
+int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed,
+                        xq_search_kind_t search, xq_errbuf_t *eb) {
+  static const char *const prefix[] = {"net", "gnet", "gtnet"};
   char path[1024];
   if (!*args || strlen(args) >= sizeof path)
     return xq_err_set(eb, XQ_EINVAL, "net player needs a file: %s:FILE[:SIMS]",
-                      gumbel ? "gnet" : "net");
+                      prefix[search]);
   memcpy(path, args, strlen(args) + 1);
   p->net.sims = NET_DEFAULT_SIMS;
   char *colon = strrchr(path, ':');
@@ -37,7 +39,7 @@ int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed, bool gu
   xq_mcts_config_t cfg;
   xq_mcts_config_default(&cfg);
   cfg.noise_frac = 0;
-  cfg.search = gumbel ? XQ_SEARCH_GUMBEL : XQ_SEARCH_PUCT;
+  cfg.search = search;
   xq_evaluator_t *ev = NULL;
   xq_mcts_t *s = NULL;
   xq_errbuf_t why = {{0}};

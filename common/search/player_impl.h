@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "search/mcts.h"
 #include "search/players.h"
 #include "support/rng.h"
 
@@ -48,9 +49,10 @@ void xq_uci_player_stop(xq_player_t *p);
 int xq_uci_player_new_game(xq_player_t *p, xq_errbuf_t *eb);
 int xq_uci_player_move(xq_player_t *p, xq_pos_t *pos, xq_move_t *move, xq_errbuf_t *eb);
 
-/* gumbel: the root search is Gumbel's sequential halving (gnet:), else PUCT (net:). */
-int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed, bool gumbel,
-                        xq_errbuf_t *eb);
+/* search: PUCT (net:), a Gumbel root (gnet:) or a Gumbel root and the deterministic
+ * selection below it (gtnet:). */
+int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed,
+                        xq_search_kind_t search, xq_errbuf_t *eb);
 void xq_net_player_stop(xq_player_t *p);
 int xq_net_player_new_game(xq_player_t *p, xq_errbuf_t *eb);
 int xq_net_player_move(xq_player_t *p, xq_pos_t *pos, xq_move_t *move, xq_errbuf_t *eb);

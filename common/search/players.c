@@ -15,7 +15,8 @@
 
 #define PLAYER_SPECS                                                                   \
   "valid player specs: random | greedy | alphabeta:D (D = 1.." "8) | "                 \
-  "uci:COMMAND[:depth=N|nodes=N|movetime=MS] | net:FILE[:SIMS] | gnet:FILE[:SIMS]"
+  "uci:COMMAND[:depth=N|nodes=N|movetime=MS] | net:FILE[:SIMS] | gnet:FILE[:SIMS] | "  \
+  "gtnet:FILE[:SIMS]"
 
 /* Parses a whole decimal number in [lo, hi]; false otherwise. */
 bool xq_player_parse_int(const char *s, long long lo, long long hi, long long *out) {
@@ -66,10 +67,13 @@ int xq_player_new(xq_player_t **out, const char *spec, uint64_t seed, xq_errbuf_
     rc = xq_uci_player_start(p, spec + 4, eb);
   } else if (!strncmp(spec, "net:", 4)) {
     p->kind = XQ_PLAYER_NET;
-    rc = xq_net_player_start(p, spec + 4, seed, false, eb);
+    rc = xq_net_player_start(p, spec + 4, seed, XQ_SEARCH_PUCT, eb);
   } else if (!strncmp(spec, "gnet:", 5)) {
     p->kind = XQ_PLAYER_NET;
-    rc = xq_net_player_start(p, spec + 5, seed, true, eb);
+    rc = xq_net_player_start(p, spec + 5, seed, XQ_SEARCH_GUMBEL, eb);
+  } else if (!strncmp(spec, "gtnet:", 6)) {
+    p->kind = XQ_PLAYER_NET;
+    rc = xq_net_player_start(p, spec + 6, seed, XQ_SEARCH_GUMBEL_TREE, eb);
   } else {
     rc = xq_err_set(eb, XQ_EINVAL, "unknown player '%s'; " PLAYER_SPECS, spec);
   }

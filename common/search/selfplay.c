@@ -308,7 +308,7 @@ static bool backup_from_cache(search_t *t, game_t *g, bool root) {
 }
 
 static bool cfg_gumbel(const search_t *t) {
-  return t->w->sh->cfg->mcts.search == XQ_SEARCH_GUMBEL;
+  return t->w->sh->cfg->mcts.search != XQ_SEARCH_PUCT;
 }
 
 /* Stage 1: one descent in every active game; the leaves that need the net go into the

@@ -6,7 +6,7 @@
 # ladders against fixed opponents (a 20-game ladder cell is +-20 points).
 #
 # usage: scripts/bench/versus.sh RUN_A RUN_B [--minute M] [--games N] [--sims S]
-#          [--search-a puct|gumbel] [--search-b puct|gumbel]
+#          [--search-a puct|gumbel|gumbel_tree] [--search-b puct|gumbel|gumbel_tree]
 #   RUN_A, RUN_B   learning run directories, or a weights file (.xqzn: nets/xqzero.xqzn,
 #                  say), which plays as itself whatever --minute or --step pick
 #   --minute M   compare the nets promoted by minute M of each run (default: each run's last)
@@ -15,14 +15,16 @@
 #   --games N    games, a multiple of 4 (two halves of pairs in parallel, on alternate
 #                openings of the ladder's; default 100)
 #   --sims S     simulations per move (default 200, as the ladder)
-#   --search-a, --search-b   the root search each side plays with (default puct; gumbel:
-#                the gnet: player). RUN_A may equal RUN_B to compare two searches on one net.
+#   --search-a, --search-b   the search each side plays with (default puct; gumbel: the
+#                gnet: player, a Gumbel root; gumbel_tree: gtnet:, the same root with the
+#                deterministic selection below it). RUN_A may equal RUN_B to compare two
+#                searches on one net.
 #   Environment: XQZ, the xqz binary to use (default: a Release build in build-bench/).
 # Prints the nets compared and the score of A's net, with its Elo and 95% interval.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -ge 2 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 run_a=$1 run_b=$2
 shift 2
 minute="" step="" games=100 sims=200 kind_a=net kind_b=net
@@ -31,8 +33,8 @@ while [ $# -gt 0 ]; do
     --minute) minute=$2; shift 2 ;;
     --step) step=$2; shift 2 ;;
     --search-a|--search-b)
-      case "$2" in puct) k=net ;; gumbel) k=gnet ;;
-        *) echo "versus.sh: $1 takes puct or gumbel, not '$2'" >&2; exit 2 ;; esac
+      case "$2" in puct) k=net ;; gumbel) k=gnet ;; gumbel_tree) k=gtnet ;;
+        *) echo "versus.sh: $1 takes puct, gumbel or gumbel_tree, not '$2'" >&2; exit 2 ;; esac
       if [ "$1" = --search-a ]; then kind_a=$k; else kind_b=$k; fi
       shift 2 ;;
     --games) games=$2; shift 2 ;;
@@ -87,7 +89,7 @@ read -r net_b file_b min_b <<<"$picked"
 echo "== A: $(describe "$run_a" "$net_a" "$min_a")"
 echo "== B: $(describe "$run_b" "$net_b" "$min_b")"
 echo "== $games games, $sims simulations per move, no noise, two halves in parallel"
-echo "== A plays $kind_a:, B plays $kind_b: (net: PUCT, gnet: a Gumbel root)"
+echo "== A plays $kind_a:, B plays $kind_b: (net: PUCT, gnet: a Gumbel root, gtnet: the same below it)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The halves take alternate openings, so no pair is played twice (the nets play without

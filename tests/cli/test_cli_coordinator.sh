@@ -54,7 +54,7 @@ check "an unknown gating mode exits 2 and lists the modes" \
   bash -c "[ $rc -eq 2 ] && grep -q \"gating: 'fast' is not one of sprt|threshold|none\" <<<\"\$1\"" _ "$err"
 err=$("$COORD" --campaign "$dir/new" --search alphazero 2>&1); rc=$?
 check "an unknown root search exits 2 and lists the choices" \
-  bash -c "[ $rc -eq 2 ] && grep -q \"search: 'alphazero' is not one of puct|gumbel\" <<<\"\$1\"" _ "$err"
+  bash -c "[ $rc -eq 2 ] && grep -q \"search: 'alphazero' is not one of puct|gumbel|gumbel_tree\" <<<\"\$1\"" _ "$err"
 err=$("$COORD" --campaign "$dir/new" --gumbel_actions 0 2>&1); rc=$?
 check "gumbel_actions 0 exits 2 with its range" \
   bash -c "[ $rc -eq 2 ] && grep -q -- 'gumbel_actions: 0 outside \[1, 128\]' <<<\"\$1\"" _ "$err"

@@ -30,6 +30,10 @@ out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/a" --games 4 --sims 8 --sea
 check "one run against itself, Gumbel root against PUCT, exits 0" test "$rc" -eq 0
 check "says which search each side plays" grep -q "A plays gnet:, B plays net:" <<<"$out"
 check "and plays the 4 games" grep -q '"games": 4' <<<"$out"
+out=$("$root/scripts/bench/versus.sh" "$dir/a" "$dir/a" --games 4 --sims 8 --search-a gumbel_tree \
+  --search-b gumbel 2>"$dir/err"); rc=$?
+check "gumbel_tree against gumbel exits 0" test "$rc" -eq 0
+check "plays gtnet: against gnet:" grep -q "A plays gtnet:, B plays gnet:" <<<"$out"
 # A weights file in place of a run (the shipped net, say) plays as itself.
 "$XQZ" net init --size tiny --seed 1 --out "$dir/shipped.xqzn" >/dev/null
 id=$("$XQZ" net info "$dir/shipped.xqzn" | awk '/^net id:/ {print substr($3, 1, 8)}')
@@ -43,7 +47,7 @@ head -c 100 "$dir/shipped.xqzn" >"$dir/cut.xqzn"
 check "a truncated weights file refused" test "$rc" -eq 2
 check "with xqz's reason, naming the file" grep -q "cut.xqzn" "$dir/err"
 "$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --search-b alphazero >/dev/null 2>"$dir/err"; rc=$?
-check "an unknown search refused" bash -c "[ $rc -eq 2 ] && grep -q \"takes puct or gumbel, not 'alphazero'\" '$dir/err'"
+check "an unknown search refused" bash -c "[ $rc -eq 2 ] && grep -q \"takes puct, gumbel or gumbel_tree, not 'alphazero'\" '$dir/err'"
 "$root/scripts/bench/versus.sh" "$dir/a" "$dir/b" --games 6 >/dev/null 2>"$dir/err"; rc=$?
 check "games not a multiple of 4 refused" test "$rc" -eq 2
 check "says why" grep -q "multiple of 4" "$dir/err"

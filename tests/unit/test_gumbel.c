@@ -237,6 +237,123 @@ static void test_improved_policy_and_choice(void **state) {
   }
 }
 
+/* The child the paper's deterministic selection takes at an expanded node, computed here
+ * in doubles from the node's own statistics (section 5 of the paper, mctx's
+ * gumbel_muzero_interior_action_selection); *margin gets the lead over the runner-up. */
+static int paper_interior_choice(const xqt_tree_t *t, int32_t node, const xq_mcts_config_t *cfg,
+                                 double *margin) {
+  const xqt_node_t *p = &t->nodes[node];
+  double q[XQ_MAX_MOVES], sum_n = 0, sum_p = 0, sum_pq = 0;
+  int nmax = 0;
+  for (int i = 0; i < p->nchild; i++) {
+    const xqt_node_t *c = &t->nodes[p->first + i];
+    if (c->n > nmax) nmax = c->n;
+    if (c->n <= 0) continue;
+    sum_n += c->n;
+    sum_p += c->prior;
+    sum_pq += c->prior * ((double)c->w / c->n);
+  }
+  double v_mix = sum_n > 0 ? (p->tvalue + sum_n * sum_pq / sum_p) / (1.0 + sum_n) : p->tvalue;
+  double lo = 1e9, hi = -1e9;
+  for (int i = 0; i < p->nchild; i++) {
+    const xqt_node_t *c = &t->nodes[p->first + i];
+    q[i] = c->n > 0 ? (double)c->w / c->n : v_mix;
+    lo = fmin(lo, q[i]);
+    hi = fmax(hi, q[i]);
+  }
+  double logit[XQ_MAX_MOVES], top = -1e30, z = 0;
+  for (int i = 0; i < p->nchild; i++) {
+    double sigma = (cfg->gumbel_c_visit + nmax) * cfg->gumbel_c_scale * (q[i] - lo) / fmax(hi - lo, 1e-8);
+    top = fmax(top, logit[i] = log(t->nodes[p->first + i].prior) + sigma);
+  }
+  for (int i = 0; i < p->nchild; i++) z += exp(logit[i] - top);
+  int best = -1;
+  double bs = -1e30, second = -1e30;
+  for (int i = 0; i < p->nchild; i++) {
+    double s = exp(logit[i] - top) / z - t->nodes[p->first + i].n / (1.0 + sum_n);
+    if (s > bs) second = bs, bs = s, best = i;
+    else if (s > second) second = s;
+  }
+  *margin = bs - second;
+  return best;
+}
+
+/* search = gumbel_tree: below the root every step of every simulation is the child the
+ * paper's rule picks from the statistics before that simulation (a node's children change
+ * only after it has chosen among them); the root still spends its budget by halving. */
+static void test_interior_selection(void **state) {
+  (void)state;
+  xq_mcts_config_t cfg;
+  gumbel_config(&cfg);
+  cfg.search = XQ_SEARCH_GUMBEL_TREE;
+  cfg.batch = 1;
+  const char *fens[] = {XQ_START_FEN,
+                        "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1"};
+  static int32_t want[1 << 16];
+  for (size_t f = 0; f < sizeof fens / sizeof fens[0]; f++) {
+    xqt_tree_t t;
+    assert_int_equal(xqt_init(&t, &cfg), 0);
+    xq_pos_t pos, slot;
+    th_parse(&pos, fens[f]);
+    xqt_set_root(&t, &pos);
+    memcpy(&slot, &pos, sizeof pos);
+    int checked = 0, deep = 0, ambiguous = 0;
+    for (int k = 0; k <= 200; k++) {
+      if (k == 1) xqg_begin(&t, NULL, 200);
+      for (int32_t nd = 1; nd < t.used; nd++) {
+        double margin = 0;
+        want[nd] = t.nodes[nd].flags & XQT_EXPANDED ? paper_interior_choice(&t, nd, &cfg, &margin) : -1;
+        /* An exact tie goes to the first child in both; a near one may go either way in
+         * floats. */
+        if (want[nd] >= 0 && margin > 0 && margin < 1e-5) want[nd] = -2;
+      }
+      xqt_leaf_t leaf;
+      xqt_leaf_kind_t kind = xqt_select(&t, &slot, &leaf);
+      for (int d = 1; d + 1 < leaf.len; d++) {
+        int32_t nd = leaf.path[d];
+        if (want[nd] == -2) {
+          ambiguous++;
+          continue;
+        }
+        assert_true(want[nd] >= 0);
+        if (leaf.path[d + 1] != t.nodes[nd].first + want[nd])
+          fail_msg("%s sim %d depth %d: took child %d, the paper's rule %d", fens[f], k, d,
+                   leaf.path[d + 1] - t.nodes[nd].first, want[nd]);
+        checked++;
+        deep += d >= 2;
+      }
+      if (kind == XQT_LEAF_EVAL) {
+        float priors[XQ_POLICY_SIZE], value;
+        xq_pos_t *p = &slot;
+        known_eval(&KNOWN, &p, 1, priors, &value);
+        xqt_expand_backup(&t, &leaf, NULL, priors, value);
+      }
+      assert_int_not_equal(kind, XQT_LEAF_COLLISION);
+      xqt_unwind(&slot, &leaf);
+    }
+    /* The root's budget is still spent by sequential halving: 200 visits in all. */
+    xq_mcts_result_t res;
+    xqt_fill_result(&t, &res);
+    int sum = 0;
+    for (int i = 0; i < res.nmoves; i++) sum += res.visits[i];
+    assert_int_equal(sum, 200);
+    assert_true(checked >= 150 && deep >= 20 && ambiguous * 10 <= checked);
+    /* The node's improved policy is a distribution. */
+    float pi[XQ_MAX_MOVES];
+    int32_t c = t.nodes[0].first;
+    for (int i = 0; i < t.nodes[0].nchild; i++)
+      if (t.nodes[t.nodes[0].first + i].n > t.nodes[c].n) c = t.nodes[0].first + i;
+    xqg_node_policy(&t, c, pi);
+    double total = 0;
+    for (int i = 0; i < t.nodes[c].nchild; i++) {
+      assert_true(pi[i] >= 0.0f);
+      total += pi[i];
+    }
+    assert_true(fabs(total - 1.0) < 1e-5);
+    xqt_free(&t);
+  }
+}
+
 /* With equal priors and values, a win in one is what the halving keeps: its q is 1. Here
  * Ra1-a9 mates, and Ra1-d1 or Ri8-d8 stalemate (which also wins in Xiangqi). */
 static void test_mate_found(void **state) {
@@ -303,11 +420,10 @@ static int rec_sink(void *ctx, const xq_game_record_t *rec, const xq_selfplay_st
   return 0;
 }
 
-static void test_selfplay_records(void **state) {
-  (void)state;
+static void selfplay_records(xq_search_kind_t search) {
   xq_selfplay_config_t cfg;
   xq_selfplay_config_default(&cfg);
-  cfg.mcts.search = XQ_SEARCH_GUMBEL;
+  cfg.mcts.search = search;
   cfg.sims_full = 8;
   cfg.sims_fast = 4;
   cfg.full_frac = 0.5f;
@@ -323,6 +439,12 @@ static void test_selfplay_records(void **state) {
   assert_int_equal(s.games, 6);
   assert_true(s.full_plies > 0);
   assert_true(s.every_move * 10 >= s.full_plies * 9);
+}
+
+static void test_selfplay_records(void **state) {
+  (void)state;
+  selfplay_records(XQ_SEARCH_GUMBEL);
+  selfplay_records(XQ_SEARCH_GUMBEL_TREE);
 }
 
 /* Gumbel noise is the exploration: two seeds choose different first moves in a search
@@ -356,6 +478,7 @@ int main(void) {
       cmocka_unit_test(test_schedule),
       cmocka_unit_test(test_budget_and_halving),
       cmocka_unit_test(test_improved_policy_and_choice),
+      cmocka_unit_test(test_interior_selection),
       cmocka_unit_test(test_mate_found),
       cmocka_unit_test(test_noise_explores),
       cmocka_unit_test(test_selfplay_records),

@@ -119,7 +119,7 @@ static Xqz__SelfplaySettings settings(void) {
   s.temp_plies = 10;
   s.resign_threshold = -1;
   s.mate_probe = 1;
-  s.search = 1; /* Gumbel: its records go through the same path */
+  s.search = 2; /* Gumbel with the interior rule: its records go through the same path */
   s.gumbel_actions = 8;
   return s;
 }
