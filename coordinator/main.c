@@ -35,7 +35,13 @@ static int apply_overrides(xqc_config_t *cfg, const override_t *ov, int nov, xq_
   for (int i = 0; i < nov; i++) {
     xq_errbuf_t e2;
     int rc = xqc_config_set(cfg, ov[i].key, ov[i].value, &e2);
-    if (rc < 0) return xq_err_set(eb, rc, "command line: --%s: %s", ov[i].key, e2.msg);
+    if (rc < 0) {
+      /* A bad value's reason starts with the setting's name already. */
+      size_t k = strlen(ov[i].key);
+      const char *why = e2.msg;
+      if (!strncmp(why, ov[i].key, k) && !strncmp(why + k, ": ", 2)) why += k + 2;
+      return xq_err_set(eb, rc, "command line: --%s: %s", ov[i].key, why);
+    }
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *xq_strerror(int err) {
   switch (err) {
@@ -18,8 +19,11 @@ int xq_err_set(xq_errbuf_t *eb, int code, const char *fmt, ...) {
   if (eb) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(eb->msg, sizeof eb->msg, fmt, ap);
+    int n = vsnprintf(eb->msg, sizeof eb->msg, fmt, ap);
     va_end(ap);
+    /* A reason longer than the buffer ends in "..." so that nobody takes the cut text for
+     * the whole of it. */
+    if (n >= (int)sizeof eb->msg) memcpy(eb->msg + sizeof eb->msg - 4, "...", 4);
   }
   return code;
 }

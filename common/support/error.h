@@ -41,7 +41,8 @@ typedef struct {
   char msg[256];
 } xq_errbuf_t;
 
-/* printf-style: writes the reason into eb (when non-NULL) and returns code. */
+/* printf-style: writes the reason into eb (when non-NULL) and returns code. A reason that
+ * does not fit is cut and ends in "...". */
 int xq_err_set(xq_errbuf_t *eb, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -10,7 +10,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 err=$("$COORD" --campaign "$dir/new" --mate_probe 2 2>&1); rc=$?
 check "an out-of-range setting exits 2" test "$rc" -eq 2
-check "the setting and its range are named" grep -q -- "--mate_probe: mate_probe: 2 outside \[0, 1\]" <<<"$err"
+check "the setting (once) and its range are named" grep -q -- "command line: --mate_probe: 2 outside \[0, 1\]" <<<"$err"
 check "no campaign directory is created" test ! -e "$dir/new"
 err=$("$COORD" --campaign "$dir/new" --games_per_jobs 8 2>&1); rc=$?
 check "an unknown setting exits 2" test "$rc" -eq 2
@@ -19,7 +19,7 @@ check "still no campaign directory" test ! -e "$dir/new"
 for bad in 4x 4x0 x16 4X16 4x16x 41x16 -1x16 big 4x16g0 tiny-gg 0x16g 4x16ss tiny-sg; do
   err=$("$COORD" --campaign "$dir/new" --net_size "$bad" 2>&1); rc=$?
   check "net_size '$bad' exits 2" test "$rc" -eq 2
-  check "net_size '$bad' is named" grep -q "net_size: '$bad' is not a network size: tiny (2x16), default (6x64), large (10x128) or BxC" <<<"$err"
+  check "net_size '$bad' is named" grep -q "command line: --net_size: '$bad' is not a network size: tiny (2x16), default (6x64), large (10x128) or BxC" <<<"$err"
   check "net_size '$bad': every suffix is shown, to the last" grep -q "s (survival head), r (reply head)$" <<<"$err"
 done
 check "still no campaign directory after the net sizes" test ! -e "$dir/new"
@@ -36,13 +36,13 @@ check "still no campaign directory after the self_balance check" test ! -e "$dir
 for bad in 127.0.0.1:5555 tcp://127.0.0.1 tcp://127.0.0.1:99999 tcp://:5555 "tcp://127.0.0.1: 5" udp://1.2.3.4:5; do
   err=$("$COORD" --campaign "$dir/new" --router "$bad" 2>&1); rc=$?
   check "router '$bad' exits 2" test "$rc" -eq 2
-  check "router '$bad' is named" grep -qF -- "--router: router: '$bad'" <<<"$err"
+  check "router '$bad' is named" grep -qF -- "command line: --router: '$bad'" <<<"$err"
 done
 err=$("$COORD" --campaign "$dir/new" --router 127.0.0.1:5555 2>&1)
 check "a router without tcp:// says how to write one" grep -q "write tcp://HOST:PORT" <<<"$err"
 err=$("$COORD" --campaign "$dir/new" --pub tcp://127.0.0.1 2>&1); rc=$?
 check "a pub without a port exits 2 and is named" \
-  bash -c "[ $rc -eq 2 ] && grep -qF -- \"--pub: pub: 'tcp://127.0.0.1'\" <<<\"\$1\"" _ "$err"
+  bash -c "[ $rc -eq 2 ] && grep -qF -- \"command line: --pub: 'tcp://127.0.0.1'\" <<<\"\$1\"" _ "$err"
 for bad in 127.0.0.1 127.0.0.1:99999 localhost:http :5580; do
   err=$("$COORD" --campaign "$dir/new" --http "$bad" 2>&1); rc=$?
   check "http '$bad' exits 2" test "$rc" -eq 2
