@@ -19,8 +19,9 @@ static int usage(FILE *f) {
   fprintf(f,
           "usage: xqz arena A B --games N [--openings FILE] [--sprt ELO0,ELO1] [--seed S]\n"
           "                 [--max-plies P]\n"
-          "  A, B: player specs: random | greedy | alphabeta:D | net:FILE[:SIMS] |\n"
-          "        uci:COMMAND[:depth=N|nodes=N|movetime=MS]\n"
+          "  A, B: player specs: random | greedy | alphabeta:D | net:FILE[:SIMS] (PUCT) |\n"
+          "        gnet:FILE[:SIMS] (a Gumbel root) | gtnet:FILE[:SIMS] (a Gumbel root and\n"
+          "        the paper's rule below it) | uci:COMMAND[:depth=N|nodes=N|movetime=MS]\n"
           "  --games N       games to play (pairs on one opening, colours swapped)\n"
           "  --openings FILE one opening per line: FEN [moves...] or startpos [moves...]\n"
           "                  (default: 88 built-in two-ply lines, docs/arena.md)\n"
