@@ -118,6 +118,28 @@ static void run_search(const xq_mcts_config_t *cfg, const char *fen, int64_t nod
   xq_mcts_free(&s);
 }
 
+/* A tree on fen's position, with the slot the simulations play on equal to it. */
+static void start_tree(xqt_tree_t *t, const xq_mcts_config_t *cfg, const char *fen,
+                       xq_pos_t *pos, xq_pos_t *slot) {
+  assert_int_equal(xqt_init(t, cfg), 0);
+  th_parse(pos, fen);
+  xqt_set_root(t, pos);
+  memcpy(slot, pos, sizeof *pos);
+}
+
+/* Evaluates a selected leaf with the known evaluator (a batch of one, as mcts.c with
+ * batch 1), backs it up and takes the slot back to the root. */
+static void finish_simulation(xqt_tree_t *t, xq_pos_t *slot, xqt_leaf_t *leaf,
+                              xqt_leaf_kind_t kind) {
+  if (kind == XQT_LEAF_EVAL) {
+    float priors[XQ_POLICY_SIZE], value;
+    known_eval(&KNOWN, &slot, 1, priors, &value);
+    xqt_expand_backup(t, leaf, NULL, priors, value);
+  }
+  assert_int_not_equal(kind, XQT_LEAF_COLLISION);
+  xqt_unwind(slot, leaf);
+}
+
 static int desc(const void *a, const void *b) { return *(const int *)b - *(const int *)a; }
 
 static void test_budget_and_halving(void **state) {
@@ -190,24 +212,14 @@ static void test_improved_policy_and_choice(void **state) {
                         "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1"};
   for (size_t f = 0; f < sizeof fens / sizeof fens[0]; f++) {
     xqt_tree_t t;
-    assert_int_equal(xqt_init(&t, &cfg), 0);
     xq_pos_t pos, slot;
-    th_parse(&pos, fens[f]);
-    xqt_set_root(&t, &pos);
-    memcpy(&slot, &pos, sizeof pos);
+    start_tree(&t, &cfg, fens[f], &pos, &slot);
     /* The root, then 48 simulations, as mcts.c runs them with a batch of one. */
     for (int k = 0; k <= 48; k++) {
       if (k == 1) xqg_begin(&t, NULL, 48);
       xqt_leaf_t leaf;
       xqt_leaf_kind_t kind = xqt_select(&t, &slot, &leaf);
-      if (kind == XQT_LEAF_EVAL) {
-        float priors[XQ_POLICY_SIZE], value;
-        xq_pos_t *p = &slot;
-        known_eval(&KNOWN, &p, 1, priors, &value);
-        xqt_expand_backup(&t, &leaf, NULL, priors, value);
-      }
-      assert_int_not_equal(kind, XQT_LEAF_COLLISION);
-      xqt_unwind(&slot, &leaf);
+      finish_simulation(&t, &slot, &leaf, kind);
     }
     xq_mcts_result_t res;
     xqt_fill_result(&t, &res);
@@ -292,11 +304,8 @@ static void test_interior_selection(void **state) {
   static int32_t want[1 << 16];
   for (size_t f = 0; f < sizeof fens / sizeof fens[0]; f++) {
     xqt_tree_t t;
-    assert_int_equal(xqt_init(&t, &cfg), 0);
     xq_pos_t pos, slot;
-    th_parse(&pos, fens[f]);
-    xqt_set_root(&t, &pos);
-    memcpy(&slot, &pos, sizeof pos);
+    start_tree(&t, &cfg, fens[f], &pos, &slot);
     int checked = 0, deep = 0, ambiguous = 0;
     for (int k = 0; k <= 200; k++) {
       if (k == 1) xqg_begin(&t, NULL, 200);
@@ -322,14 +331,7 @@ static void test_interior_selection(void **state) {
         checked++;
         deep += d >= 2;
       }
-      if (kind == XQT_LEAF_EVAL) {
-        float priors[XQ_POLICY_SIZE], value;
-        xq_pos_t *p = &slot;
-        known_eval(&KNOWN, &p, 1, priors, &value);
-        xqt_expand_backup(&t, &leaf, NULL, priors, value);
-      }
-      assert_int_not_equal(kind, XQT_LEAF_COLLISION);
-      xqt_unwind(&slot, &leaf);
+      finish_simulation(&t, &slot, &leaf, kind);
     }
     /* The root's budget is still spent by sequential halving: 200 visits in all. */
     xq_mcts_result_t res;
