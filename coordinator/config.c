@@ -130,7 +130,8 @@ static const crow_t ROWS[] = {
    " improved policy as targets; docs/search.md), gumbel_tree (the same, and the paper's"
    " deterministic selection below the root) or puct (visit counts as policy targets)"},
   {"gumbel_actions", T_INT, O(gumbel_actions), "16", 1, 128, NULL,
-   "search = gumbel or gumbel_tree: actions considered at the root (the top ones by prior and Gumbel noise)"},
+   "search = gumbel or gumbel_tree: actions considered at the root (the top ones by prior"
+   " and Gumbel noise)"},
   {"reuse", T_DOUBLE, O(reuse), "4", 0.1, 1000, NULL,
    "pacing R: samples served <= R x positions ingested"},
   {"balance_window_s", T_INT, O(balance_window_s), "600", 1, 86400, NULL,

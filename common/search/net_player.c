@@ -2,9 +2,9 @@
  * net_player.c: the `net:FILE[:SIMS]` player: PUCT MCTS (mcts.h) with a network
  * evaluator, SIMS simulations per move (default 800), no root noise, the most visited
  * move; and `gnet:FILE[:SIMS]`, the same with a Gumbel root (gumbel.h) without noise,
- * which plays the sequential halving's survivor; and `gtnet:FILE[:SIMS]`, a Gumbel root with
- * the paper's deterministic selection below it (XQ_SEARCH_GUMBEL_TREE). The tree is kept between moves of one
- * game and cleared by new_game.
+ * which plays the sequential halving's survivor; and `gtnet:FILE[:SIMS]`, a Gumbel root
+ * with the paper's deterministic selection below it (XQ_SEARCH_GUMBEL_TREE). The tree is
+ * kept between moves of one game and cleared by new_game.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,11 +20,10 @@
 
 int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed,
                         xq_search_kind_t search, xq_errbuf_t *eb) {
-  static const char *const prefix[] = {"net", "gnet", "gtnet"};
   char path[1024];
-  if (!*args || strlen(args) >= sizeof path)
-    return xq_err_set(eb, XQ_EINVAL, "net player needs a file: %s:FILE[:SIMS]",
-                      prefix[search]);
+  if (!*args || strlen(args) >= sizeof path) /* p->name is the spec: its prefix names the kind */
+    return xq_err_set(eb, XQ_EINVAL, "net player needs a file: %.*s:FILE[:SIMS]",
+                      (int)strcspn(p->name, ":"), p->name);
   memcpy(path, args, strlen(args) + 1);
   p->net.sims = NET_DEFAULT_SIMS;
   char *colon = strrchr(path, ':');

@@ -275,7 +275,8 @@ static int paper_interior_choice(const xqt_tree_t *t, int32_t node, const xq_mct
   }
   double logit[XQ_MAX_MOVES], top = -1e30, z = 0;
   for (int i = 0; i < p->nchild; i++) {
-    double sigma = (cfg->gumbel_c_visit + nmax) * cfg->gumbel_c_scale * (q[i] - lo) / fmax(hi - lo, 1e-8);
+    double scale = (cfg->gumbel_c_visit + nmax) * cfg->gumbel_c_scale;
+    double sigma = scale * (q[i] - lo) / fmax(hi - lo, 1e-8);
     top = fmax(top, logit[i] = log(t->nodes[p->first + i].prior) + sigma);
   }
   for (int i = 0; i < p->nchild; i++) z += exp(logit[i] - top);
@@ -311,7 +312,8 @@ static void test_interior_selection(void **state) {
       if (k == 1) xqg_begin(&t, NULL, 200);
       for (int32_t nd = 1; nd < t.used; nd++) {
         double margin = 0;
-        want[nd] = t.nodes[nd].flags & XQT_EXPANDED ? paper_interior_choice(&t, nd, &cfg, &margin) : -1;
+        bool expanded = t.nodes[nd].flags & XQT_EXPANDED;
+        want[nd] = expanded ? paper_interior_choice(&t, nd, &cfg, &margin) : -1;
         /* An exact tie goes to the first child in both; a near one may go either way in
          * floats. */
         if (want[nd] >= 0 && margin > 0 && margin < 1e-5) want[nd] = -2;
