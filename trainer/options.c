@@ -55,6 +55,9 @@ static const opt_row_t rows[] = {
      " 2x16r; docs/network.md); other nets ignore it"},
     {"candidate-every", I(candidate_every), "1000", 1, 1e9,
      "steps between CandidateNet uploads"},
+    {"ema-steps", I(ema_steps), "0", 0, 1e9,
+     "upload as candidates the weights averaged over about this many steps (an exponential"
+     " moving average, docs/trainer.md) rather than those of the last step; 0: no average"},
     {"checkpoint-every-s", R(checkpoint_every_s), "300", 1, 1e7,
      "seconds between checkpoints (also on SIGTERM/SIGINT and at --max-steps)"},
     {"max-steps", I(max_steps), "0", 0, 1e15, "stop at this step (0: run until signalled)"},

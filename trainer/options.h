@@ -26,6 +26,8 @@ typedef struct {
   double survival_weight;     /* weight of the survival head's loss (survival nets) */
   double reply_weight;        /* weight of the opponent-reply head's loss (reply nets) */
   int64_t candidate_every;    /* steps between candidate uploads */
+  int64_t ema_steps;          /* candidates are the weights averaged over about this many
+                               * steps (nn_ema.h); 0: the last step's weights */
   double checkpoint_every_s;  /* seconds between checkpoints */
   int64_t max_steps;          /* stop (checkpoint, exit 0) at this step; 0 = never */
   int64_t seed;               /* initialisation seed for a fresh start */

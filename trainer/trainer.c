@@ -17,6 +17,7 @@
 #include "nn/blas_core.h"
 #include "nn/encode.h"
 #include "nn/nn_checkpoint.h"
+#include "nn/nn_ema.h"
 #include "nn/nn_file.h"
 #include "nn/nn_optim.h"
 #include "nn/nn_train_pool.h"
@@ -51,6 +52,7 @@ typedef struct {
   nn_train_pool_t *pool;  /* the training threads, each a shard of every batch */
   xq_batch_shard_t dec;   /* their sample decoders */
   nn_sgd_t opt;
+  nn_ema_t ema;           /* the averaged weights the candidates carry (--ema-steps) */
   nn_file_meta_t meta;
   nn_loss_cfg_t loss_cfg;
   int max_n;
@@ -130,6 +132,31 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   return 0;
 }
 
+/* --ema-steps: the average the checkpoint kept goes on, else a new one starts here; with
+ * --ema-steps 0 a kept one is dropped and candidates are the last step's weights. */
+static int setup_average(trainer_t *t) {
+  xq_errbuf_t eb = {{0}};
+  if (t->o.ema_steps == 0) {
+    if (t->ema.avg)
+      XQ_LOGW(COMP, "dropping the checkpoint's averaged weights (--ema-steps 0): candidates"
+              " are the last step's weights from now on averaged=%lld", (long long)t->ema.count);
+    nn_ema_close(&t->ema);
+    return 0;
+  }
+  if (t->ema.avg) {
+    XQ_LOGI(COMP, "averaged weights resumed from the checkpoint averaged=%lld ema_steps=%lld",
+            (long long)t->ema.count, (long long)t->o.ema_steps);
+  } else if (nn_ema_init(&t->ema, t->m, t->o.ema_steps, &eb)) {
+    XQ_LOGE(COMP, "cannot allocate the averaged weights error=\"%s\"", eb.msg);
+    return -1;
+  } else if (t->opt.step > 0) {
+    XQ_LOGI(COMP, "averaged weights start at this step (the checkpoint holds none)"
+            " step=%lld ema_steps=%lld", (long long)t->opt.step, (long long)t->o.ema_steps);
+  }
+  t->ema.horizon = t->o.ema_steps;
+  return 0;
+}
+
 static int load_or_init(trainer_t *t) {
   xq_errbuf_t eb = {{0}};
   struct stat st;
@@ -139,7 +166,7 @@ static int load_or_init(trainer_t *t) {
     return -1;
   }
   if (stat(t->ckpt_path, &st) == 0) {
-    int rc = nn_checkpoint_load(t->ckpt_path, &t->m, &t->meta, &t->opt, &eb);
+    int rc = nn_checkpoint_load(t->ckpt_path, &t->m, &t->meta, &t->opt, &t->ema, &eb);
     if (rc) {
       XQ_LOGE(COMP, "cannot load the checkpoint; move it away to start afresh path=%s error=\"%s\"",
               t->ckpt_path, eb.msg);
@@ -178,14 +205,14 @@ static int load_or_init(trainer_t *t) {
             threads, t->max_n, eb.msg);
     return -1;
   }
-  return 0;
+  return setup_average(t);
 }
 
 static int checkpoint(trainer_t *t, const char *why) {
   xq_errbuf_t eb = {{0}};
   t->meta.created = (int64_t)time(NULL);
   t->meta.input_version = (uint32_t)nn_arch_input_version(&t->m->arch);
-  int rc = nn_checkpoint_save(t->ckpt_path, t->m, &t->meta, &t->opt, &eb);
+  int rc = nn_checkpoint_save(t->ckpt_path, t->m, &t->meta, &t->opt, &t->ema, &eb);
   if (rc) XQ_LOGE(COMP, "checkpoint failed; training goes on, check the disk path=%s error=\"%s\"",
                   t->ckpt_path, eb.msg);
   else XQ_LOGI(COMP, "checkpoint written path=%s step=%lld why=%s", t->ckpt_path,
@@ -273,7 +300,8 @@ static void make_candidate(trainer_t *t) {
   free(t->pending_candidate);
   t->pending_candidate = NULL;
   t->candidate_request = 0;
-  if (nn_file_encode(&t->pending_candidate, &t->pending_len, t->m, &meta, &eb)) {
+  const nn_model_t *net = t->ema.avg && t->ema.count > 0 ? t->ema.avg : t->m;
+  if (nn_file_encode(&t->pending_candidate, &t->pending_len, net, &meta, &eb)) {
     XQ_LOGE(COMP, "cannot encode the candidate error=\"%s\"", eb.msg);
     return;
   }
@@ -300,6 +328,7 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
   }
   t->rejected = rejected;
   if (n == 0) return 0;
+  if (t->ema.avg) nn_ema_update(&t->ema, t->m);
   t->loss_acc.total += loss.total;
   t->loss_acc.policy += loss.policy;
   t->loss_acc.value += loss.value;
@@ -487,6 +516,7 @@ static void trainer_close(trainer_t *t) {
   xq_batch_shard_close(&t->dec);
   nn_model_free(&t->m);
   nn_sgd_close(&t->opt);
+  nn_ema_close(&t->ema);
   free(t->pending_candidate);
 }
 
@@ -538,9 +568,9 @@ int main(int argc, char **argv) {
   }
   const char *blas_was = nn_blas_core_replaced();
   XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d threads=%d step=%lld candidate_every=%lld"
-          " curve=%s blas_core=%s blas_fallback=%s", t->o.coordinator, t->o.dir, t->max_n,
-          nn_train_pool_threads(t->pool), (long long)t->opt.step,
-          (long long)t->o.candidate_every, t->o.curve.on ? "on" : "off", nn_blas_core(),
+          " ema_steps=%lld curve=%s blas_core=%s blas_fallback=%s", t->o.coordinator, t->o.dir,
+          t->max_n, nn_train_pool_threads(t->pool), (long long)t->opt.step,
+          (long long)t->o.candidate_every, (long long)t->o.ema_steps, t->o.curve.on ? "on" : "off", nn_blas_core(),
           blas_was ? blas_was : "none");
   rc = run(t);
 out:

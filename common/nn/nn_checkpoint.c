@@ -1,6 +1,8 @@
 /* nn_checkpoint.c: .xqzc training checkpoints (model image + SGD state). */
 #include "nn/nn_checkpoint.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,14 +12,18 @@
 
 enum {
   C_MAGIC = 0, C_VERSION = 8, C_HSIZE = 12, C_STEP = 16, C_MOMENTUM = 24, C_FLAGS = 28,
-  C_NETLEN = 32, C_NVEL = 40, C_BODY_CRC = 48, C_HEADER_CRC = 52, C_RESERVED = 56,
+  C_NETLEN = 32, C_NVEL = 40, C_BODY_CRC = 48, C_HEADER_CRC = 52, C_EMA_COUNT = 56,
 };
+enum { F_NESTEROV = 1, F_AVERAGE = 2 }; /* flags; F_AVERAGE: an average follows */
 
 
 int nn_checkpoint_save(const char *path, const nn_model_t *m, const nn_file_meta_t *meta,
-                       const nn_sgd_t *opt, xq_errbuf_t *eb) {
+                       const nn_sgd_t *opt, const nn_ema_t *ema, xq_errbuf_t *eb) {
   if (opt->n != m->nparams || !opt->velocity)
     return xq_err_set(eb, XQ_EINVAL, "optimiser state does not belong to this model");
+  bool avg = ema && ema->avg && ema->count > 0;
+  if (avg && (ema->avg->nparams != m->nparams || ema->avg->nstats != m->nstats))
+    return xq_err_set(eb, XQ_EINVAL, "averaged weights do not belong to this model");
   nn_file_meta_t mm = *meta;
   mm.step = opt->step;
   unsigned char *net;
@@ -33,21 +39,47 @@ int nn_checkpoint_save(const char *path, const nn_model_t *m, const nn_file_meta
   uint32_t mom;
   memcpy(&mom, &opt->momentum, 4);
   xq_put_le32(h + C_MOMENTUM, mom);
-  xq_put_le32(h + C_FLAGS, opt->nesterov ? 1u : 0u);
+  xq_put_le32(h + C_FLAGS, (opt->nesterov ? F_NESTEROV : 0u) | (avg ? F_AVERAGE : 0u));
   xq_put_le64(h + C_NETLEN, netlen);
   xq_put_le64(h + C_NVEL, opt->n);
+  size_t plen = avg ? m->nparams * sizeof(float) : 0, slen = avg ? m->nstats * sizeof(float) : 0;
+  if (avg) xq_put_le64(h + C_EMA_COUNT, (uint64_t)ema->count);
   uint32_t crc = xq_crc32(0, net, netlen);
   crc = xq_crc32(crc, opt->velocity, vlen);
+  if (avg) {
+    crc = xq_crc32(crc, ema->avg->params, plen);
+    crc = xq_crc32(crc, ema->avg->stats, slen);
+  }
   xq_put_le32(h + C_BODY_CRC, crc);
   xq_put_le32(h + C_HEADER_CRC, xq_crc32(0, h, C_HEADER_CRC));
-  const void *parts[3] = {h, net, opt->velocity};
-  size_t sizes[3] = {sizeof h, netlen, vlen};
-  rc = xq_atomic_write(path, parts, sizes, 3, eb);
+  const void *parts[5] = {h, net, opt->velocity, avg ? ema->avg->params : NULL,
+                          avg ? ema->avg->stats : NULL};
+  size_t sizes[5] = {sizeof h, netlen, vlen, plen, slen};
+  rc = xq_atomic_write(path, parts, sizes, avg ? 5 : 3, eb);
   free(net);
   return rc;
 }
 
-static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt,
+/* The average stored after the momentum buffer (nparams then nstats floats of m's
+ * architecture), count from the header, into ema. */
+static int load_average(nn_ema_t *ema, const nn_model_t *m, const unsigned char *p,
+                        uint64_t count, xq_errbuf_t *eb) {
+  int rc = nn_ema_init(ema, m, 1, eb);
+  if (rc) return rc;
+  memcpy(ema->avg->params, p, m->nparams * sizeof(float));
+  memcpy(ema->avg->stats, p + m->nparams * sizeof(float), m->nstats * sizeof(float));
+  for (size_t i = 0; i < m->nparams + m->nstats; i++) {
+    float x = i < m->nparams ? ema->avg->params[i] : ema->avg->stats[i - m->nparams];
+    if (!isfinite(x)) {
+      nn_ema_close(ema);
+      return xq_err_set(eb, XQ_ERANGE, "averaged weights: float %zu is not finite", i);
+    }
+  }
+  ema->count = (int64_t)count;
+  return 0;
+}
+
+static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt, nn_ema_t *ema,
                   const unsigned char *b, size_t len, xq_errbuf_t *eb) {
   if (len < 8) return xq_err_set(eb, XQ_ETRUNC, "truncated: %zu bytes", len);
   if (memcmp(b, NN_CKPT_MAGIC, 8))
@@ -62,17 +94,39 @@ static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt,
   if (xq_get_le32(b + C_HSIZE) != NN_CKPT_HEADER_SIZE)
     return xq_err_set(eb, XQ_EFORMAT, "checkpoint header size %u", xq_get_le32(b + C_HSIZE));
   uint32_t flags = xq_get_le32(b + C_FLAGS);
-  if (flags > 1) return xq_err_set(eb, XQ_EFORMAT, "unknown checkpoint flags %#x", flags);
-  for (int i = C_RESERVED; i < NN_CKPT_HEADER_SIZE; i++)
-    if (b[i]) return xq_err_set(eb, XQ_EFORMAT, "reserved header byte %d is not zero", i);
+  if (flags > (F_NESTEROV | F_AVERAGE))
+    return xq_err_set(eb, XQ_EFORMAT, "unknown checkpoint flags %#x", flags);
+  uint64_t count = xq_get_le64(b + C_EMA_COUNT);
+  if (!(flags & F_AVERAGE) && count)
+    return xq_err_set(eb, XQ_EFORMAT, "an average's count (%llu) but no averaged weights",
+                      (unsigned long long)count);
+  if ((flags & F_AVERAGE) && (count == 0 || count > (uint64_t)INT64_MAX))
+    return xq_err_set(eb, XQ_EFORMAT, "averaged weights with a count of %llu",
+                      (unsigned long long)count);
   uint64_t netlen = xq_get_le64(b + C_NETLEN), nvel = xq_get_le64(b + C_NVEL);
   size_t rest = len - NN_CKPT_HEADER_SIZE;
   if (netlen > rest) return xq_err_set(eb, XQ_ETRUNC, "truncated: model image cut short");
   if (nvel > (rest - netlen) / sizeof(float))
     return xq_err_set(eb, XQ_ETRUNC, "truncated: momentum buffer cut short");
-  if (rest - netlen != nvel * sizeof(float))
+  /* An average holds the parameters and statistics the embedded model's header counts. */
+  size_t after_vel = rest - netlen - nvel * sizeof(float);
+  if (flags & F_AVERAGE) {
+    nn_file_meta_t hm;
+    xq_errbuf_t why = {{0}};
+    int hrc = nn_file_decode_header(&hm, b + NN_CKPT_HEADER_SIZE, (size_t)netlen, &why);
+    if (hrc) return xq_err_set(eb, hrc, "embedded model: %s", why.msg);
+    if (hm.nparams != nvel || hm.nstats > (SIZE_MAX / sizeof(float)) - nvel)
+      return xq_err_set(eb, XQ_EMISMATCH, "momentum buffer has %llu floats, the model %llu",
+                        (unsigned long long)nvel, (unsigned long long)hm.nparams);
+    size_t want = (size_t)(hm.nparams + hm.nstats) * sizeof(float);
+    if (after_vel != want)
+      return xq_err_set(eb, after_vel < want ? XQ_ETRUNC : XQ_EFORMAT,
+                        "averaged weights: %zu bytes where the model needs %zu%s", after_vel,
+                        want, after_vel < want ? " (cut short)" : "");
+  } else if (after_vel) {
     return xq_err_set(eb, XQ_EFORMAT, "checkpoint size: %zu bytes of trailing garbage",
-                      (size_t)(rest - netlen - nvel * sizeof(float)));
+                      after_vel);
+  }
   uint32_t crc = xq_crc32(0, b + NN_CKPT_HEADER_SIZE, rest);
   if (crc != xq_get_le32(b + C_BODY_CRC))
     return xq_err_set(eb, XQ_ECHECKSUM, "checkpoint body checksum mismatch");
@@ -86,15 +140,24 @@ static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt,
     return xq_err_set(eb, XQ_EMISMATCH, "momentum buffer has %llu floats, the model %zu",
                       (unsigned long long)nvel, np);
   }
+  if (ema && (flags & F_AVERAGE)) {
+    rc = load_average(ema, m, b + NN_CKPT_HEADER_SIZE + netlen + nvel * sizeof(float), count,
+                      eb);
+    if (rc) {
+      nn_model_free(&m);
+      return rc;
+    }
+  }
   float *vel = malloc(nvel * sizeof(float) + 1);
   if (!vel) {
     nn_model_free(&m);
+    if (ema) nn_ema_close(ema);
     return xq_err_set(eb, XQ_ENOMEM, "cannot allocate the momentum buffer");
   }
   memcpy(vel, b + NN_CKPT_HEADER_SIZE + netlen, nvel * sizeof(float));
   uint32_t mom = xq_get_le32(b + C_MOMENTUM);
   memcpy(&opt->momentum, &mom, 4);
-  opt->nesterov = flags & 1;
+  opt->nesterov = flags & F_NESTEROV;
   opt->step = (int64_t)xq_get_le64(b + C_STEP);
   opt->n = nvel;
   opt->velocity = vel;
@@ -103,15 +166,16 @@ static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt,
 }
 
 int nn_checkpoint_load(const char *path, nn_model_t **out, nn_file_meta_t *meta,
-                       nn_sgd_t *opt, xq_errbuf_t *eb) {
+                       nn_sgd_t *opt, nn_ema_t *ema, xq_errbuf_t *eb) {
   unsigned char *buf;
   size_t len;
   nn_file_meta_t local;
   *out = NULL;
+  if (ema) nn_ema_close(ema); /* a previous average goes; the stored one, if any, replaces it */
   int rc = xq_read_file(path, NN_FILE_MAX_SIZE * 2, &buf, &len, eb);
   if (rc) return rc;
   xq_errbuf_t why = {{0}};
-  rc = decode(out, meta ? meta : &local, opt, buf, len, &why);
+  rc = decode(out, meta ? meta : &local, opt, ema, buf, len, &why);
   free(buf);
   if (rc) return xq_err_set(eb, rc, "%s: %s", path, why.msg);
   return 0;

@@ -349,7 +349,7 @@ static void write_checkpoint(const char *dir, uint64_t campaign, int64_t step) {
   meta.net_id = nn_file_new_id();
   meta.campaign_id = campaign;
   xq_errbuf_t eb = {{0}};
-  assert_int_equal(nn_checkpoint_save(ckpt, m, &meta, &opt, &eb), 0);
+  assert_int_equal(nn_checkpoint_save(ckpt, m, &meta, &opt, NULL, &eb), 0);
   nn_sgd_close(&opt);
   nn_model_free(&m);
 }
@@ -362,7 +362,7 @@ static uint64_t checkpoint_campaign(const char *dir, int64_t *step) {
   nn_sgd_t lo = {0};
   nn_file_meta_t got;
   xq_errbuf_t eb = {{0}};
-  if (nn_checkpoint_load(ckpt, &l, &got, &lo, &eb)) fail_msg("checkpoint: %s", eb.msg);
+  if (nn_checkpoint_load(ckpt, &l, &got, &lo, NULL, &eb)) fail_msg("checkpoint: %s", eb.msg);
   *step = lo.step;
   nn_sgd_close(&lo);
   nn_model_free(&l);

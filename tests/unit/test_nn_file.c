@@ -295,9 +295,9 @@ static void check_old_checkpoint(const nn_model_t *m, const nn_file_meta_t *meta
   xq_errbuf_t eb = {{0}};
   assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
   o.step = 50 + version;
-  assert_int_equal(nn_checkpoint_save(path, m, meta, &o, &eb), 0);
+  assert_int_equal(nn_checkpoint_save(path, m, meta, &o, NULL, &eb), 0);
   downgrade_checkpoint(path, make);
-  if (nn_checkpoint_load(path, &l, &got, &oc, &eb))
+  if (nn_checkpoint_load(path, &l, &got, &oc, NULL, &eb))
     fail_msg("checkpoint with a version %d image: %s", version, eb.msg);
   assert_int_equal(got.format_version, version);
   assert_int_equal(oc.step, 50 + version);
@@ -486,17 +486,17 @@ static void test_version1_loads(void **state) {
   nn_sgd_t o = {.momentum = 0.9f}, oc = {0};
   assert_int_equal(nn_sgd_init(&o, m, NULL), 0);
   o.step = 1234;
-  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
+  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, NULL, &eb), 0);
   downgrade_checkpoint(path, make_version1);
-  rc = nn_checkpoint_load(path, &l, &got, &oc, &eb);
+  rc = nn_checkpoint_load(path, &l, &got, &oc, NULL, &eb);
   if (rc) fail_msg("checkpoint with a version 1 image: %s", eb.msg);
   assert_int_equal(got.campaign_id, 0);
   assert_int_equal(oc.step, 1234);
   /* A checkpoint written now records the campaign id. */
-  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, &eb), 0);
+  assert_int_equal(nn_checkpoint_save(path, m, &meta, &o, NULL, &eb), 0);
   nn_model_free(&l);
   nn_sgd_close(&oc);
-  assert_int_equal(nn_checkpoint_load(path, &l, &got, &oc, &eb), 0);
+  assert_int_equal(nn_checkpoint_load(path, &l, &got, &oc, NULL, &eb), 0);
   assert_int_equal(got.campaign_id, 0xabcdef);
   free(buf);
   nn_sgd_close(&o);
@@ -806,9 +806,9 @@ static void run_checkpoint_resume(int gpool_every) {
   nn_train_step(a, p, &oa, &b2.b, &cfg, &loss);
   nn_file_meta_t meta = meta_of(8);
   xq_errbuf_t eb = {{0}};
-  assert_int_equal(nn_checkpoint_save(path, a, &meta, &oa, &eb), 0);
+  assert_int_equal(nn_checkpoint_save(path, a, &meta, &oa, NULL, &eb), 0);
   nn_file_meta_t got;
-  int rc = nn_checkpoint_load(path, &c, &got, &oc, &eb);
+  int rc = nn_checkpoint_load(path, &c, &got, &oc, NULL, &eb);
   if (rc) fail_msg("checkpoint load: %s", eb.msg);
   assert_int_equal(oc.step, 2);
   assert_int_equal(got.step, 2);
@@ -832,9 +832,9 @@ static void run_checkpoint_resume(int gpool_every) {
   assert_int_equal(xq_atomic_write(path, parts, &len, 1, NULL), 0);
   nn_model_t *d;
   nn_sgd_t od = {0};
-  assert_int_equal(nn_checkpoint_load(path, &d, NULL, &od, &eb), XQ_ECHECKSUM);
+  assert_int_equal(nn_checkpoint_load(path, &d, NULL, &od, NULL, &eb), XQ_ECHECKSUM);
   assert_null(d);
-  assert_int_equal(nn_checkpoint_load(path, &d, NULL, &od, &eb), XQ_ECHECKSUM);
+  assert_int_equal(nn_checkpoint_load(path, &d, NULL, &od, NULL, &eb), XQ_ECHECKSUM);
   free(img);
   nn_sgd_close(&oa);
   nn_sgd_close(&oc);

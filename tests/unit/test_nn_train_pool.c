@@ -207,13 +207,13 @@ static void test_checkpoint_resume_exact(void **state) {
   run_steps(&a, &l);
   nn_file_meta_t meta = {0};
   meta.input_version = NN_INPUT_VERSION;
-  assert_int_equal(nn_checkpoint_save(path, a.m, &meta, &a.opt, NULL), 0);
+  assert_int_equal(nn_checkpoint_save(path, a.m, &meta, &a.opt, NULL, NULL), 0);
   run_steps(&a, &l); /* STEPS more on the same batches as the first STEPS */
 
   run_t b;
   nn_file_meta_t mb;
   memset(&b, 0, sizeof b);
-  assert_int_equal(nn_checkpoint_load(path, &b.m, &mb, &b.opt, NULL), 0);
+  assert_int_equal(nn_checkpoint_load(path, &b.m, &mb, &b.opt, NULL, NULL), 0);
   assert_int_equal(nn_lr_parse(&b.opt.schedule, "0:0.05", NULL), 0);
   b.opt.momentum = 0.9f;
   assert_int_equal(nn_train_pool_new(&b.pool, b.m, 2, BATCH, TARGETS, NULL), 0);

@@ -12,7 +12,9 @@
  * no batch is trained twice; a candidate upload without an Ack is uploaded again, and a
  * refusal is logged with its reason. A best net with the survival head (tiny-s) trains on
  * the samples' survival targets: its candidates keep the head and the progress line
- * reports the survival loss, which a net without the head never does.
+ * reports the survival loss, which a net without the head never does. With --ema-steps
+ * the candidates carry the averaged weights, not the last step's, and the checkpoint
+ * keeps the average across a restart; --ema-steps 0 drops it again.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -33,6 +35,7 @@
 
 #include "nn/encode.h"
 #include "nn/nn_checkpoint.h"
+#include "nn/nn_ema.h"
 #include "nn/nn_file.h"
 #include "rules/movegen.h"
 #include "rules/rules.h"
@@ -94,6 +97,8 @@ static void make_samples(void) {
   free(tmp);
 }
 
+static const char *ema_steps = "0"; /* the trainer's --ema-steps */
+
 static pid_t spawn_trainer(void) {
   pid_t pid = fork();
   assert_true(pid >= 0);
@@ -105,7 +110,8 @@ static pid_t spawn_trainer(void) {
     (void)f;
     execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir,
           "--batch", "16", "--candidate-every", "3", "--log-every", "1",
-          "--checkpoint-every-s", "1000", "--timeout-ms", "3000", "--threads", "2", (char *)NULL);
+          "--checkpoint-every-s", "1000", "--timeout-ms", "3000", "--threads", "2",
+          "--ema-steps", ema_steps, (char *)NULL);
     _exit(127);
   }
   return pid;
@@ -243,6 +249,7 @@ static void serve_net(const uint8_t *rid, size_t rid_len, uint64_t req, const Xq
 /* Serves batches until a candidate for `want_step` arrives and the trainer asks for the
  * batch after it. first_step: the trainer_step expected in its first request. */
 static int fetches; /* StatusRequests seen: one per fresh start */
+static nn_model_t *last_candidate; /* the last CandidateNet's weights */
 
 static void serve_until_candidate(int64_t first_step, int64_t want_step) {
   uint8_t rid[256];
@@ -306,7 +313,8 @@ static void serve_until_candidate(int64_t first_step, int64_t want_step) {
       assert_int_equal(cn->step % 3, 0);
       if ((int64_t)cn->step == want_step) got = true;
       send_ack(rid, rid_len, env->request_id, true, "");
-      nn_model_free(&m);
+      nn_model_free(&last_candidate);
+      last_candidate = m;
     }
     xq_wire_free(&env);
   }
@@ -462,23 +470,30 @@ static void stop_trainer(pid_t pid) {
   drain_router();
 }
 
-static int64_t checkpoint_step(void) {
+/* The checkpoint's step; its model and average into m and ema when they are not NULL. */
+static int64_t load_checkpoint(nn_model_t **m, nn_ema_t *ema) {
   char path[300];
   snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
-  nn_model_t *m = NULL;
+  nn_model_t *l = NULL;
   nn_file_meta_t meta;
   nn_sgd_t opt;
   memset(&opt, 0, sizeof opt);
   xq_errbuf_t eb = {{0}};
-  if (nn_checkpoint_load(path, &m, &meta, &opt, &eb)) fail_msg("checkpoint: %s", eb.msg);
+  if (nn_checkpoint_load(path, &l, &meta, &opt, ema, &eb)) fail_msg("checkpoint: %s", eb.msg);
   int64_t step = opt.step;
   nn_sgd_close(&opt);
-  nn_model_free(&m);
+  if (m) *m = l;
+  else nn_model_free(&l);
   return step;
 }
 
-static void test_trainer_loop(void **state) {
-  (void)state;
+static int64_t checkpoint_step(void) { return load_checkpoint(NULL, NULL); }
+
+/* A fake coordinator serving fresh samples and a best net of `size`, in a new dir. */
+static void fake_up(const char *size) {
+  nsamples = 0;
+  fetches = 0;
+  best_size = size;
   make_samples();
   snprintf(dir, sizeof dir, "/tmp/xqz-trainer-test-XXXXXX");
   assert_non_null(mkdtemp(dir));
@@ -488,9 +503,31 @@ static void test_trainer_loop(void **state) {
   assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
   size_t len = sizeof endpoint;
   assert_int_equal(zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
-  print_message("fake coordinator at %s, dir %s\n", endpoint, dir);
-
   make_best_net();
+}
+
+static void fake_down(void) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/trainer.log", dir);
+  unlink(path);
+  rmdir(dir);
+  free(best_file);
+  zmq_close(router);
+  zmq_ctx_term(ctx);
+  free(samples);
+  nn_model_free(&last_candidate);
+  best_size = "tiny";
+  ema_steps = "0";
+}
+
+static void test_trainer_loop(void **state) {
+  (void)state;
+  fake_up("tiny");
+  print_message("fake coordinator at %s, dir %s\n", endpoint, dir);
   pid_t pid = spawn_trainer();
   serve_until_candidate(0, 3);
   stop_trainer(pid);
@@ -539,58 +576,71 @@ static void test_trainer_loop(void **state) {
     assert_int_equal(checkpoint_step(), 12);
   }
 
-  char path[300];
-  snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
-  unlink(path);
-  snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
-  unlink(path);
-  snprintf(path, sizeof path, "%s/trainer.log", dir);
   assert_false(log_has("training step=", "survival="));
-  unlink(path);
-  rmdir(dir);
-  free(best_file);
-  zmq_close(router);
-  zmq_ctx_term(ctx);
-  free(samples);
+  fake_down();
 }
 
 /* From a best net of `size` with an auxiliary head: three steps on samples that carry
  * the head's targets, a candidate of that size, the head in the start line (`start_has`)
  * and its loss in the progress log (`loss_has`). */
 static void trainer_with_head(const char *size, const char *start_has, const char *loss_has) {
-  nsamples = 0;
-  fetches = 0;
-  best_size = size;
-  make_samples();
+  fake_up(size);
   assert_true(samples[0].has_survive && samples[0].has_reply);
-  snprintf(dir, sizeof dir, "/tmp/xqz-trainer-test-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  ctx = zmq_ctx_new();
-  router = zmq_socket(ctx, ZMQ_ROUTER);
-  assert_int_equal(xq_wire_socket_setup(router), 0);
-  assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
-  size_t len = sizeof endpoint;
-  assert_int_equal(zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, endpoint, &len), 0);
-  make_best_net();
   pid_t pid = spawn_trainer();
   serve_until_candidate(0, 3);
   stop_trainer(pid);
   assert_int_equal(checkpoint_step(), 3);
   assert_true(log_has("starting from the best net", start_has));
   assert_true(log_has("training step=3 ", loss_has));
-  char path[300];
-  snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
-  unlink(path);
-  snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
-  unlink(path);
-  snprintf(path, sizeof path, "%s/trainer.log", dir);
-  unlink(path);
-  rmdir(dir);
-  free(best_file);
-  zmq_close(router);
-  zmq_ctx_term(ctx);
-  free(samples);
-  best_size = "tiny";
+  fake_down();
+}
+
+static bool same_weights(const nn_model_t *a, const nn_model_t *b) {
+  return a->nparams == b->nparams && a->nstats == b->nstats &&
+         !memcmp(a->params, b->params, a->nparams * sizeof(float)) &&
+         !memcmp(a->stats, b->stats, a->nstats * sizeof(float));
+}
+
+/* --ema-steps: the candidate is the checkpoint's average of every step so far, not its
+ * last step's weights; a restart goes on with the stored average; --ema-steps 0 drops it
+ * and the candidates are the last step's weights again. */
+static void test_trainer_average(void **state) {
+  (void)state;
+  fake_up("tiny");
+  ema_steps = "1000";
+  pid_t pid = spawn_trainer();
+  serve_until_candidate(0, 3);
+  stop_trainer(pid);
+  assert_true(log_has("trainer started", "ema_steps=1000"));
+  nn_model_t *m = NULL;
+  nn_ema_t ema = {0};
+  assert_int_equal(load_checkpoint(&m, &ema), 3);
+  assert_non_null(ema.avg);
+  assert_int_equal(ema.count, 3);
+  assert_true(same_weights(last_candidate, ema.avg));
+  assert_false(same_weights(last_candidate, m));
+  nn_model_free(&m);
+
+  pid = spawn_trainer(); /* the average goes on from the checkpoint */
+  serve_until_candidate(3, 6);
+  stop_trainer(pid);
+  assert_true(log_has("averaged weights resumed from the checkpoint", "averaged=3"));
+  assert_int_equal(load_checkpoint(&m, &ema), 6);
+  assert_int_equal(ema.count, 6);
+  assert_true(same_weights(last_candidate, ema.avg));
+  assert_false(same_weights(last_candidate, m));
+  nn_model_free(&m);
+
+  ema_steps = "0";
+  pid = spawn_trainer();
+  serve_until_candidate(6, 9);
+  stop_trainer(pid);
+  assert_true(log_has("dropping the checkpoint's averaged weights", "averaged=6"));
+  assert_int_equal(load_checkpoint(&m, &ema), 9);
+  assert_null(ema.avg);
+  assert_true(same_weights(last_candidate, m));
+  nn_model_free(&m);
+  fake_down();
 }
 
 static void test_trainer_survival(void **state) {
@@ -607,6 +657,7 @@ static void test_trainer_reply(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_trainer_loop),
                                      cmocka_unit_test(test_trainer_survival),
-                                     cmocka_unit_test(test_trainer_reply)};
+                                     cmocka_unit_test(test_trainer_reply),
+                                     cmocka_unit_test(test_trainer_average)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
