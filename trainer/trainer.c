@@ -570,8 +570,8 @@ int main(int argc, char **argv) {
   XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d threads=%d step=%lld candidate_every=%lld"
           " ema_steps=%lld curve=%s blas_core=%s blas_fallback=%s", t->o.coordinator, t->o.dir,
           t->max_n, nn_train_pool_threads(t->pool), (long long)t->opt.step,
-          (long long)t->o.candidate_every, (long long)t->o.ema_steps, t->o.curve.on ? "on" : "off", nn_blas_core(),
-          blas_was ? blas_was : "none");
+          (long long)t->o.candidate_every, (long long)t->o.ema_steps,
+          t->o.curve.on ? "on" : "off", nn_blas_core(), blas_was ? blas_was : "none");
   rc = run(t);
 out:
   trainer_close(t);

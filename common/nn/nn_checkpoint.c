@@ -115,14 +115,17 @@ static int decode(nn_model_t **out, nn_file_meta_t *meta, nn_sgd_t *opt, nn_ema_
     xq_errbuf_t why = {{0}};
     int hrc = nn_file_decode_header(&hm, b + NN_CKPT_HEADER_SIZE, (size_t)netlen, &why);
     if (hrc) return xq_err_set(eb, hrc, "embedded model: %s", why.msg);
-    if (hm.nparams != nvel || hm.nstats > (SIZE_MAX / sizeof(float)) - nvel)
+    if (hm.nparams != nvel)
       return xq_err_set(eb, XQ_EMISMATCH, "momentum buffer has %llu floats, the model %llu",
                         (unsigned long long)nvel, (unsigned long long)hm.nparams);
-    size_t want = (size_t)(hm.nparams + hm.nstats) * sizeof(float);
-    if (after_vel != want)
-      return xq_err_set(eb, after_vel < want ? XQ_ETRUNC : XQ_EFORMAT,
-                        "averaged weights: %zu bytes where the model needs %zu%s", after_vel,
-                        want, after_vel < want ? " (cut short)" : "");
+    /* nparams + nstats floats, compared without forming a sum a forged count overflows */
+    uint64_t have = after_vel / sizeof(float);
+    bool short_of = have < nvel || have - nvel < hm.nstats;
+    if (short_of || after_vel != (nvel + hm.nstats) * sizeof(float))
+      return xq_err_set(eb, short_of ? XQ_ETRUNC : XQ_EFORMAT,
+                        "averaged weights: %zu bytes where the model needs %llu floats%s",
+                        after_vel, (unsigned long long)(nvel + hm.nstats),
+                        short_of ? " (cut short)" : "");
   } else if (after_vel) {
     return xq_err_set(eb, XQ_EFORMAT, "checkpoint size: %zu bytes of trailing garbage",
                       after_vel);

@@ -96,7 +96,7 @@ static void ckpt_path(char *path, size_t n, const char *name) {
   snprintf(path, n, "%s/%s", tmpdir, name);
 }
 
-/* Saves model m with momentum state and, if e, an average of a and b. */
+/* Saves model m with a momentum buffer, at step 42, and e (NULL: no average). */
 static void save(const char *path, const nn_model_t *m, const nn_ema_t *e) {
   nn_sgd_t o = {.momentum = 0.9f};
   nn_file_meta_t meta = {0};
