@@ -1,8 +1,8 @@
 /*
  * cmd_bench_nn.c: `xqz bench nn`: how close the network code runs to this machine's
  * limit. Measures the machine's own single-call cblas_sgemm peak, then the 3x3 conv
- * kernels (Winograd and the im2col reference) layer by layer, then whole-net inference
- * and training rates, each with achieved GFLOP/s (direct-convolution FLOPs, so Winograd
+ * kernels (Winograd and the im2col reference) layer by layer, the narrow GEMMs of small
+ * nets (nn_gemm_small against OpenBLAS alone), then whole-net inference and training rates, each with achieved GFLOP/s (direct-convolution FLOPs, so Winograd
  * can exceed 100% of the sgemm peak) and its share of the peak.
  * Benchmarks print figures; they are not tests. --json prints one JSON object.
  */
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_nn_gemm.h"
 #include "bench_nn_net.h"
 #include "commands.h"
 #include "nn/conv3x3.h"
@@ -182,7 +183,7 @@ static void usage(FILE *f) {
              "  --threads N  OpenBLAS threads (default 1: one per search thread)\n"
              "  --quick      shorter measurements, fewer batch sizes\n"
              "  --json       print the figures as one JSON object\n"
-             "  --no-net     only the sgemm peak and the conv layers\n"
+             "  --no-net     only the sgemm peak, the conv layers and the narrow GEMMs\n"
              "  --nets LIST  whole-net figures of these sizes (default: default,large; e.g.\n"
              "               tiny,tiny-g to see what global pooling costs)\n");
 }
@@ -232,6 +233,7 @@ int xqz_bench_nn(int argc, char **argv) {
   int rc = 0;
   if (!o.no_net) rc = bench_nn_nets(o.nets, o.nnets, o.quick, o.json, o.min_time, peak);
   bench_convs(&o, peak, &first_json);
+  bench_nn_gemms(o.json, o.min_time, peak);
   if (o.json) printf("}\n");
   return rc;
 }

@@ -1,16 +1,20 @@
 /*
  * cmd_bench_selfplay.c: `xqz bench selfplay [--net FILE] [--sims S] [--seconds T]
- * [--parallel G,G,...]`: one search thread of batched self-play for a fixed time at each
- * batch size G; prints simulations/s, plies/s, the share of time in the network (encoding
- * and inference) vs tree + rules, and the evaluator's mean batch. Without --net it writes
- * a fresh default 6x64 net (random weights: speed does not depend on them) to a temp file.
+ * [--parallel G,G,...] [--vs-openblas]`: one search thread of batched self-play for a fixed
+ * time at each batch size G; prints simulations/s, plies/s, the share of time in the network
+ * (encoding and inference) vs tree + rules, and the evaluator's mean batch. Without --net it
+ * writes a fresh default 6x64 net (random weights: speed does not depend on them) to a temp
+ * file. --vs-openblas plays each G twice, first with every GEMM in OpenBLAS, then with the
+ * narrow-matrix kernel (nn_gemm_small.h) as always, and prints the ratio of plies/s.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "nn/nn_blas.h"
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
 #include "search/selfplay.h"
@@ -36,7 +40,12 @@ int xqz_bench_selfplay(int argc, char **argv) {
   int sims = 200;
   double seconds = 10.0;
   char plist[128] = "1,8,32,64";
+  bool vs_openblas = false;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--vs-openblas")) {
+      vs_openblas = true;
+      continue;
+    }
     if (i + 1 >= argc) goto usage;
     const char *a = argv[i], *v = argv[++i];
     if (!strcmp(a, "--net")) net = v;
@@ -53,11 +62,14 @@ int xqz_bench_selfplay(int argc, char **argv) {
   }
   printf("self-play, 1 thread, %d sims full / %d fast, %.0f s per batch size\n", sims,
          sims / 5 > 0 ? sims / 5 : 1, seconds);
-  printf("%8s %10s %9s %9s %10s %10s %9s\n", "G", "sims/s", "plies/s", "evals/s", "mean batch",
-         "net share", "tree+rules");
+  printf("%8s %10s %9s %9s %10s %10s %9s%s\n", "G", "sims/s", "plies/s", "evals/s",
+         "mean batch", "net share", "tree+rules", vs_openblas ? "  gemm" : "");
   int rc = 0;
+  double base_plies = 0; /* plies/s of the OpenBLAS-only run of this G (--vs-openblas) */
   for (char *s = plist; *s;) {
     int g = atoi(s);
+    const bool openblas_pass = vs_openblas && base_plies == 0;
+    nn_sgemm_small(!openblas_pass);
     xq_selfplay_config_t cfg;
     xq_selfplay_config_default(&cfg);
     cfg.parallel = g > 0 ? g : 1;
@@ -72,11 +84,20 @@ int xqz_bench_selfplay(int argc, char **argv) {
       break;
     }
     double t = st.total_s;
-    printf("%8d %10.0f %9.1f %9.0f %10.1f %9.1f%% %8.1f%%\n", cfg.parallel,
+    printf("%8d %10.0f %9.1f %9.0f %10.1f %9.1f%% %8.1f%%%s\n", cfg.parallel,
            (double)st.sims / t, (double)st.plies / t, (double)st.evals / t,
            st.batches ? (double)st.evals / (double)st.batches : 0.0, 100.0 * st.net_s / t,
-           100.0 * (1.0 - st.net_s / t));
+           100.0 * (1.0 - st.net_s / t),
+           !vs_openblas ? "" : openblas_pass ? "  openblas" : "  narrow");
+    if (vs_openblas && !openblas_pass)
+      printf("%8s narrow kernel: %.2fx the plies/s of OpenBLAS alone\n", "",
+             (double)st.plies / t / base_plies);
     fflush(stdout);
+    if (openblas_pass) { /* the same G again, with the kernel */
+      base_plies = st.plies > 0 ? (double)st.plies / t : 1e-9;
+      continue;
+    }
+    base_plies = 0;
     s = strchr(s, ',');
     if (!s) break;
     s++;
@@ -85,6 +106,6 @@ int xqz_bench_selfplay(int argc, char **argv) {
   return rc ? 1 : 0;
 usage:
   fprintf(stderr, "usage: xqz bench selfplay [--net FILE] [--sims S] [--seconds T] "
-                  "[--parallel G,G,...]\n");
+                  "[--parallel G,G,...] [--vs-openblas]\n");
   return 2;
 }

@@ -8,7 +8,10 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "nn/nn_gemm_small.h"
+
 static atomic_bool counting;
+static atomic_bool small_off; /* nn_sgemm_small(false) */
 static atomic_uint_fast64_t total_calls;
 static atomic_uint_fast64_t total_ns;
 
@@ -21,15 +24,19 @@ static uint64_t now_ns(void) {
 void nn_sgemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
               float alpha, const float *a, int lda, const float *b, int ldb, float beta,
               float *c, int ldc) {
-  if (!atomic_load_explicit(&counting, memory_order_relaxed)) {
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
-  uint64_t t0 = now_ns();
-  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  const bool small =
+      nn_gemm_small_fits(ta == CblasTrans, tb == CblasTrans, n, k, alpha, beta) &&
+      !atomic_load_explicit(&small_off, memory_order_relaxed);
+  const bool count = atomic_load_explicit(&counting, memory_order_relaxed);
+  const uint64_t t0 = count ? now_ns() : 0;
+  if (small) nn_gemm_small(ta == CblasTrans, m, n, k, a, lda, b, ldb, beta == 1.0f, c, ldc);
+  else cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (!count) return;
   atomic_fetch_add_explicit(&total_ns, now_ns() - t0, memory_order_relaxed);
   atomic_fetch_add_explicit(&total_calls, 1, memory_order_relaxed);
 }
+
+void nn_sgemm_small(bool on) { atomic_store_explicit(&small_off, !on, memory_order_relaxed); }
 
 void nn_sgemm_count(bool on) { atomic_store_explicit(&counting, on, memory_order_relaxed); }
 

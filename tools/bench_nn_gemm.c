@@ -1,0 +1,116 @@
+/*
+ * bench_nn_gemm.c: the narrow-GEMM table of `xqz bench nn` (see bench_nn_gemm.h). Each row
+ * is one layer's GEMM shape, timed with nn_gemm_small and with cblas_sgemm; the last column
+ * is the kernel's speed-up, and "(not taken)" marks the shapes nn_sgemm leaves to OpenBLAS
+ * (nn_gemm_small_fits), which is how the limits NN_GEMM_SMALL_MAX_N and _K were chosen.
+ */
+#include "bench_nn_gemm.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_nn_net.h"
+#include <cblas.h>
+
+#include "nn/nn_gemm_small.h"
+
+typedef struct {
+  const char *layer;
+  bool trans_a;
+  int m, n, k;
+  bool accumulate;
+} gemm_shape_t;
+
+/*
+ * The Winograd convolutions: per transformed point, forward and backward_data (36 tiles of
+ * a 6-image chunk by C x C) and backward_weights (C x C summed over the 36 tiles); the 1x1
+ * head convolutions: one image's 90 squares, 16 channels in, 2 (policy) out.
+ */
+static const gemm_shape_t SHAPES[] = {
+    {"winograd forward", false, 36, 16, 16, false},
+    {"winograd bwd_weights", true, 16, 16, 36, true},
+    {"winograd forward", false, 36, 32, 32, false},
+    {"winograd bwd_weights", true, 32, 32, 36, true},
+    {"winograd forward", false, 36, 64, 64, false},
+    {"winograd bwd_weights", true, 64, 64, 36, true},
+    {"winograd forward", false, 36, 128, 128, false},
+    {"1x1 policy head", false, 2, 90, 16, false},
+    {"1x1 policy head", false, 2, 90, 64, false},
+    {"1x1 policy head dx", true, 16, 90, 2, true},
+    {"1x1 policy head dx", true, 64, 90, 2, true},
+};
+
+typedef struct {
+  const gemm_shape_t *s;
+  float *a, *b, *c;
+} gemm_ctx_t;
+
+/* 35 calls, one per Winograd point, as a layer makes them. */
+enum { CALLS = 35 };
+
+static void run_calls(gemm_ctx_t *g, bool kernel) {
+  const gemm_shape_t *s = g->s;
+  const size_t asz = (size_t)s->m * s->k, bsz = (size_t)s->k * s->n, csz = (size_t)s->m * s->n;
+  const int lda = s->trans_a ? s->m : s->k;
+  for (int i = 0; i < CALLS; i++) {
+    if (kernel)
+      nn_gemm_small(s->trans_a, s->m, s->n, s->k, g->a + i * asz, lda, g->b + i * bsz, s->n,
+                    s->accumulate, g->c + i * csz, s->n);
+    else
+      cblas_sgemm(CblasRowMajor, s->trans_a ? CblasTrans : CblasNoTrans, CblasNoTrans, s->m,
+                  s->n, s->k, 1.0f, g->a + i * asz, lda, g->b + i * bsz, s->n,
+                  s->accumulate ? 1.0f : 0.0f, g->c + i * csz, s->n);
+  }
+}
+static void run_kernel(void *p) { run_calls(p, true); }
+static void run_openblas(void *p) { run_calls(p, false); }
+
+static float *alloc_fill(size_t count, uint32_t *seed) {
+  float *p = malloc(sizeof(float) * count);
+  if (!p) {
+    fprintf(stderr, "xqz bench nn: out of memory (%zu floats)\n", count);
+    exit(1);
+  }
+  for (size_t i = 0; i < count; i++) {
+    *seed = *seed * 1664525u + 1013904223u;
+    p[i] = (float)(*seed >> 8) / (float)(1u << 24) - 0.5f;
+  }
+  return p;
+}
+
+void bench_nn_gemms(bool json, double min_time, double peak_gflops) {
+  if (json) printf(",\"gemm\":{");
+  else {
+    printf("\nnarrow GEMMs (%d calls as one layer makes them; nn_gemm_small against OpenBLAS "
+           "alone)\n", CALLS);
+    printf("%-22s %3s %4s %4s %4s %12s %6s %12s %6s %7s\n", "layer", "op", "m", "n", "k",
+           "kernel", "%peak", "openblas", "%peak", "speedup");
+  }
+  for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
+    const gemm_shape_t *s = &SHAPES[i];
+    uint32_t seed = 9;
+    gemm_ctx_t g = {s, alloc_fill((size_t)CALLS * s->m * s->k, &seed),
+                    alloc_fill((size_t)CALLS * s->k * s->n, &seed),
+                    alloc_fill((size_t)CALLS * s->m * s->n, &seed)};
+    const bool taken = nn_gemm_small_fits(s->trans_a, false, s->n, s->k, 1.0f,
+                                          s->accumulate ? 1.0f : 0.0f);
+    const double t_small = bench_nn_time(run_kernel, &g, min_time);
+    const double t_blas = bench_nn_time(run_openblas, &g, min_time);
+    const double flops = 2.0 * CALLS * s->m * s->n * s->k;
+    const double gs = flops / t_small * 1e-9, gb = flops / t_blas * 1e-9;
+    if (json)
+      printf("%s\"%s/%s/%dx%dx%d\":{\"kernel_gflops\":%.1f,\"openblas_gflops\":%.1f,"
+             "\"taken\":%s}",
+             i ? "," : "", s->layer, s->trans_a ? "tn" : "nn", s->m, s->n, s->k, gs, gb,
+             taken ? "true" : "false");
+    else {
+      printf("%-22s %3s %4d %4d %4d %7.1f GF/s %5.0f%% %7.1f GF/s %5.0f%% %6.2fx%s\n",
+             s->layer, s->trans_a ? "tn" : "nn", s->m, s->n, s->k, gs, 100 * gs / peak_gflops,
+             gb, 100 * gb / peak_gflops, t_blas / t_small, taken ? "" : "  (not taken)");
+      fflush(stdout);
+    }
+    free(g.a), free(g.b), free(g.c);
+  }
+  if (json) printf("}");
+}
