@@ -25,7 +25,9 @@ typedef struct {
 /*
  * The Winograd convolutions: per transformed point, forward and backward_data (36 tiles of
  * a 6-image chunk by C x C) and backward_weights (C x C summed over the 36 tiles); the 1x1
- * head convolutions: one image's 90 squares, 16 channels in, 2 (policy) out.
+ * head convolutions: one image's 90 squares, C channels in, 2 (policy) out, and back; the
+ * policy FC at inference (its weights transposed: 180 inputs by 2,086 moves) at several
+ * batch sizes.
  */
 static const gemm_shape_t SHAPES[] = {
     {"winograd forward", false, 36, 16, 16, false},
@@ -39,6 +41,10 @@ static const gemm_shape_t SHAPES[] = {
     {"1x1 policy head", false, 2, 90, 64, false},
     {"1x1 policy head dx", true, 16, 90, 2, true},
     {"1x1 policy head dx", true, 64, 90, 2, true},
+    {"policy FC, batch 1", false, 1, 2086, 180, false},
+    {"policy FC, batch 28", false, 28, 2086, 180, false},
+    {"policy FC, batch 64", false, 64, 2086, 180, false},
+    {"policy FC, batch 256", false, 256, 2086, 180, false},
 };
 
 typedef struct {
@@ -46,7 +52,7 @@ typedef struct {
   float *a, *b, *c;
 } gemm_ctx_t;
 
-/* 35 calls, one per Winograd point, as a layer makes them. */
+/* 35 calls of each shape, as a Winograd layer makes them. */
 enum { CALLS = 35 };
 
 static void run_calls(gemm_ctx_t *g, bool kernel) {
@@ -93,7 +99,7 @@ void bench_nn_gemms(bool json, double min_time, double peak_gflops) {
     gemm_ctx_t g = {s, alloc_fill((size_t)CALLS * s->m * s->k, &seed),
                     alloc_fill((size_t)CALLS * s->k * s->n, &seed),
                     alloc_fill((size_t)CALLS * s->m * s->n, &seed)};
-    const bool taken = nn_gemm_small_fits(s->trans_a, false, s->n, s->k, 1.0f,
+    const bool taken = nn_gemm_small_fits(s->trans_a, false, s->m, s->n, s->k, 1.0f,
                                           s->accumulate ? 1.0f : 0.0f);
     const double t_small = bench_nn_time(run_kernel, &g, min_time);
     const double t_blas = bench_nn_time(run_openblas, &g, min_time);

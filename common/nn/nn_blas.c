@@ -25,7 +25,7 @@ void nn_sgemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, in
               float alpha, const float *a, int lda, const float *b, int ldb, float beta,
               float *c, int ldc) {
   const bool small =
-      nn_gemm_small_fits(ta == CblasTrans, tb == CblasTrans, n, k, alpha, beta) &&
+      nn_gemm_small_fits(ta == CblasTrans, tb == CblasTrans, m, n, k, alpha, beta) &&
       !atomic_load_explicit(&small_off, memory_order_relaxed);
   const bool count = atomic_load_explicit(&counting, memory_order_relaxed);
   const uint64_t t0 = count ? now_ns() : 0;

@@ -4,8 +4,9 @@
  * goes through nn_sgemm, a row-major cblas_sgemm, so a bench can count the time spent in
  * it without touching the shipped binary's symbols.
  *
- * Narrow calls (nn_gemm_small_fits: the Winograd GEMMs of nets of up to 64 channels) go to
- * nn_gemm_small, a kernel without OpenBLAS's packing; the rest to cblas_sgemm.
+ * Small calls (nn_gemm_small_fits: the Winograd GEMMs of nets of up to 64 channels, the 1x1
+ * head convolutions, the policy FC on an inference batch) go to nn_gemm_small, a kernel
+ * without OpenBLAS's packing; the rest to cblas_sgemm.
  *
  * Counting is off by default; then nn_sgemm costs one relaxed atomic load more than
  * cblas_sgemm. While it is on, each call adds its time and itself to process-wide totals
@@ -24,7 +25,7 @@ void nn_sgemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, in
               float alpha, const float *a, int lda, const float *b, int ldb, float beta,
               float *c, int ldc);
 
-/* Whether nn_sgemm sends narrow calls to nn_gemm_small (on at start). Off, every call goes
+/* Whether nn_sgemm sends small calls to nn_gemm_small (on at start). Off, every call goes
  * to OpenBLAS: `xqz bench nn` compares the two, tests check that they agree. */
 void nn_sgemm_small(bool on);
 

@@ -4,9 +4,10 @@
  * C is cut into panels of 16 columns (two 8-float vectors), then one of 8, then the last
  * n % 8 columns; each panel into blocks of 6 rows. A block's 6 x 16 sums stay in 12 vector
  * registers for the whole k loop: per k it loads one row of B (two vectors), broadcasts six
- * elements of op(A) and does twelve multiply-adds. Rows past the last multiple of 6 go one
- * at a time, columns past the last multiple of 8 in scalar code. Every element is summed in
- * order over k whichever way it is reached.
+ * elements of op(A) and does twelve multiply-adds. Columns past the last multiple of 8 go
+ * in scalar code. Every element is summed in
+ * order over k whichever way it is reached. Rows past the last multiple of 6 form one
+ * shorter block, so a call of 28 rows is four blocks of 6 and one of 4.
  */
 /*
  * The build is ISO C11, in which GCC does not contract a * b + c into fused multiply-adds
@@ -30,10 +31,15 @@ typedef float gs_v8 __attribute__((vector_size(32)));
 /* Unaligned, may_alias access (GCC's idiom, as in conv3x3.c). */
 typedef float gs_v8u __attribute__((vector_size(32), aligned(4), may_alias));
 
-bool nn_gemm_small_fits(bool trans_a, bool trans_b, int n, int k, float alpha, float beta) {
+bool nn_gemm_small_fits(bool trans_a, bool trans_b, int m, int n, int k, float alpha,
+                        float beta) {
   (void)trans_a;
-  return !trans_b && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) && n >= 1 &&
-         n <= NN_GEMM_SMALL_MAX_N && k >= 1 && k <= NN_GEMM_SMALL_MAX_K;
+  if (trans_b || alpha != 1.0f || (beta != 0.0f && beta != 1.0f) || m < 1 || n < 1 || k < 1)
+    return false;
+  const bool narrow = n <= NN_GEMM_SMALL_MAX_N && k <= NN_GEMM_SMALL_MAX_K;
+  const bool wide = m <= NN_GEMM_SMALL_WIDE_MAX_M && n >= NN_GEMM_SMALL_WIDE_MIN_N &&
+                    k <= NN_GEMM_SMALL_WIDE_MAX_K;
+  return narrow || wide;
 }
 
 /* Element (r, kk) of op(A), A starting at the block's first row. */
@@ -76,9 +82,17 @@ static inline __attribute__((always_inline)) void gs_panel(int nv, bool ta, int 
   for (; i + GS_MR <= m; i += GS_MR)
     gs_block(GS_MR, nv, ta, k, ta ? a + i : a + (size_t)i * lda, lda, b, ldb, accumulate,
              c + (size_t)i * ldc, ldc);
-  for (; i < m; i++)
-    gs_block(1, nv, ta, k, ta ? a + i : a + (size_t)i * lda, lda, b, ldb, accumulate,
-             c + (size_t)i * ldc, ldc);
+  const float *ai = ta ? a + i : a + (size_t)i * lda;
+  float *ci = c + (size_t)i * ldc;
+  /* The last m % 6 rows, one block with its row count a constant. */
+  switch (m - i) {
+  case 5: gs_block(5, nv, ta, k, ai, lda, b, ldb, accumulate, ci, ldc); break;
+  case 4: gs_block(4, nv, ta, k, ai, lda, b, ldb, accumulate, ci, ldc); break;
+  case 3: gs_block(3, nv, ta, k, ai, lda, b, ldb, accumulate, ci, ldc); break;
+  case 2: gs_block(2, nv, ta, k, ai, lda, b, ldb, accumulate, ci, ldc); break;
+  case 1: gs_block(1, nv, ta, k, ai, lda, b, ldb, accumulate, ci, ldc); break;
+  default: break;
+  }
 }
 
 static inline __attribute__((always_inline)) void gs_gemm(bool ta, int m, int n, int k,

@@ -4,8 +4,10 @@
  * The Winograd convolutions of the tiny net (16 channels) multiply 36 x 16 tiles by 16 x 16
  * filters, 35 GEMMs per layer and chunk of six images. On such shapes OpenBLAS spends more
  * time packing its operands and zeroing C than multiplying (half of its peak or less,
- * `xqz bench nn`). This kernel reads A and B where they lie and keeps a 6 x 16 block of C in
- * registers, so it needs no packing and no scratch. nn_sgemm (nn_blas.h) sends it the calls
+ * `xqz bench nn`). So does it on the policy FC at self-play batch sizes (28 positions by
+ * 180 inputs by 2,086 moves), where it packs the whole 1.5 MB weight matrix on every call.
+ * This kernel reads A and B where they lie and keeps a 6 x 16 block of C in registers, so
+ * it needs no packing and no scratch. nn_sgemm (nn_blas.h) sends it the calls
  * nn_gemm_small_fits accepts and everything else to OpenBLAS.
  *
  * Each element of C is summed in order over k, whatever m and the blocking, so a row of C
@@ -17,15 +19,26 @@
 
 #include <stdbool.h>
 
-/* The largest n and k the kernel takes: above them OpenBLAS is as fast (measured). */
+/*
+ * The shapes the kernel takes, where it beats OpenBLAS (measured: the narrow-GEMM table of
+ * `xqz bench nn`). Narrow: n <= NN_GEMM_SMALL_MAX_N and k <= NN_GEMM_SMALL_MAX_K, any m (the
+ * convolutions of nets up to 64 channels and the 1x1 head convolutions of the board's 90
+ * squares). Wide: m <= NN_GEMM_SMALL_WIDE_MAX_M, n >= NN_GEMM_SMALL_WIDE_MIN_N and
+ * k <= NN_GEMM_SMALL_WIDE_MAX_K (the policy FC on an inference batch: a 16-column panel of
+ * B, k rows, stays in L1 while the few rows of A pass over it).
+ */
 #define NN_GEMM_SMALL_MAX_N 96
 #define NN_GEMM_SMALL_MAX_K 64
+#define NN_GEMM_SMALL_WIDE_MAX_M 64
+#define NN_GEMM_SMALL_WIDE_MIN_N 1024
+#define NN_GEMM_SMALL_WIDE_MAX_K 256
 
 /*
  * True when nn_gemm_small computes C = op(A) B + beta C for this call: B not transposed,
- * alpha 1, beta 0 or 1, 1 <= n <= NN_GEMM_SMALL_MAX_N, 1 <= k <= NN_GEMM_SMALL_MAX_K.
+ * alpha 1, beta 0 or 1, m, n, k >= 1 and a narrow or wide shape (above).
  */
-bool nn_gemm_small_fits(bool trans_a, bool trans_b, int n, int k, float alpha, float beta);
+bool nn_gemm_small_fits(bool trans_a, bool trans_b, int m, int n, int k, float alpha,
+                        float beta);
 
 /*
  * C (m, n) = op(A) (m, k) . B (k, n), plus C itself when accumulate; row-major with leading

@@ -144,15 +144,25 @@ void nn_conv1x1_backward(float *dx, float *dw, const float *dy, const float *x,
   }
 }
 
+/* y (n, out) = act(y + b), the FC layers' epilogue. */
+static void fc_bias_act(float *y, const float *b, bool relu, int n, int out) {
+  if (!b && !relu) return;
+  for (int s = 0; s < n; s++)
+    for (int o = 0; o < out; o++)
+      y[(size_t)s * out + o] = act(y[(size_t)s * out + o] + (b ? b[o] : 0.0f), relu);
+}
+
 void nn_fc_forward(float *y, const float *x, const float *w, const float *b, bool relu,
                    int n, int in, int out) {
   nn_sgemm(CblasNoTrans, CblasTrans, n, out, in, 1.0f, x, in, w, in, 0.0f,
               y, out);
-  if (b || relu) {
-    for (int s = 0; s < n; s++)
-      for (int o = 0; o < out; o++)
-        y[(size_t)s * out + o] = act(y[(size_t)s * out + o] + (b ? b[o] : 0.0f), relu);
-  }
+  fc_bias_act(y, b, relu, n, out);
+}
+
+void nn_fc_forward_wt(float *y, const float *x, const float *wt, const float *b, bool relu,
+                      int n, int in, int out) {
+  nn_sgemm(CblasNoTrans, CblasNoTrans, n, out, in, 1.0f, x, in, wt, out, 0.0f, y, out);
+  fc_bias_act(y, b, relu, n, out);
 }
 
 void nn_fc_backward(float *dx, float *dw, float *db, const float *dy, const float *x,

@@ -63,6 +63,9 @@ void nn_conv1x1_backward(float *dx, float *dw, const float *dy, const float *x,
 /* y (n, out) = act(x (n, in) . w^T + b); w: (out, in); b: (out) or NULL. */
 void nn_fc_forward(float *y, const float *x, const float *w, const float *b, bool relu,
                    int n, int in, int out);
+/* The same with the weights stored transposed: wt (in, out). */
+void nn_fc_forward_wt(float *y, const float *x, const float *wt, const float *b, bool relu,
+                      int n, int in, int out);
 /* dx (n, in) += dy . w (dx may be NULL); dw (out, in) += dy^T . x; db (out) += sum dy. */
 void nn_fc_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
                     const float *w, int n, int in, int out);

@@ -309,6 +309,7 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
     nfold += (size_t)a->channels;
   }
   nfold += nprep + (size_t)(a->policy_channels + a->value_channels) * (a->channels + 1);
+  nfold += (size_t)a->policy_channels * NN_HW * NN_POLICY_SIZE; /* pol_fc_wt */
   m->params = calloc(m->nparams, sizeof(float));
   m->grads = calloc(m->nparams, sizeof(float));
   m->stats = calloc(m->nstats, sizeof(float));
@@ -346,6 +347,8 @@ int nn_model_new(nn_model_t **out, const nn_arch_t *arch, xq_errbuf_t *eb) {
   fp += (size_t)a->value_channels * a->channels;
   m->fold.val_b = fp;
   fp += a->value_channels;
+  m->fold.pol_fc_wt = fp;
+  fp += (size_t)a->policy_channels * NN_HW * NN_POLICY_SIZE;
   assert((size_t)(fp - m->fold_mem) == nfold);
 #ifndef NDEBUG
   size_t np, ns;
@@ -478,6 +481,10 @@ void nn_model_fold(nn_model_t *m) {
   }
   fold_convbn(m->fold.pol_w, m->fold.pol_b, &m->p.pol);
   fold_convbn(m->fold.val_w, m->fold.val_b, &m->p.val);
+  const size_t in = (size_t)m->arch.policy_channels * NN_HW;
+  for (size_t o = 0; o < NN_POLICY_SIZE; o++)
+    for (size_t i = 0; i < in; i++)
+      m->fold.pol_fc_wt[i * NN_POLICY_SIZE + o] = m->p.pol_fc_w[o * in + i];
   m->fold.valid = true;
 }
 

@@ -164,6 +164,8 @@ typedef struct {
   float *pol_b;                  /* (2) */
   float *val_w;                  /* (1, C) */
   float *val_b;                  /* (1) */
+  float *pol_fc_wt; /* (policy_channels * 90, 2086): the policy FC's weights transposed, so
+                     * inference multiplies by them as they lie (nn_gemm_small.h) */
   bool valid;                    /* set by nn_model_fold, cleared by nothing else */
 } nn_folded_t;
 

@@ -2,8 +2,8 @@
  * test_nn_gemm_small.c: the narrow-matrix GEMM (nn_gemm_small.h) and its place behind
  * nn_sgemm (nn_blas.h).
  *
- * Over shapes that cover every blocking path (rows in blocks of 6 and alone, columns in
- * panels of 16, of 8 and the scalar tail), both layouts of A, padded leading dimensions and
+ * Over shapes that cover every blocking path (rows in blocks of 6 and the shorter last
+ * block, columns in panels of 16, of 8 and the scalar tail), both layouts of A, padded leading dimensions and
  * both beta, C equals a double-precision reference within rounding, and nothing outside
  * C's m x n elements is written. With beta 0 the old C is never read (NaN stays out). A row
  * of C is the same bits whether it is computed alone or among others. nn_sgemm sends exactly
@@ -75,9 +75,9 @@ static void check_shape(bool ta, int m, int n, int k, bool accumulate, uint32_t 
 
 static void test_matches_reference(void **state) {
   (void)state;
-  static const int ms[] = {0, 1, 5, 6, 7, 13, 36};
-  static const int ns[] = {1, 3, 8, 9, 15, 16, 17, 24, 31, 40, 64};
-  static const int ks[] = {1, 2, 9, 16, 36, 64};
+  static const int ms[] = {0, 1, 2, 3, 4, 5, 6, 7, 13, 28, 36};
+  static const int ns[] = {1, 3, 8, 9, 15, 16, 17, 24, 31, 40, 64, 90};
+  static const int ks[] = {1, 2, 9, 16, 36, 64, 180};
   uint32_t seed = 11;
   for (int ta = 0; ta < 2; ta++)
     for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
@@ -85,6 +85,9 @@ static void test_matches_reference(void **state) {
         for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
           for (int acc = 0; acc < 2; acc++)
             check_shape(ta, ms[mi], ns[ni], ks[ki], acc, &seed);
+  /* The wide shape: the policy FC (180 inputs, 2,086 moves) on 28 positions. */
+  check_shape(false, 28, 2086, 180, false, &seed);
+  check_shape(true, 28, 2086, 180, true, &seed);
 }
 
 /* Each row of a 13-row call is, bit for bit, the same row computed alone. */
@@ -108,17 +111,30 @@ static void test_rows_independent(void **state) {
 
 static void test_fits(void **state) {
   (void)state;
-  assert_true(nn_gemm_small_fits(false, false, 16, 16, 1.0f, 0.0f));
-  assert_true(nn_gemm_small_fits(true, false, 16, 36, 1.0f, 1.0f));
-  assert_true(nn_gemm_small_fits(false, false, NN_GEMM_SMALL_MAX_N, NN_GEMM_SMALL_MAX_K,
-                                 1.0f, 0.0f));
-  assert_false(nn_gemm_small_fits(false, true, 16, 16, 1.0f, 0.0f));  /* B transposed */
-  assert_false(nn_gemm_small_fits(false, false, 16, 16, 0.5f, 0.0f)); /* alpha */
-  assert_false(nn_gemm_small_fits(false, false, 16, 16, 1.0f, 2.0f)); /* beta */
-  assert_false(nn_gemm_small_fits(false, false, NN_GEMM_SMALL_MAX_N + 1, 16, 1.0f, 0.0f));
-  assert_false(nn_gemm_small_fits(false, false, 16, NN_GEMM_SMALL_MAX_K + 1, 1.0f, 0.0f));
-  assert_false(nn_gemm_small_fits(false, false, 0, 16, 1.0f, 0.0f));
-  assert_false(nn_gemm_small_fits(false, false, 16, 0, 1.0f, 0.0f));
+  /* Narrow: a Winograd GEMM of the tiny net, forward and backward_weights; any m. */
+  assert_true(nn_gemm_small_fits(false, false, 36, 16, 16, 1.0f, 0.0f));
+  assert_true(nn_gemm_small_fits(true, false, 16, 16, 36, 1.0f, 1.0f));
+  assert_true(nn_gemm_small_fits(false, false, 100000, NN_GEMM_SMALL_MAX_N,
+                                 NN_GEMM_SMALL_MAX_K, 1.0f, 0.0f));
+  assert_false(nn_gemm_small_fits(false, true, 36, 16, 16, 1.0f, 0.0f));  /* B transposed */
+  assert_false(nn_gemm_small_fits(false, false, 36, 16, 16, 0.5f, 0.0f)); /* alpha */
+  assert_false(nn_gemm_small_fits(false, false, 36, 16, 16, 1.0f, 2.0f)); /* beta */
+  assert_false(nn_gemm_small_fits(false, false, 36, NN_GEMM_SMALL_MAX_N + 1, 16, 1.0f, 0.0f));
+  assert_false(nn_gemm_small_fits(false, false, 36, 16, NN_GEMM_SMALL_MAX_K + 1, 1.0f, 0.0f));
+  assert_false(nn_gemm_small_fits(false, false, 0, 16, 16, 1.0f, 0.0f));
+  assert_false(nn_gemm_small_fits(false, false, 36, 0, 16, 1.0f, 0.0f));
+  assert_false(nn_gemm_small_fits(false, false, 36, 16, 0, 1.0f, 0.0f));
+  /* Wide: the policy FC (180 inputs, 2,086 moves) on an inference batch, not on a
+   * training batch. */
+  assert_true(nn_gemm_small_fits(false, false, 28, 2086, 180, 1.0f, 0.0f));
+  assert_true(nn_gemm_small_fits(false, false, NN_GEMM_SMALL_WIDE_MAX_M,
+                                 NN_GEMM_SMALL_WIDE_MIN_N, NN_GEMM_SMALL_WIDE_MAX_K, 1.0f,
+                                 0.0f));
+  assert_false(nn_gemm_small_fits(false, false, 256, 2086, 180, 1.0f, 0.0f));
+  assert_false(nn_gemm_small_fits(false, false, 28, NN_GEMM_SMALL_WIDE_MIN_N - 1, 180, 1.0f,
+                                  0.0f));
+  assert_false(nn_gemm_small_fits(false, false, 28, 2086, NN_GEMM_SMALL_WIDE_MAX_K + 1, 1.0f,
+                                  0.0f));
 }
 
 /*
