@@ -20,6 +20,7 @@ typedef struct {
   bool trans_a;
   int m, n, k;
   bool accumulate;
+  bool one_b; /* every call multiplies by the same B (a layer's weights), else each its own */
 } gemm_shape_t;
 
 /*
@@ -27,24 +28,24 @@ typedef struct {
  * a 6-image chunk by C x C) and backward_weights (C x C summed over the 36 tiles); the 1x1
  * head convolutions: one image's 90 squares, C channels in, 2 (policy) out, and back; the
  * policy FC at inference (its weights transposed: 180 inputs by 2,086 moves) at several
- * batch sizes.
+ * batch sizes, each call with the same weights as successive batches have.
  */
 static const gemm_shape_t SHAPES[] = {
-    {"winograd forward", false, 36, 16, 16, false},
-    {"winograd bwd_weights", true, 16, 16, 36, true},
-    {"winograd forward", false, 36, 32, 32, false},
-    {"winograd bwd_weights", true, 32, 32, 36, true},
-    {"winograd forward", false, 36, 64, 64, false},
-    {"winograd bwd_weights", true, 64, 64, 36, true},
-    {"winograd forward", false, 36, 128, 128, false},
-    {"1x1 policy head", false, 2, 90, 16, false},
-    {"1x1 policy head", false, 2, 90, 64, false},
-    {"1x1 policy head dx", true, 16, 90, 2, true},
-    {"1x1 policy head dx", true, 64, 90, 2, true},
-    {"policy FC, batch 1", false, 1, 2086, 180, false},
-    {"policy FC, batch 28", false, 28, 2086, 180, false},
-    {"policy FC, batch 64", false, 64, 2086, 180, false},
-    {"policy FC, batch 256", false, 256, 2086, 180, false},
+    {"winograd forward", false, 36, 16, 16, false, false},
+    {"winograd bwd_weights", true, 16, 16, 36, true, false},
+    {"winograd forward", false, 36, 32, 32, false, false},
+    {"winograd bwd_weights", true, 32, 32, 36, true, false},
+    {"winograd forward", false, 36, 64, 64, false, false},
+    {"winograd bwd_weights", true, 64, 64, 36, true, false},
+    {"winograd forward", false, 36, 128, 128, false, false},
+    {"1x1 policy head", false, 2, 90, 16, false, false},
+    {"1x1 policy head", false, 2, 90, 64, false, false},
+    {"1x1 policy head dx", true, 16, 90, 2, true, false},
+    {"1x1 policy head dx", true, 64, 90, 2, true, false},
+    {"policy FC, batch 1", false, 1, 2086, 180, false, true},
+    {"policy FC, batch 28", false, 28, 2086, 180, false, true},
+    {"policy FC, batch 64", false, 64, 2086, 180, false, true},
+    {"policy FC, batch 256", false, 256, 2086, 180, false, true},
 };
 
 typedef struct {
@@ -57,7 +58,8 @@ enum { CALLS = 35 };
 
 static void run_calls(gemm_ctx_t *g, bool kernel) {
   const gemm_shape_t *s = g->s;
-  const size_t asz = (size_t)s->m * s->k, bsz = (size_t)s->k * s->n, csz = (size_t)s->m * s->n;
+  const size_t asz = (size_t)s->m * s->k, csz = (size_t)s->m * s->n;
+  const size_t bsz = s->one_b ? 0 : (size_t)s->k * s->n;
   const int lda = s->trans_a ? s->m : s->k;
   for (int i = 0; i < CALLS; i++) {
     if (kernel)
@@ -97,7 +99,7 @@ void bench_nn_gemms(bool json, double min_time, double peak_gflops) {
     const gemm_shape_t *s = &SHAPES[i];
     uint32_t seed = 9;
     gemm_ctx_t g = {s, alloc_fill((size_t)CALLS * s->m * s->k, &seed),
-                    alloc_fill((size_t)CALLS * s->k * s->n, &seed),
+                    alloc_fill((size_t)(s->one_b ? 1 : CALLS) * s->k * s->n, &seed),
                     alloc_fill((size_t)CALLS * s->m * s->n, &seed)};
     const bool taken = nn_gemm_small_fits(s->trans_a, false, s->m, s->n, s->k, 1.0f,
                                           s->accumulate ? 1.0f : 0.0f);
