@@ -1,17 +1,17 @@
 /*
  * nn_blas.h: the one door from common/nn to BLAS matrix multiply. Every GEMM of the
  * network (convolutions, 1x1 convolutions, fully connected layers, forward and backward)
- * goes through nn_sgemm, a row-major cblas_sgemm, so a bench can count the time spent in
- * it without touching the shipped binary's symbols.
+ * goes through nn_sgemm, a row-major GEMM with cblas_sgemm's arguments, so a bench can
+ * count the time spent in it without touching the shipped binary's symbols.
  *
  * Small calls (nn_gemm_small_fits: the Winograd GEMMs of nets of up to 64 channels, the 1x1
  * head convolutions, the policy FC on an inference batch) go to nn_gemm_small, a kernel
  * without OpenBLAS's packing; the rest to cblas_sgemm.
  *
- * Counting is off by default; then nn_sgemm costs one relaxed atomic load more than
- * cblas_sgemm. While it is on, each call adds its time and itself to process-wide totals
- * with atomic additions, so GEMMs running on several threads at once (nn_train_pool.c,
- * self-play threads) are all counted, none twice.
+ * Counting is off by default; then nn_sgemm costs a shape test and two relaxed atomic
+ * loads more than the GEMM itself. While it is on, each call adds its time and itself to
+ * process-wide totals with atomic additions, so GEMMs running on several threads at once
+ * (nn_train_pool.c, self-play threads) are all counted, none twice.
  */
 #ifndef NN_BLAS_H
 #define NN_BLAS_H
