@@ -6,13 +6,11 @@
  */
 #include "bench_nn_gemm.h"
 
-#include <stdint.h>
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bench_nn_net.h"
-#include <cblas.h>
-
 #include "nn/nn_gemm_small.h"
 
 typedef struct {
@@ -74,19 +72,6 @@ static void run_calls(gemm_ctx_t *g, bool kernel) {
 static void run_kernel(void *p) { run_calls(p, true); }
 static void run_openblas(void *p) { run_calls(p, false); }
 
-static float *alloc_fill(size_t count, uint32_t *seed) {
-  float *p = malloc(sizeof(float) * count);
-  if (!p) {
-    fprintf(stderr, "xqz bench nn: out of memory (%zu floats)\n", count);
-    exit(1);
-  }
-  for (size_t i = 0; i < count; i++) {
-    *seed = *seed * 1664525u + 1013904223u;
-    p[i] = (float)(*seed >> 8) / (float)(1u << 24) - 0.5f;
-  }
-  return p;
-}
-
 void bench_nn_gemms(bool json, double min_time, double peak_gflops) {
   if (json) printf(",\"gemm\":{");
   else {
@@ -97,10 +82,10 @@ void bench_nn_gemms(bool json, double min_time, double peak_gflops) {
   }
   for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
     const gemm_shape_t *s = &SHAPES[i];
-    uint32_t seed = 9;
-    gemm_ctx_t g = {s, alloc_fill((size_t)CALLS * s->m * s->k, &seed),
-                    alloc_fill((size_t)(s->one_b ? 1 : CALLS) * s->k * s->n, &seed),
-                    alloc_fill((size_t)CALLS * s->m * s->n, &seed)};
+    unsigned seed = 9;
+    gemm_ctx_t g = {s, bench_nn_alloc_rand((size_t)CALLS * s->m * s->k, &seed),
+                    bench_nn_alloc_rand((size_t)(s->one_b ? 1 : CALLS) * s->k * s->n, &seed),
+                    bench_nn_alloc_rand((size_t)CALLS * s->m * s->n, &seed)};
     const bool taken = nn_gemm_small_fits(s->trans_a, false, s->m, s->n, s->k, 1.0f,
                                           s->accumulate ? 1.0f : 0.0f);
     const double t_small = bench_nn_time(run_kernel, &g, min_time);

@@ -5,9 +5,10 @@
  * batch 256, for the nets named (by default the default 6x64 and large 10x128 nets).
  *
  * The share of time inside sgemm comes from nn_blas.h's counting, switched on only
- * while a net is being timed: every GEMM of the network goes through nn_sgemm. For nets
- * narrow enough for nn_gemm_small (nn_gemm_small.h) each rate is timed again with that
- * kernel switched off, and "narrow" is the kernel's speed-up of the whole net.
+ * while a net is being timed: every GEMM of the network goes through nn_sgemm. Each rate is
+ * timed again with nn_gemm_small (nn_gemm_small.h) switched off, and "narrow" is the
+ * kernel's speed-up of the whole net (the policy FC at inference batch sizes goes through
+ * it whatever the net's width).
  */
 #include "bench_nn_net.h"
 
@@ -18,7 +19,6 @@
 
 #include "nn/nn_blas.h"
 #include "nn/nn_forward.h"
-#include "nn/nn_gemm_small.h"
 #include "nn/nn_loss.h"
 #include "nn/nn_model.h"
 #include "nn/nn_optim.h"
@@ -53,18 +53,15 @@ static void run_train(void *p) {
 }
 
 /*
- * Times fn and the share of that time inside sgemm (per call). With narrow set, also the
- * time with nn_gemm_small switched off, as *speedup = that time / the first; else 0.
+ * Times fn and the share of that time inside sgemm (per call), and the time with
+ * nn_gemm_small switched off, as *speedup = that time / the first.
  */
-static double time_split(void (*fn)(void *), void *ctx, double min_time, bool narrow,
-                         double *gemm_share, double *speedup) {
+static double time_split(void (*fn)(void *), void *ctx, double min_time, double *gemm_share,
+                         double *speedup) {
   double t = bench_nn_time(fn, ctx, min_time);
-  *speedup = 0;
-  if (narrow) {
-    nn_sgemm_small(false);
-    *speedup = bench_nn_time(fn, ctx, min_time) / t;
-    nn_sgemm_small(true);
-  }
+  nn_sgemm_small(false);
+  *speedup = bench_nn_time(fn, ctx, min_time) / t;
+  nn_sgemm_small(true);
   /* A separate counted run: fewer calls, just to split the time. */
   int calls = (int)(min_time / t) + 1;
   nn_sgemm_stats_reset();
@@ -77,13 +74,10 @@ static double time_split(void (*fn)(void *), void *ctx, double min_time, bool na
   return t;
 }
 
-/* One row of the table; speedup 0 prints "-" (the net is too wide for the kernel). */
 static void print_row(const char *label, const char *mode, int batch, double rate, double gf,
                       double of_peak, double share, double speedup) {
-  char sp[16] = "-";
-  if (speedup > 0) snprintf(sp, sizeof sp, "%.2fx", speedup);
-  printf("%-8s %-6s %5d %12.1f %9.1f %5.0f%% %5.0f%% %7s\n", label, mode, batch, rate, gf,
-         100 * of_peak, 100 * share, sp);
+  printf("%-8s %-6s %5d %12.1f %9.1f %5.0f%% %5.0f%% %6.2fx\n", label, mode, batch, rate, gf,
+         100 * of_peak, 100 * share, speedup);
   fflush(stdout);
 }
 
@@ -130,8 +124,6 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
     char label[32];
     nn_arch_name(&arch, label, sizeof label);
     const double flops = nn_arch_flops(&arch); /* per position, forward */
-    /* The Winograd GEMMs' n and k are the channel counts (rounded up to 8). */
-    const bool narrow = arch.channels <= NN_GEMM_SMALL_MAX_N;
     if (nn_model_new(&c.m, &arch, &eb) || nn_plan_new(&c.plan, &arch, max_n, true, &eb) ||
         nn_plan_new(&c.iplan, &arch, max_n, false, &eb)) {
       fprintf(stderr, "xqz bench nn: cannot build the %s net: %s\n", label, eb.msg);
@@ -160,7 +152,7 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
       c.n = infer_batches[b];
       if (quick && (c.n == 8 || c.n == 64)) continue;
       double share, speedup;
-      double t = time_split(run_infer, &c, min_time, narrow, &share, &speedup);
+      double t = time_split(run_infer, &c, min_time, &share, &speedup);
       double rate = c.n / t, gf = rate * flops * 1e-9;
       ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "%s\"%d\":%.1f",
                              b ? "," : "", c.n, rate);
@@ -191,8 +183,7 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
     c.opt.schedule.e[0].from = 0;
     c.opt.schedule.e[0].lr = 1e-4f;
     double share, speedup;
-    double t =
-        time_split(run_train, &c, quick ? min_time : 2 * min_time, narrow, &share, &speedup);
+    double t = time_split(run_train, &c, quick ? min_time : 2 * min_time, &share, &speedup);
     double rate = train_n / t, gf = rate * 3 * flops * 1e-9; /* forward + 2x backward */
     tj += (size_t)snprintf(train_json + tj, sizeof train_json - tj, "%s\"%s\":{\"%d\":%.1f}",
                            a ? "," : "", label, train_n, rate);

@@ -6,11 +6,14 @@
 #define XQZ_BENCH_NN_NET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "nn/nn_model.h"
 
 /* Seconds per call of fn(ctx), fastest of three rounds of at least min_time each. */
 double bench_nn_time(void (*fn)(void *ctx), void *ctx, double min_time);
+/* count floats in [-1, 1) from a linear congruential seed; exits on out of memory. */
+float *bench_nn_alloc_rand(size_t count, unsigned *seed);
 
 #define BENCH_NN_MAX_NETS 16
 

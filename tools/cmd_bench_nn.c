@@ -1,9 +1,10 @@
 /*
  * cmd_bench_nn.c: `xqz bench nn`: how close the network code runs to this machine's
  * limit. Measures the machine's own single-call cblas_sgemm peak, then the 3x3 conv
- * kernels (Winograd and the im2col reference) layer by layer, the narrow GEMMs of small
- * nets (nn_gemm_small against OpenBLAS alone), then whole-net inference and training rates, each with achieved GFLOP/s (direct-convolution FLOPs, so Winograd
- * can exceed 100% of the sgemm peak) and its share of the peak.
+ * kernels (Winograd and the im2col reference) layer by layer, the small nets' GEMM shapes
+ * (nn_gemm_small against OpenBLAS alone, bench_nn_gemm.c), and whole-net inference and
+ * training rates, each with achieved GFLOP/s (direct-convolution FLOPs, so Winograd can
+ * exceed 100% of the sgemm peak) and its share of the peak.
  * Benchmarks print figures; they are not tests. --json prints one JSON object.
  */
 #include <assert.h>
@@ -29,7 +30,7 @@ typedef struct {
   int nnets;
 } bench_opts_t;
 
-static float *alloc_rand(size_t count, unsigned *seed) {
+float *bench_nn_alloc_rand(size_t count, unsigned *seed) {
   float *p = malloc(sizeof(float) * (count ? count : 1));
   if (!p) {
     fprintf(stderr, "xqz bench nn: out of memory (%zu floats)\n", count);
@@ -79,9 +80,9 @@ static void run_sgemm(void *p) {
 static double sgemm_peak(const bench_opts_t *o) {
   unsigned seed = 1;
   sgemm_ctx_t s = {1024, 1024, 1024, NULL, NULL, NULL};
-  s.a = alloc_rand((size_t)s.m * s.k, &seed);
-  s.b = alloc_rand((size_t)s.k * s.n, &seed);
-  s.c = alloc_rand((size_t)s.m * s.n, &seed);
+  s.a = bench_nn_alloc_rand((size_t)s.m * s.k, &seed);
+  s.b = bench_nn_alloc_rand((size_t)s.k * s.n, &seed);
+  s.c = bench_nn_alloc_rand((size_t)s.m * s.n, &seed);
   double t = bench_nn_time(run_sgemm, &s, o->min_time);
   free(s.a), free(s.b), free(s.c);
   return 2.0 * s.m * s.n * s.k / t * 1e-9;
@@ -147,15 +148,15 @@ static void bench_convs(const bench_opts_t *o, double peak, bool *first_json) {
       unsigned seed = 7;
       conv_ctx_t ctx = {.n = n, .cin = c, .cout = c};
       const size_t act = (size_t)n * c * NN_BOARD_HW;
-      ctx.x = alloc_rand(act, &seed);
-      ctx.y = alloc_rand(act, &seed);
-      ctx.res = alloc_rand(act, &seed);
-      ctx.w = alloc_rand((size_t)c * c * 9, &seed);
-      ctx.dw = alloc_rand((size_t)c * c * 9, &seed);
-      ctx.bias = alloc_rand((size_t)c, &seed);
-      ctx.wp = alloc_rand(nn_conv3x3_prepared_floats(c, c), &seed);
-      ctx.scratch = alloc_rand(nn_conv3x3_scratch_floats(n, c, c), &seed);
-      ctx.scratch_ref = alloc_rand(nn_conv3x3_im2col_scratch_floats(n, c, c), &seed);
+      ctx.x = bench_nn_alloc_rand(act, &seed);
+      ctx.y = bench_nn_alloc_rand(act, &seed);
+      ctx.res = bench_nn_alloc_rand(act, &seed);
+      ctx.w = bench_nn_alloc_rand((size_t)c * c * 9, &seed);
+      ctx.dw = bench_nn_alloc_rand((size_t)c * c * 9, &seed);
+      ctx.bias = bench_nn_alloc_rand((size_t)c, &seed);
+      ctx.wp = bench_nn_alloc_rand(nn_conv3x3_prepared_floats(c, c), &seed);
+      ctx.scratch = bench_nn_alloc_rand(nn_conv3x3_scratch_floats(n, c, c), &seed);
+      ctx.scratch_ref = bench_nn_alloc_rand(nn_conv3x3_im2col_scratch_floats(n, c, c), &seed);
       nn_conv3x3_prepare(ctx.wp, ctx.w, c, c);
       const double flops = 2.0 * n * c * c * 9 * NN_BOARD_HW;
       for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {

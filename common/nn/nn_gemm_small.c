@@ -4,10 +4,10 @@
  * C is cut into panels of 16 columns (two 8-float vectors), then one of 8, then the last
  * n % 8 columns; each panel into blocks of 6 rows. A block's 6 x 16 sums stay in 12 vector
  * registers for the whole k loop: per k it loads one row of B (two vectors), broadcasts six
- * elements of op(A) and does twelve multiply-adds. Columns past the last multiple of 8 go
- * in scalar code. Every element is summed in
- * order over k whichever way it is reached. Rows past the last multiple of 6 form one
- * shorter block, so a call of 28 rows is four blocks of 6 and one of 4.
+ * elements of op(A) and does twelve multiply-adds. Rows past the last multiple of 6 form
+ * one shorter block (a call of 28 rows is four blocks of 6 and one of 4); columns past the
+ * last multiple of 8 go in scalar code. Every element is summed in order over k whichever
+ * way it is reached.
  */
 /*
  * The build is ISO C11, in which GCC does not contract a * b + c into fused multiply-adds
