@@ -2,10 +2,10 @@
  * nn_gemm_small.h: a register-blocked GEMM for the narrow matrices of small nets.
  *
  * The Winograd convolutions of the tiny net (16 channels) multiply 36 x 16 tiles by 16 x 16
- * filters, 35 GEMMs per layer and chunk of six images. On such shapes OpenBLAS spends more
- * time packing its operands and zeroing C than multiplying (42% to 59% of its peak on the
- * tiny net's shapes, `xqz bench nn`). So does it on the policy FC at self-play batch sizes (28 positions by
- * 180 inputs by 2,086 moves), where it packs the whole 1.5 MB weight matrix on every call.
+ * filters, 35 GEMMs per layer and chunk of six images. On such shapes OpenBLAS runs at 42%
+ * to 59% of its peak (`xqz bench nn`), much of its time spent packing operands and zeroing
+ * C (`perf`). On the policy FC at self-play batch sizes (28 positions by 180 inputs by 2,086
+ * moves) it packs the whole 1.5 MB weight matrix on every call.
  * This kernel reads A and B where they lie and keeps a 6 x 16 block of C in registers, so
  * it needs no packing and no scratch. nn_sgemm (nn_blas.h) sends it the calls
  * nn_gemm_small_fits accepts and everything else to OpenBLAS.
