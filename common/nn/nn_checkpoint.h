@@ -30,8 +30,8 @@ int nn_checkpoint_save(const char *path, const nn_model_t *m, const nn_file_meta
  * release with nn_sgd_close; opt->schedule is left as the caller set it). When ema is not
  * NULL (zeroed, closed or holding an average, which is released first), a stored average
  * is loaded into it: ema->avg is allocated (release with nn_ema_close) and count set; its
- * horizon is left for the caller to set (configuration, not state). Without a stored average ema stays empty
- * (avg NULL, count 0). A stored average is ignored when ema is NULL. */
+ * horizon is left for the caller to set (configuration, not state). Without a stored
+ * average ema stays empty (avg NULL, count 0). A stored average is ignored when ema is NULL. */
 int nn_checkpoint_load(const char *path, nn_model_t **out, nn_file_meta_t *meta,
                        nn_sgd_t *opt, nn_ema_t *ema, xq_errbuf_t *eb);
 

@@ -3,9 +3,9 @@
  * nn_sgemm (nn_blas.h).
  *
  * Over shapes that cover every blocking path (rows in blocks of 6 and the shorter last
- * block, columns in panels of 16, of 8 and the scalar tail), both layouts of A, padded leading dimensions and
- * both beta, C equals a double-precision reference within rounding, and nothing outside
- * C's m x n elements is written. With beta 0 the old C is never read (NaN stays out). A row
+ * block, columns in panels of 16, of 8 and the scalar tail), both layouts of A, padded
+ * leading dimensions and both beta, C equals a double-precision reference within rounding,
+ * and nothing outside C's m x n elements is written. With beta 0 the old C is never read (NaN stays out). A row
  * of C is the same bits whether it is computed alone or among others. nn_sgemm sends exactly
  * the calls nn_gemm_small_fits accepts to the kernel, and every call to OpenBLAS when
  * switched off.
