@@ -1,11 +1,13 @@
 /*
  * cmd_bench_selfplay.c: `xqz bench selfplay [--net FILE] [--sims S] [--seconds T]
- * [--parallel G,G,...] [--vs-openblas]`: one search thread of batched self-play for a fixed
+ * [--parallel G,G,...] [--vs-openblas | --vs-dense]`: one search thread of batched self-play for a fixed
  * time at each batch size G; prints simulations/s, plies/s, the share of time in the network
  * (encoding and inference) vs tree + rules, and the evaluator's mean batch. Without --net it
  * writes a fresh default 6x64 net (random weights: speed does not depend on them) to a temp
  * file. --vs-openblas plays each G twice, first with every GEMM in OpenBLAS, then with the
  * narrow-matrix kernel (nn_gemm_small.h) as always, and prints the ratio of plies/s.
+ * --vs-dense does the same with the whole policy FC and its masked softmax first
+ * (xq_evaluator_whole_policy), then the legal moves' logits alone as always.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "nn/nn_blas.h"
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
+#include "search/evaluator.h"
 #include "search/selfplay.h"
 
 static int bsp_make_net(char *path, size_t n) {
@@ -40,10 +43,14 @@ int xqz_bench_selfplay(int argc, char **argv) {
   int sims = 200;
   double seconds = 10.0;
   char plist[128] = "1,8,32,64";
-  bool vs_openblas = false;
+  /* The baseline pass: none, every GEMM in OpenBLAS, or the whole policy. */
+  enum { VS_NONE, VS_OPENBLAS, VS_DENSE } vs = VS_NONE;
+  static const char *const base_name[] = {"", "openblas", "dense"};
+  static const char *const new_name[] = {"", "narrow", "legal"};
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--vs-openblas")) {
-      vs_openblas = true;
+    if (!strcmp(argv[i], "--vs-openblas") || !strcmp(argv[i], "--vs-dense")) {
+      if (vs != VS_NONE) goto usage;
+      vs = argv[i][5] == 'o' ? VS_OPENBLAS : VS_DENSE;
       continue;
     }
     if (i + 1 >= argc) goto usage;
@@ -63,7 +70,7 @@ int xqz_bench_selfplay(int argc, char **argv) {
   printf("self-play, 1 thread, %d sims full / %d fast, %.0f s per batch size\n", sims,
          sims / 5 > 0 ? sims / 5 : 1, seconds);
   printf("%8s %10s %9s %9s %10s %10s %9s%s\n", "G", "sims/s", "plies/s", "evals/s",
-         "mean batch", "net share", "tree+rules", vs_openblas ? "  gemm" : "");
+         "mean batch", "net share", "tree+rules", vs ? "  pass" : "");
   int rc = 0;
   for (char *s = plist; *s && !rc;) {
     int g = atoi(s);
@@ -73,10 +80,11 @@ int xqz_bench_selfplay(int argc, char **argv) {
     cfg.sims_full = sims;
     cfg.sims_fast = sims / 5 > 0 ? sims / 5 : 1;
     cfg.time_limit_s = seconds;
-    /* --vs-openblas: pass 0 with every GEMM in OpenBLAS, pass 1 as always. */
+    /* --vs-*: pass 0 the baseline, pass 1 as always. */
     double plies_s[2] = {0, 0};
-    for (int pass = vs_openblas ? 0 : 1; pass < 2; pass++) {
-      nn_sgemm_small(pass == 1);
+    for (int pass = vs ? 0 : 1; pass < 2; pass++) {
+      nn_sgemm_small(!(pass == 0 && vs == VS_OPENBLAS));
+      xq_evaluator_whole_policy(pass == 0 && vs == VS_DENSE);
       xq_selfplay_stats_t st;
       xq_errbuf_t eb = {{0}};
       rc = xq_selfplay_run(&cfg, net, 1 << 30, NULL, NULL, &st, &eb);
@@ -86,14 +94,14 @@ int xqz_bench_selfplay(int argc, char **argv) {
       }
       double t = st.total_s;
       plies_s[pass] = (double)st.plies / t;
-      printf("%8d %10.0f %9.1f %9.0f %10.1f %9.1f%% %8.1f%%%s\n", cfg.parallel,
+      printf("%8d %10.0f %9.1f %9.0f %10.1f %9.1f%% %8.1f%%%s%s\n", cfg.parallel,
              (double)st.sims / t, plies_s[pass], (double)st.evals / t,
              st.batches ? (double)st.evals / (double)st.batches : 0.0, 100.0 * st.net_s / t,
              100.0 * (1.0 - st.net_s / t),
-             !vs_openblas ? "" : pass == 0 ? "  openblas" : "  narrow");
-      if (pass == 1 && vs_openblas && plies_s[0] > 0)
-        printf("%8s narrow kernel: %.2fx the plies/s of OpenBLAS alone\n", "",
-               plies_s[1] / plies_s[0]);
+             vs ? "  " : "", pass == 0 ? base_name[vs] : new_name[vs]);
+      if (pass == 1 && vs && plies_s[0] > 0)
+        printf("%8s %s: %.2fx the plies/s of %s\n", "", new_name[vs], plies_s[1] / plies_s[0],
+               base_name[vs]);
       fflush(stdout);
     }
     s = strchr(s, ',');
@@ -101,10 +109,11 @@ int xqz_bench_selfplay(int argc, char **argv) {
     s++;
   }
   nn_sgemm_small(true);
+  xq_evaluator_whole_policy(false);
   if (tmp[0]) unlink(tmp);
   return rc ? 1 : 0;
 usage:
   fprintf(stderr, "usage: xqz bench selfplay [--net FILE] [--sims S] [--seconds T] "
-                  "[--parallel G,G,...] [--vs-openblas]\n");
+                  "[--parallel G,G,...] [--vs-openblas | --vs-dense]\n");
   return 2;
 }

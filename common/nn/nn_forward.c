@@ -6,28 +6,35 @@
 #include <string.h>
 
 #include "nn/conv3x3.h"
+#include "nn/nn_fc_rows.h"
 #include "nn/nn_layers.h"
 #include "nn/nn_lines.h"
 #include "nn/nn_loss.h"
 
+/* The value head from vy (n, value_channels, 90) into p->value. */
+static void value_tail(nn_plan_t *p, const nn_model_t *m, int n) {
+  const nn_arch_t *a = &m->arch;
+  int vin = a->value_channels * NN_HW;
+  nn_fc_forward(p->vh, p->vy, m->p.val_fc1_w, m->p.val_fc1_b, true, n, vin, a->value_hidden);
+  nn_fc_forward(p->value, p->vh, m->p.val_fc2_w, m->p.val_fc2_b, false, n, a->value_hidden, 1);
+  nn_tanh_forward(p->value, p->value, (size_t)n);
+}
+
 /* The heads from the tower output t (n, C, 90), once py and vy are computed. Inference
  * (folded) multiplies by the policy FC's transposed copy: the same product, faster. */
 static void heads_tail(nn_plan_t *p, const nn_model_t *m, int n, bool folded) {
-  const nn_arch_t *a = &m->arch;
-  int pin = a->policy_channels * NN_HW, vin = a->value_channels * NN_HW;
+  int pin = m->arch.policy_channels * NN_HW;
   if (folded)
     nn_fc_forward_wt(p->logits, p->py, m->fold.pol_fc_wt, m->p.pol_fc_b, false, n, pin,
                      NN_POLICY_SIZE);
   else
     nn_fc_forward(p->logits, p->py, m->p.pol_fc_w, m->p.pol_fc_b, false, n, pin,
                   NN_POLICY_SIZE);
-  nn_fc_forward(p->vh, p->vy, m->p.val_fc1_w, m->p.val_fc1_b, true, n, vin, a->value_hidden);
-  nn_fc_forward(p->value, p->vh, m->p.val_fc2_w, m->p.val_fc2_b, false, n, a->value_hidden, 1);
-  nn_tanh_forward(p->value, p->value, (size_t)n);
+  value_tail(p, m, n);
 }
 
-void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
-              const float *planes, const uint8_t *mask, int n) {
+/* The folded tower and the heads' 1x1 convolutions: py and vy of n positions. */
+static void infer_trunk(nn_plan_t *p, const nn_model_t *m, const float *planes, int n) {
   assert(m->fold.valid && n >= 1 && n <= p->max_n);
   const nn_arch_t *a = &m->arch;
   int C = a->channels;
@@ -53,8 +60,40 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
                      a->policy_channels, NN_HW);
   nn_conv1x1_forward(p->vy, cur, m->fold.val_w, m->fold.val_b, true, n, C,
                      a->value_channels, NN_HW);
+}
+
+void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
+              const float *planes, const uint8_t *mask, int n) {
+  infer_trunk(p, m, planes, n);
   heads_tail(p, m, n, true);
   if (policy) nn_masked_softmax(policy, p->logits, mask, n);
+  if (value)
+    for (int i = 0; i < n; i++) value[i] = p->value[i];
+}
+
+void nn_infer_legal(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
+                    const float *planes, const int *legal, const int *start, int n) {
+  infer_trunk(p, m, planes, n);
+  value_tail(p, m, n);
+  int pin = m->arch.policy_channels * NN_HW;
+  float lg[NN_POLICY_SIZE];
+  for (int s = 0; s < n; s++) {
+    float *ps = policy + (size_t)s * NN_POLICY_SIZE;
+    const int *rows = legal + start[s];
+    int k = start[s + 1] - start[s];
+    assert(k >= 0 && k <= NN_POLICY_SIZE);
+    memset(ps, 0, NN_POLICY_SIZE * sizeof(float));
+    if (k == 0) continue; /* no legal move: all zero, as nn_masked_softmax leaves it */
+    nn_fc_rows(lg, p->py + (size_t)s * pin, m->p.pol_fc_w, m->p.pol_fc_b, pin, rows, k);
+    /* nn_masked_softmax's arithmetic over the listed moves. */
+    float mx = -INFINITY;
+    for (int j = 0; j < k; j++)
+      if (lg[j] > mx) mx = lg[j];
+    double sum = 0;
+    for (int j = 0; j < k; j++) sum += lg[j] = expf(lg[j] - mx);
+    float inv = (float)(1.0 / sum);
+    for (int j = 0; j < k; j++) ps[rows[j]] = lg[j] * inv;
+  }
   if (value)
     for (int i = 0; i < n; i++) value[i] = p->value[i];
 }

@@ -31,6 +31,19 @@
 void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
               const float *planes, const uint8_t *mask, int n);
 
+/*
+ * nn_infer for a search, which reads the priors of the legal moves only: the policy FC is
+ * evaluated at the listed moves alone (nn_fc_rows.h), about a fiftieth of its work.
+ *   policy: (n, NN_POLICY_SIZE), written whole: the softmax over the listed moves, 0
+ *     elsewhere (all 0 for a position with none), as nn_infer gives with their mask, up to
+ *     rounding (sums in another order);
+ *   legal: position s's policy indices are legal[start[s]] .. legal[start[s + 1] - 1]
+ *     (start: n + 1 offsets, start[0] = 0; at most NN_POLICY_SIZE each, no repeats);
+ *   value, planes: as nn_infer. plan->logits is not written.
+ */
+void nn_infer_legal(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
+                    const float *planes, const int *legal, const int *start, int n);
+
 /* After nn_infer on the same plan, model and n: surv (n, 90) = the survival head's
  * probability that the piece on each square is still on the board at the end of its game,
  * squares in the input planes' frame (the side to move's view: planes[p * 90 + s] and

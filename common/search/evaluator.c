@@ -2,7 +2,8 @@
  * evaluator.c: the two evaluators behind evaluator.h.
  *
  * The network evaluator owns a folded model, an inference plan for max_batch positions and
- * its encoding scratch (planes and legal masks); one search thread uses it. The uniform
+ * its encoding scratch (planes and legal move lists); one search thread uses it. It asks
+ * the net for the legal moves' priors only (nn_infer_legal). The uniform
  * evaluator gives every legal move the same prior and every position the value 0.
  */
 #include "search/evaluator.h"
@@ -24,18 +25,33 @@ typedef struct {
   nn_plan_t *plan;
   int nplanes;    /* input planes the model reads (nn_arch_input_planes) */
   float *planes;  /* (max_batch, nplanes, 90) */
-  uint8_t *mask;  /* (max_batch, NN_POLICY_SIZE) */
+  int *legal;     /* (max_batch, XQ_MAX_MOVES): each position's legal policy indices */
+  int *start;     /* (max_batch + 1): position i's are legal[start[i] .. start[i + 1] - 1] */
+  uint8_t *mask;  /* (max_batch, NN_POLICY_SIZE): for the whole policy (benchmarks) */
 } net_eval_t;
+
+static bool whole_policy; /* xq_evaluator_whole_policy */
+
+void xq_evaluator_whole_policy(bool on) { whole_policy = on; }
 
 static void net_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,
                      float *values) {
   net_eval_t *ne = (net_eval_t *)ev;
   if (n <= 0) return;
+  if (whole_policy) {
+    for (int i = 0; i < n; i++) {
+      nn_encode(ne->planes + (size_t)i * ne->nplanes * XQ_SQUARES, pos[i], ne->nplanes);
+      nn_encode_legal(pos[i], ne->mask + (size_t)i * NN_POLICY_SIZE, NULL, NULL);
+    }
+    nn_infer(priors, values, ne->plan, ne->model, ne->planes, ne->mask, n);
+    return;
+  }
+  ne->start[0] = 0;
   for (int i = 0; i < n; i++) {
     nn_encode(ne->planes + (size_t)i * ne->nplanes * XQ_SQUARES, pos[i], ne->nplanes);
-    nn_encode_legal(pos[i], ne->mask + (size_t)i * NN_POLICY_SIZE, NULL, NULL);
+    ne->start[i + 1] = ne->start[i] + nn_encode_legal(pos[i], NULL, ne->legal + ne->start[i], NULL);
   }
-  nn_infer(priors, values, ne->plan, ne->model, ne->planes, ne->mask, n);
+  nn_infer_legal(priors, values, ne->plan, ne->model, ne->planes, ne->legal, ne->start, n);
 }
 
 static void net_destroy(xq_evaluator_t *ev) {
@@ -43,6 +59,8 @@ static void net_destroy(xq_evaluator_t *ev) {
   nn_plan_free(&ne->plan);
   nn_model_free(&ne->model);
   free(ne->planes);
+  free(ne->legal);
+  free(ne->start);
   free(ne->mask);
   free(ne);
 }
@@ -63,8 +81,10 @@ int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_bat
   if (rc) goto fail;
   ne->nplanes = nn_arch_input_planes(&ne->model->arch);
   ne->planes = malloc((size_t)max_batch * ne->nplanes * XQ_SQUARES * sizeof(float));
+  ne->legal = malloc((size_t)max_batch * XQ_MAX_MOVES * sizeof(int));
+  ne->start = malloc(((size_t)max_batch + 1) * sizeof(int));
   ne->mask = malloc((size_t)max_batch * NN_POLICY_SIZE);
-  if (!ne->planes || !ne->mask) {
+  if (!ne->planes || !ne->legal || !ne->start || !ne->mask) {
     rc = xq_err_set(eb, XQ_ENOMEM, "evaluator scratch for batch %d", max_batch);
     goto fail;
   }

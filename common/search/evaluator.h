@@ -10,6 +10,8 @@
 #ifndef XQ_EVALUATOR_H
 #define XQ_EVALUATOR_H
 
+#include <stdbool.h>
+
 #include "rules/board.h"
 #include "support/error.h"
 
@@ -28,6 +30,11 @@ struct xq_evaluator {
  * Single-threaded BLAS by policy (docs/network-performance.md). */
 int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_batch,
                          xq_errbuf_t *eb);
+/* Benchmarks only (`xqz bench selfplay --vs-dense`): with on, network evaluators made from
+ * then on or before compute the whole policy and mask it (nn_infer), as before they asked
+ * for the legal moves' logits alone (nn_infer_legal); the priors are the same up to
+ * rounding. Process-wide; not for use while searches run. */
+void xq_evaluator_whole_policy(bool on);
 /* Uniform priors over the legal moves and value 0: tests and baselines. */
 int xq_evaluator_uniform_new(xq_evaluator_t **out, int max_batch);
 /* NULL-safe; sets *ev to NULL. */

@@ -1,0 +1,63 @@
+/*
+ * nn_fc_rows.c: the FC at chosen outputs (contract in nn_fc_rows.h).
+ *
+ * Four rows at a time, each summed in eight vector lanes over i (so four independent
+ * chains of multiply-adds share every load of x), then the lanes added; the last in % 8
+ * inputs and the last nrows % 4 rows in plain loops. A row's sum is the same whichever
+ * group of four it falls in.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=fast")
+#endif
+
+#include "nn/nn_fc_rows.h"
+
+#include <stddef.h>
+
+enum { FR_VEC = 8, FR_ROWS = 4 };
+
+typedef float fr_v8 __attribute__((vector_size(32)));
+/* Unaligned, may_alias access (GCC's idiom, as in nn_gemm_small.c). */
+typedef float fr_v8u __attribute__((vector_size(32), aligned(4), may_alias));
+
+static inline float fr_hsum(fr_v8 v) {
+  return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
+}
+
+/* One row's dot product with x, the vector part done as fr_group does it. */
+static float fr_dot(const float *x, const float *w, int in) {
+  int iv = in - in % FR_VEC;
+  fr_v8 s = {0};
+  for (int i = 0; i < iv; i += FR_VEC) s += *(const fr_v8u *)(x + i) * *(const fr_v8u *)(w + i);
+  float t = fr_hsum(s);
+  for (int i = iv; i < in; i++) t += x[i] * w[i];
+  return t;
+}
+
+/* Four rows' dot products with x, sharing the loads of x. */
+static void fr_group(float *y, const float *x, const float *const w[FR_ROWS], int in) {
+  int iv = in - in % FR_VEC;
+  fr_v8 s[FR_ROWS] = {{0}};
+  for (int i = 0; i < iv; i += FR_VEC) {
+    fr_v8 xv = *(const fr_v8u *)(x + i);
+    for (int r = 0; r < FR_ROWS; r++) s[r] += xv * *(const fr_v8u *)(w[r] + i);
+  }
+  for (int r = 0; r < FR_ROWS; r++) {
+    float t = fr_hsum(s[r]);
+    for (int i = iv; i < in; i++) t += x[i] * w[r][i];
+    y[r] = t;
+  }
+}
+
+void nn_fc_rows(float *y, const float *x, const float *w, const float *b, int in,
+                const int *rows, int nrows) {
+  int j = 0;
+  for (; j + FR_ROWS <= nrows; j += FR_ROWS) {
+    const float *wr[FR_ROWS];
+    for (int r = 0; r < FR_ROWS; r++) wr[r] = w + (size_t)rows[j + r] * in;
+    fr_group(y + j, x, wr, in);
+  }
+  for (; j < nrows; j++) y[j] = fr_dot(x, w + (size_t)rows[j] * in, in);
+  if (b)
+    for (j = 0; j < nrows; j++) y[j] += b[rows[j]];
+}
