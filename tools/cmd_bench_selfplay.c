@@ -1,10 +1,10 @@
 /*
  * cmd_bench_selfplay.c: `xqz bench selfplay [--net FILE] [--sims S] [--seconds T]
- * [--parallel G,G,...] [--vs-openblas | --vs-dense]`: one search thread of batched self-play for a fixed
- * time at each batch size G; prints simulations/s, plies/s, the share of time in the network
- * (encoding and inference) vs tree + rules, and the evaluator's mean batch. Without --net it
- * writes a fresh default 6x64 net (random weights: speed does not depend on them) to a temp
- * file. --vs-openblas plays each G twice, first with every GEMM in OpenBLAS, then with the
+ * [--parallel G,G,...] [--vs-openblas | --vs-dense]`: one search thread of batched
+ * self-play for a fixed time at each batch size G; prints simulations/s, plies/s, the
+ * share of time in the network (encoding and inference) vs tree + rules, and the
+ * evaluator's mean batch. Without --net it writes a fresh default 6x64 net (random weights:
+ * speed does not depend on them) to a temp file. --vs-openblas plays each G twice, first with every GEMM in OpenBLAS, then with the
  * narrow-matrix kernel (nn_gemm_small.h) as always, and prints the ratio of plies/s.
  * --vs-dense does the same with the whole policy FC and its masked softmax first
  * (xq_evaluator_whole_policy), then the legal moves' logits alone as always.
@@ -48,9 +48,10 @@ int xqz_bench_selfplay(int argc, char **argv) {
   static const char *const base_name[] = {"", "openblas", "dense"};
   static const char *const new_name[] = {"", "narrow", "legal"};
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--vs-openblas") || !strcmp(argv[i], "--vs-dense")) {
+    bool openblas = !strcmp(argv[i], "--vs-openblas");
+    if (openblas || !strcmp(argv[i], "--vs-dense")) {
       if (vs != VS_NONE) goto usage;
-      vs = argv[i][5] == 'o' ? VS_OPENBLAS : VS_DENSE;
+      vs = openblas ? VS_OPENBLAS : VS_DENSE;
       continue;
     }
     if (i + 1 >= argc) goto usage;

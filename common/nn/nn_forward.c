@@ -73,22 +73,24 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
 
 void nn_infer_legal(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
                     const float *planes, const int *legal, const int *start, int n) {
+  assert(policy);
   infer_trunk(p, m, planes, n);
   value_tail(p, m, n);
   int pin = m->arch.policy_channels * NN_HW;
-  float lg[NN_POLICY_SIZE];
   for (int s = 0; s < n; s++) {
     float *ps = policy + (size_t)s * NN_POLICY_SIZE;
+    float *lg = p->logits + (size_t)s * NN_POLICY_SIZE; /* the listed moves' logits */
     const int *rows = legal + start[s];
     int k = start[s + 1] - start[s];
     assert(k >= 0 && k <= NN_POLICY_SIZE);
     memset(ps, 0, NN_POLICY_SIZE * sizeof(float));
-    if (k == 0) continue; /* no legal move: all zero, as nn_masked_softmax leaves it */
     nn_fc_rows(lg, p->py + (size_t)s * pin, m->p.pol_fc_w, m->p.pol_fc_b, pin, rows, k);
-    /* nn_masked_softmax's arithmetic over the listed moves. */
+    /* nn_masked_softmax's arithmetic over the listed moves, its all-zero row included for
+     * a position with none (or none above -inf). */
     float mx = -INFINITY;
     for (int j = 0; j < k; j++)
       if (lg[j] > mx) mx = lg[j];
+    if (mx == -INFINITY) continue;
     double sum = 0;
     for (int j = 0; j < k; j++) sum += lg[j] = expf(lg[j] - mx);
     float inv = (float)(1.0 / sum);

@@ -1,15 +1,17 @@
 /*
  * nn_forward.h: the forward passes.
  *
- * nn_infer is what a worker calls: BN folded into the convolutions (nn_model_fold must
+ * nn_infer is what a worker calls (the search through nn_infer_legal, the same pass with
+ * the policy at the legal moves only): BN folded into the convolutions (nn_model_fold must
  * have been called since the parameters last changed), no caches, fused bias, residual
  * and ReLU. nn_forward is what the trainer calls: BN with batch statistics (train = true,
  * which also updates the running statistics) or with the running statistics (train =
  * false, the unfolded reference the folded pass is tested against); it keeps every
- * activation nn_backward needs. Both leave the raw logits in plan->logits and the values
- * in plan->value; nn_forward leaves a survival net's survival logits in plan->surv and a
- * reply net's opponent-reply logits in plan->reply. nn_infer never computes the survival
- * head (nn_infer_survival does, on request) nor the reply head (only training uses it).
+ * activation nn_backward needs. Both leave the raw logits in plan->logits (nn_infer_legal
+ * does not) and the values in plan->value; nn_forward leaves a survival net's survival
+ * logits in plan->surv and a reply net's opponent-reply logits in plan->reply. nn_infer
+ * never computes the survival head (nn_infer_survival does, on request) nor the reply head
+ * (only training uses it).
  */
 #ifndef NN_FORWARD_H
 #define NN_FORWARD_H
@@ -34,21 +36,21 @@ void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
 /*
  * nn_infer for a search, which reads the priors of the legal moves only: the policy FC is
  * evaluated at the listed moves alone (nn_fc_rows.h), about a fiftieth of its work.
- *   policy: (n, NN_POLICY_SIZE), written whole: the softmax over the listed moves, 0
- *     elsewhere (all 0 for a position with none), as nn_infer gives with their mask, up to
- *     rounding (sums in another order);
+ *   policy: (n, NN_POLICY_SIZE), not NULL, written whole: the softmax over the listed
+ *     moves, 0 elsewhere (all 0 for a position with none), as nn_infer gives with their
+ *     mask, up to rounding (sums in another order);
  *   legal: position s's policy indices are legal[start[s]] .. legal[start[s + 1] - 1]
  *     (start: n + 1 offsets, start[0] = 0; at most NN_POLICY_SIZE each, no repeats);
- *   value, planes: as nn_infer. plan->logits is not written.
+ *   value, planes: as nn_infer. plan->logits is scratch here, not the logits.
  */
 void nn_infer_legal(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
                     const float *planes, const int *legal, const int *start, int n);
 
-/* After nn_infer on the same plan, model and n: surv (n, 90) = the survival head's
- * probability that the piece on each square is still on the board at the end of its game,
- * squares in the input planes' frame (the side to move's view: planes[p * 90 + s] and
- * surv[s] are the same square). The model must have the head (arch.survival). Costs one
- * 1x1 convolution; the search never calls it. */
+/* After nn_infer or nn_infer_legal on the same plan, model and n: surv (n, 90) = the
+ * survival head's probability that the piece on each square is still on the board at the
+ * end of its game, squares in the input planes' frame (the side to move's view:
+ * planes[p * 90 + s] and surv[s] are the same square). The model must have the head
+ * (arch.survival). Costs one 1x1 convolution; the search never calls it. */
 void nn_infer_survival(float *surv, const nn_plan_t *plan, const nn_model_t *m, int n);
 
 /* Training-mode (train = true) or eval-mode unfolded forward; plan must be a training

@@ -9,6 +9,7 @@
 #include "search/evaluator.h"
 
 #include <cblas.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,15 +31,17 @@ typedef struct {
   uint8_t *mask;  /* (max_batch, NN_POLICY_SIZE): for the whole policy (benchmarks) */
 } net_eval_t;
 
-static bool whole_policy; /* xq_evaluator_whole_policy */
+static atomic_bool whole_policy; /* xq_evaluator_whole_policy */
 
-void xq_evaluator_whole_policy(bool on) { whole_policy = on; }
+void xq_evaluator_whole_policy(bool on) {
+  atomic_store_explicit(&whole_policy, on, memory_order_relaxed);
+}
 
 static void net_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,
                      float *values) {
   net_eval_t *ne = (net_eval_t *)ev;
   if (n <= 0) return;
-  if (whole_policy) {
+  if (atomic_load_explicit(&whole_policy, memory_order_relaxed)) {
     for (int i = 0; i < n; i++) {
       nn_encode(ne->planes + (size_t)i * ne->nplanes * XQ_SQUARES, pos[i], ne->nplanes);
       nn_encode_legal(pos[i], ne->mask + (size_t)i * NN_POLICY_SIZE, NULL, NULL);

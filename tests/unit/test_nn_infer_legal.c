@@ -6,9 +6,10 @@
  * around the vector width and the policy FC's 180, rows in any order and repeated; a
  * row's value is the same bits whichever rows come with it. nn_infer_legal gives
  * nn_infer's masked priors within rounding, exact zeros off the listed moves, a row of
- * zeros for a position with none, and nn_infer's values bit for bit, for the tiny net, the
- * 6x64 default and the attack-plane input. The network evaluator's priors on positions from real
- * games equal the whole-policy path's (xq_evaluator_whole_policy) within rounding.
+ * zeros for a position with none (or whose only move's logit is -inf), and nn_infer's
+ * values bit for bit, for the tiny net, the 6x64 default and the attack-plane input. The
+ * network evaluator's priors on positions from real games equal the whole-policy path's
+ * (xq_evaluator_whole_policy) within rounding.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,14 +98,18 @@ static void run_infer_legal_matches(const char *size) {
   xq_rng_seed(&r, 18);
   /* Larger logits than a fresh net's, so the softmax is far from uniform. */
   for (int i = 0; i < NN_POLICY_SIZE; i++) m->p.pol_fc_b[i] = (float)(3.0 * xq_rng_normal(&r));
-  nn_model_fold(m);
   const int n = 6;
   tu_batch_t tb;
   tu_batch_make_planes(&tb, n, nn_arch_input_planes(&a), 37, 3, &r);
-  /* Position 2 has one legal move, position 4 none. */
+  /* Position 2 has one legal move, position 4 none, position 5 one whose logit is -inf
+   * (a row of zeros, as the masked softmax gives). */
+  m->p.pol_fc_b[2085] = -INFINITY;
+  nn_model_fold(m);
   memset(tb.mask + 2 * NN_POLICY_SIZE, 0, NN_POLICY_SIZE);
-  tb.mask[2 * NN_POLICY_SIZE + 2085] = 1;
+  tb.mask[2 * NN_POLICY_SIZE + 2084] = 1;
   memset(tb.mask + 4 * NN_POLICY_SIZE, 0, NN_POLICY_SIZE);
+  memset(tb.mask + 5 * NN_POLICY_SIZE, 0, NN_POLICY_SIZE);
+  tb.mask[5 * NN_POLICY_SIZE + 2085] = 1;
   int *legal = malloc((size_t)n * NN_POLICY_SIZE * sizeof(int)), start[7] = {0};
   for (int s = 0; s < n; s++)
     start[s + 1] = start[s] + mask_to_list(tb.mask + (size_t)s * NN_POLICY_SIZE,
@@ -125,14 +130,16 @@ static void run_infer_legal_matches(const char *size) {
       size_t at = (size_t)s * NN_POLICY_SIZE + i;
       if (!tb.mask[at] && pl[at] != 0.0f)
         fail_msg("%s: position %d, illegal index %d has prior %g", size, s, i, pl[at]);
-      if (fabs(pl[at] - pd[at]) > PRIOR_TOL)
+      if (!(fabs(pl[at] - pd[at]) <= PRIOR_TOL)) /* NaN fails too */
         fail_msg("%s: position %d, index %d: %.9g, masked softmax %.9g", size, s, i, pl[at],
                  pd[at]);
       sum += pl[at];
     }
-    if (s == 4) assert_true(sum == 0.0);
-    else if (fabs(sum - 1.0) > 1e-5) fail_msg("%s: position %d sums to %.9g", size, s, sum);
-    if (s == 2) assert_true(pl[2 * NN_POLICY_SIZE + 2085] == 1.0f);
+    double want = s == 4 || s == 5 ? 0.0 : 1.0;
+    if (!(fabs(sum - want) <= 1e-5))
+      fail_msg("%s: position %d sums to %.9g, want %g", size, s, sum, want);
+    if (s == 2 && pl[2 * NN_POLICY_SIZE + 2084] != 1.0f)
+      fail_msg("%s: the only move's prior is %.9g, want 1", size, pl[2 * NN_POLICY_SIZE + 2084]);
   }
   free(pd), free(pl), free(legal);
   nn_plan_free(&p1);
@@ -184,12 +191,13 @@ static void test_evaluator_paths_agree(void **state) {
   assert_int_equal(xq_evaluator_net_new(&whole_ev, net, NPOS, &eb), 0);
   size_t len = (size_t)NPOS * XQ_POLICY_SIZE;
   float *pw = malloc(len * 4), *pl = malloc(len * 4), vw[NPOS], vl[NPOS];
+  for (size_t i = 0; i < len; i++) pl[i] = NAN; /* every entry must be written */
   whole_ev->eval(whole_ev, pp, NPOS, pw, vw);
   xq_evaluator_whole_policy(false);
   legal_ev->eval(legal_ev, pp, NPOS, pl, vl);
   int nonzero = 0;
   for (size_t i = 0; i < len; i++) {
-    if (fabs(pl[i] - pw[i]) > PRIOR_TOL)
+    if (!(fabs(pl[i] - pw[i]) <= PRIOR_TOL))
       fail_msg("position %zu, index %zu: %.9g, whole policy %.9g", i / XQ_POLICY_SIZE,
                i % XQ_POLICY_SIZE, pl[i], pw[i]);
     nonzero += pl[i] != 0.0f;
