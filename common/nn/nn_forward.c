@@ -72,7 +72,7 @@ void nn_infer(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
 }
 
 void nn_infer_legal(float *policy, float *value, nn_plan_t *p, const nn_model_t *m,
-                    const float *planes, const int *legal, const int *start, int n) {
+                    const float *planes, const int *const *legal, const int *nlegal, int n) {
   assert(policy);
   infer_trunk(p, m, planes, n);
   value_tail(p, m, n);
@@ -80,8 +80,8 @@ void nn_infer_legal(float *policy, float *value, nn_plan_t *p, const nn_model_t 
   for (int s = 0; s < n; s++) {
     float *ps = policy + (size_t)s * NN_POLICY_SIZE;
     float *lg = p->logits + (size_t)s * NN_POLICY_SIZE; /* the listed moves' logits */
-    const int *rows = legal + start[s];
-    int k = start[s + 1] - start[s];
+    const int *rows = legal[s];
+    int k = nlegal[s];
     assert(k >= 0 && k <= NN_POLICY_SIZE);
     memset(ps, 0, NN_POLICY_SIZE * sizeof(float));
     nn_fc_rows(lg, p->py + (size_t)s * pin, m->p.pol_fc_w, m->p.pol_fc_b, pin, rows, k);

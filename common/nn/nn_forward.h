@@ -39,12 +39,12 @@ void nn_infer(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
  *   policy: (n, NN_POLICY_SIZE), not NULL, written whole: the softmax over the listed
  *     moves, 0 elsewhere (all 0 for a position with none), as nn_infer gives with their
  *     mask, up to rounding (sums in another order);
- *   legal: position s's policy indices are legal[start[s]] .. legal[start[s + 1] - 1]
- *     (start: n + 1 offsets, start[0] = 0; at most NN_POLICY_SIZE each, no repeats);
+ *   legal, nlegal: position s's policy indices are legal[s][0 .. nlegal[s] - 1] (at most
+ *     NN_POLICY_SIZE, no repeats; nn_encode_legal's list, say);
  *   value, planes: as nn_infer. plan->logits is scratch here, not the logits.
  */
 void nn_infer_legal(float *policy, float *value, nn_plan_t *plan, const nn_model_t *m,
-                    const float *planes, const int *legal, const int *start, int n);
+                    const float *planes, const int *const *legal, const int *nlegal, int n);
 
 /* After nn_infer or nn_infer_legal on the same plan, model and n: surv (n, 90) = the
  * survival head's probability that the piece on each square is still on the board at the

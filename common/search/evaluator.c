@@ -3,7 +3,8 @@
  *
  * The network evaluator owns a folded model, an inference plan for max_batch positions and
  * its encoding scratch (planes and legal move lists); one search thread uses it. It asks
- * the net for the legal moves' priors only (nn_infer_legal). The uniform
+ * the net for the legal moves' priors only (nn_infer_legal), with the lists the caller
+ * has when it has them (eval_listed: a tree's leaves do), else its own. The uniform
  * evaluator gives every legal move the same prior and every position the value 0.
  */
 #include "search/evaluator.h"
@@ -27,7 +28,8 @@ typedef struct {
   int nplanes;    /* input planes the model reads (nn_arch_input_planes) */
   float *planes;  /* (max_batch, nplanes, 90) */
   int *legal;     /* (max_batch, XQ_MAX_MOVES): each position's legal policy indices */
-  int *start;     /* (max_batch + 1): position i's are legal[start[i] .. start[i + 1] - 1] */
+  int *nlegal;    /* (max_batch) their counts */
+  const int **rows; /* (max_batch) legal + i * XQ_MAX_MOVES */
   uint8_t *mask;  /* (max_batch, NN_POLICY_SIZE): for the whole policy (benchmarks) */
 } net_eval_t;
 
@@ -37,24 +39,36 @@ void xq_evaluator_whole_policy(bool on) {
   atomic_store_explicit(&whole_policy, on, memory_order_relaxed);
 }
 
-static void net_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,
-                     float *values) {
+/* The whole policy, masked (xq_evaluator_whole_policy). */
+static void net_eval_whole(net_eval_t *ne, xq_pos_t *const *pos, int n, float *priors,
+                           float *values) {
+  for (int i = 0; i < n; i++) {
+    nn_encode(ne->planes + (size_t)i * ne->nplanes * XQ_SQUARES, pos[i], ne->nplanes);
+    nn_encode_legal(pos[i], ne->mask + (size_t)i * NN_POLICY_SIZE, NULL, NULL);
+  }
+  nn_infer(priors, values, ne->plan, ne->model, ne->planes, ne->mask, n);
+}
+
+static void net_eval_listed(xq_evaluator_t *ev, xq_pos_t *const *pos, int n,
+                            const int *const *legal, const int *nlegal, float *priors,
+                            float *values) {
   net_eval_t *ne = (net_eval_t *)ev;
   if (n <= 0) return;
   if (atomic_load_explicit(&whole_policy, memory_order_relaxed)) {
-    for (int i = 0; i < n; i++) {
-      nn_encode(ne->planes + (size_t)i * ne->nplanes * XQ_SQUARES, pos[i], ne->nplanes);
-      nn_encode_legal(pos[i], ne->mask + (size_t)i * NN_POLICY_SIZE, NULL, NULL);
-    }
-    nn_infer(priors, values, ne->plan, ne->model, ne->planes, ne->mask, n);
+    net_eval_whole(ne, pos, n, priors, values);
     return;
   }
-  ne->start[0] = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i++)
     nn_encode(ne->planes + (size_t)i * ne->nplanes * XQ_SQUARES, pos[i], ne->nplanes);
-    ne->start[i + 1] = ne->start[i] + nn_encode_legal(pos[i], NULL, ne->legal + ne->start[i], NULL);
-  }
-  nn_infer_legal(priors, values, ne->plan, ne->model, ne->planes, ne->legal, ne->start, n);
+  nn_infer_legal(priors, values, ne->plan, ne->model, ne->planes, legal, nlegal, n);
+}
+
+static void net_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,
+                     float *values) {
+  net_eval_t *ne = (net_eval_t *)ev;
+  for (int i = 0; i < n; i++)
+    ne->nlegal[i] = nn_encode_legal(pos[i], NULL, ne->legal + (size_t)i * XQ_MAX_MOVES, NULL);
+  net_eval_listed(ev, pos, n, ne->rows, ne->nlegal, priors, values);
 }
 
 static void net_destroy(xq_evaluator_t *ev) {
@@ -63,7 +77,8 @@ static void net_destroy(xq_evaluator_t *ev) {
   nn_model_free(&ne->model);
   free(ne->planes);
   free(ne->legal);
-  free(ne->start);
+  free(ne->nlegal);
+  free(ne->rows);
   free(ne->mask);
   free(ne);
 }
@@ -85,13 +100,16 @@ int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_bat
   ne->nplanes = nn_arch_input_planes(&ne->model->arch);
   ne->planes = malloc((size_t)max_batch * ne->nplanes * XQ_SQUARES * sizeof(float));
   ne->legal = malloc((size_t)max_batch * XQ_MAX_MOVES * sizeof(int));
-  ne->start = malloc(((size_t)max_batch + 1) * sizeof(int));
+  ne->nlegal = malloc((size_t)max_batch * sizeof(int));
+  ne->rows = malloc((size_t)max_batch * sizeof *ne->rows);
   ne->mask = malloc((size_t)max_batch * NN_POLICY_SIZE);
-  if (!ne->planes || !ne->legal || !ne->start || !ne->mask) {
+  if (!ne->planes || !ne->legal || !ne->nlegal || !ne->rows || !ne->mask) {
     rc = xq_err_set(eb, XQ_ENOMEM, "evaluator scratch for batch %d", max_batch);
     goto fail;
   }
+  for (int i = 0; i < max_batch; i++) ne->rows[i] = ne->legal + (size_t)i * XQ_MAX_MOVES;
   ne->base.eval = net_eval;
+  ne->base.eval_listed = net_eval_listed;
   ne->base.destroy = net_destroy;
   ne->base.max_batch = max_batch;
   ne->base.net_id = meta.net_id;

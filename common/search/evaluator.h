@@ -21,10 +21,25 @@ struct xq_evaluator {
   /* pos[i] are positions with their history (the input planes read the repetition and
    * no-capture state). priors: (n, XQ_POLICY_SIZE); values: (n). n <= max_batch. */
   void (*eval)(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors, float *values);
+  /* Optional (NULL: eval serves; call through xq_evaluator_eval_listed): eval when the
+   * caller already has each position's legal moves as nn_encode_legal lists their policy
+   * indices, legal[i][0 .. nlegal[i] - 1] (a tree's leaf does). priors are then 0 off those
+   * indices: a position listed with none gets a row of zeros. */
+  void (*eval_listed)(xq_evaluator_t *ev, xq_pos_t *const *pos, int n,
+                      const int *const *legal, const int *nlegal, float *priors,
+                      float *values);
   void (*destroy)(xq_evaluator_t *ev);
   int max_batch;
   uint64_t net_id; /* 0 for evaluators without a net */
 };
+
+/* ev's eval_listed when it has one, else its eval (which finds the legal moves itself). */
+static inline void xq_evaluator_eval_listed(xq_evaluator_t *ev, xq_pos_t *const *pos, int n,
+                                            const int *const *legal, const int *nlegal,
+                                            float *priors, float *values) {
+  if (ev->eval_listed) ev->eval_listed(ev, pos, n, legal, nlegal, priors, values);
+  else ev->eval(ev, pos, n, priors, values);
+}
 
 /* A network evaluator: loads FILE (validated), folds BN, plans for max_batch positions.
  * Single-threaded BLAS by policy (docs/network-performance.md). */

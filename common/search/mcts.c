@@ -25,6 +25,8 @@ typedef struct {
   xq_pos_t *slots;     /* (batch) positions the descents run on */
   xq_pos_t **ptrs;     /* (batch) */
   xqt_leaf_t *leaves;  /* (batch) */
+  const int **legal;   /* (batch) the leaves' legal policy indices (leaves[i].index) */
+  int *nlegal;         /* (batch) and counts (0 for a leaf evaluated without expanding) */
   float *priors;       /* (batch, XQ_POLICY_SIZE) */
   float *values;       /* (batch) */
 } lane_t;
@@ -67,15 +69,21 @@ static int lane_init(lane_t *l, xq_evaluator_t *ev, int batch) {
   l->slots = malloc((size_t)l->batch * sizeof *l->slots);
   l->ptrs = malloc((size_t)l->batch * sizeof *l->ptrs);
   l->leaves = malloc((size_t)l->batch * sizeof *l->leaves);
+  l->legal = malloc((size_t)l->batch * sizeof *l->legal);
+  l->nlegal = malloc((size_t)l->batch * sizeof *l->nlegal);
   l->priors = malloc((size_t)l->batch * XQ_POLICY_SIZE * sizeof(float));
   l->values = malloc((size_t)l->batch * sizeof(float));
-  return l->slots && l->ptrs && l->leaves && l->priors && l->values ? 0 : XQ_ENOMEM;
+  return l->slots && l->ptrs && l->leaves && l->legal && l->nlegal && l->priors && l->values
+             ? 0
+             : XQ_ENOMEM;
 }
 
 static void lane_close(lane_t *l) {
   free(l->slots);
   free(l->ptrs);
   free(l->leaves);
+  free(l->legal);
+  free(l->nlegal);
   free(l->priors);
   free(l->values);
 }
@@ -141,10 +149,13 @@ static int run_batch(xq_mcts_t *s, lane_t *l, int want, bool shared) {
       continue;
     }
     l->ptrs[ne] = &l->slots[ne];
+    l->legal[ne] = lf->index;
+    l->nlegal[ne] = lf->nmoves > 0 ? lf->nmoves : 0;
     ne++;
   }
   if (shared) pthread_mutex_unlock(&s->lock);
-  if (ne) l->ev->eval(l->ev, l->ptrs, ne, l->priors, l->values);
+  if (ne)
+    xq_evaluator_eval_listed(l->ev, l->ptrs, ne, l->legal, l->nlegal, l->priors, l->values);
   if (shared && ne) pthread_mutex_lock(&s->lock);
   for (int i = 0; i < ne; i++) {
     xqt_expand_backup(&s->tree, &l->leaves[i], NULL, l->priors + (size_t)i * XQ_POLICY_SIZE,

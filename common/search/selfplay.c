@@ -248,6 +248,8 @@ typedef struct {
   game_t *games;      /* (G) */
   int *bidx;          /* (G) game of each batch row */
   xq_pos_t **ptrs;    /* (G) the positions to evaluate */
+  const int **legal;  /* (G) their leaves' legal policy indices (xqt_leaf_t.index) */
+  int *nlegal;        /* (G) and counts (0 for a leaf evaluated without expanding) */
   float *priors;      /* (G, XQ_POLICY_SIZE) */
   float *values;      /* (G) */
   cache_entry_t *cache;
@@ -267,11 +269,14 @@ static int search_init(search_t *t, worker_t *w, int G, xq_errbuf_t *eb) {
   t->games = calloc((size_t)G, sizeof *t->games);
   t->bidx = malloc((size_t)G * sizeof *t->bidx);
   t->ptrs = malloc((size_t)G * sizeof *t->ptrs);
+  t->legal = malloc((size_t)G * sizeof *t->legal);
+  t->nlegal = malloc((size_t)G * sizeof *t->nlegal);
   t->priors = malloc((size_t)G * XQ_POLICY_SIZE * sizeof(float));
   t->values = malloc((size_t)G * sizeof(float));
   t->cache = calloc((size_t)cfg->cache_size, sizeof *t->cache);
   t->cmask = (uint64_t)cfg->cache_size - 1;
-  if (!rc && (!t->games || !t->bidx || !t->ptrs || !t->priors || !t->values || !t->cache))
+  if (!rc && (!t->games || !t->bidx || !t->ptrs || !t->legal || !t->nlegal || !t->priors ||
+              !t->values || !t->cache))
     rc = xq_err_set(eb, XQ_ENOMEM, "self-play thread memory");
   for (int i = 0; !rc && t->games && i < G; i++) {
     rc = xqt_init(&t->games[i].tree, &cfg->mcts);
@@ -288,6 +293,8 @@ static void search_free(search_t *t) {
   free(t->games);
   free(t->bidx);
   free(t->ptrs);
+  free(t->legal);
+  free(t->nlegal);
   free(t->priors);
   free(t->values);
   free(t->cache);
@@ -333,6 +340,8 @@ static int gather_leaves(search_t *t, int *nactive) {
       if (backup_from_cache(t, g, root)) continue;
     }
     t->bidx[nb] = i;
+    t->legal[nb] = g->leaf.index;
+    t->nlegal[nb] = g->leaf.nmoves > 0 ? g->leaf.nmoves : 0;
     t->ptrs[nb++] = &g->slot;
   }
   return nb;
@@ -342,7 +351,7 @@ static int gather_leaves(search_t *t, int *nactive) {
 static void evaluate(search_t *t, int nb) {
   if (!nb) return;
   double ta = xq_clock_s();
-  t->ev->eval(t->ev, t->ptrs, nb, t->priors, t->values);
+  xq_evaluator_eval_listed(t->ev, t->ptrs, nb, t->legal, t->nlegal, t->priors, t->values);
   t->w->st.net_s += xq_clock_s() - ta;
   t->w->st.evals += nb;
   t->w->st.batches++;

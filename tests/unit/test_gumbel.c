@@ -52,7 +52,7 @@ static void known_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *p
 
 static void known_destroy(xq_evaluator_t *ev) { (void)ev; }
 
-static xq_evaluator_t KNOWN = {known_eval, known_destroy, 16, 0};
+static xq_evaluator_t KNOWN = {.eval = known_eval, .destroy = known_destroy, .max_batch = 16};
 
 /* The prior the known evaluator gives move i of the root's legal moves (in res order). */
 static void known_priors(const xq_pos_t *pos, const xq_mcts_result_t *res, float *prior) {

@@ -9,7 +9,8 @@
  * zeros for a position with none (or whose only move's logit is -inf), and nn_infer's
  * values bit for bit, for the tiny net, the 6x64 default and the attack-plane input. The
  * network evaluator's priors on positions from real games equal the whole-policy path's
- * (xq_evaluator_whole_policy) within rounding.
+ * (xq_evaluator_whole_policy) within rounding, and, given the legal lists as a tree's
+ * leaves give them (xq_evaluator_eval_listed), its own path's bit for bit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,10 +111,13 @@ static void run_infer_legal_matches(const char *size) {
   memset(tb.mask + 4 * NN_POLICY_SIZE, 0, NN_POLICY_SIZE);
   memset(tb.mask + 5 * NN_POLICY_SIZE, 0, NN_POLICY_SIZE);
   tb.mask[5 * NN_POLICY_SIZE + 2085] = 1;
-  int *legal = malloc((size_t)n * NN_POLICY_SIZE * sizeof(int)), start[7] = {0};
-  for (int s = 0; s < n; s++)
-    start[s + 1] = start[s] + mask_to_list(tb.mask + (size_t)s * NN_POLICY_SIZE,
-                                           legal + start[s], &r);
+  int *legal = malloc((size_t)n * NN_POLICY_SIZE * sizeof(int)), nlegal[6];
+  const int *rows[6];
+  for (int s = 0; s < n; s++) {
+    int *ls = legal + (size_t)s * NN_POLICY_SIZE;
+    rows[s] = ls;
+    nlegal[s] = mask_to_list(tb.mask + (size_t)s * NN_POLICY_SIZE, ls, &r);
+  }
   nn_plan_t *p1, *p2;
   assert_int_equal(nn_plan_new(&p1, &a, n, false, NULL), 0);
   assert_int_equal(nn_plan_new(&p2, &a, n, false, NULL), 0);
@@ -121,7 +125,7 @@ static void run_infer_legal_matches(const char *size) {
   float *pd = malloc(len * 4), *pl = malloc(len * 4), vd[6], vl[6];
   for (size_t i = 0; i < len; i++) pl[i] = NAN; /* every entry must be written */
   nn_infer(pd, vd, p1, m, tb.planes, tb.mask, n);
-  nn_infer_legal(pl, vl, p2, m, tb.planes, legal, start, n);
+  nn_infer_legal(pl, vl, p2, m, tb.planes, rows, nlegal, n);
   for (int s = 0; s < n; s++) {
     if (memcmp(&vd[s], &vl[s], sizeof vd[s]))
       fail_msg("%s: value %d %.9g, whole-policy pass %.9g", size, s, vl[s], vd[s]);
@@ -204,7 +208,26 @@ static void test_evaluator_paths_agree(void **state) {
   }
   for (int i = 0; i < NPOS; i++) assert_memory_equal(&vl[i], &vw[i], sizeof vl[i]);
   assert_true(nonzero > NPOS * 10); /* real positions: dozens of legal moves each */
-  free(pw), free(pl);
+  /* With the lists given, as a tree's leaves give them: the same bits; position 3 listed
+   * with no moves (a leaf evaluated without expanding) gets a row of zeros. */
+  static int idx[NPOS][XQ_MAX_MOVES];
+  const int *rows[NPOS];
+  int cnt[NPOS];
+  for (int i = 0; i < NPOS; i++) {
+    cnt[i] = i == 3 ? 0 : nn_encode_legal(pp[i], NULL, idx[i], NULL);
+    rows[i] = idx[i];
+  }
+  float *px = malloc(len * 4), vx[NPOS];
+  assert_non_null(legal_ev->eval_listed);
+  xq_evaluator_eval_listed(legal_ev, pp, NPOS, rows, cnt, px, vx);
+  for (int i = 0; i < NPOS; i++) {
+    const float *want = pl + (size_t)i * XQ_POLICY_SIZE, *got = px + (size_t)i * XQ_POLICY_SIZE;
+    for (int k = 0; k < XQ_POLICY_SIZE; k++)
+      if (i == 3 ? got[k] != 0.0f : memcmp(&got[k], &want[k], sizeof got[k]))
+        fail_msg("listed: position %d, index %d: %.9g, unlisted %.9g", i, k, got[k], want[k]);
+    assert_memory_equal(&vx[i], &vl[i], sizeof vx[i]);
+  }
+  free(pw), free(pl), free(px);
   xq_evaluator_free(&legal_ev);
   xq_evaluator_free(&whole_ev);
 }
