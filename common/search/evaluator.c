@@ -66,6 +66,10 @@ static void net_eval_listed(xq_evaluator_t *ev, xq_pos_t *const *pos, int n,
 static void net_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,
                      float *values) {
   net_eval_t *ne = (net_eval_t *)ev;
+  if (atomic_load_explicit(&whole_policy, memory_order_relaxed)) {
+    net_eval_whole(ne, pos, n, priors, values); /* finds the legal moves itself */
+    return;
+  }
   for (int i = 0; i < n; i++)
     ne->nlegal[i] = nn_encode_legal(pos[i], NULL, ne->legal + (size_t)i * XQ_MAX_MOVES, NULL);
   net_eval_listed(ev, pos, n, ne->rows, ne->nlegal, priors, values);
