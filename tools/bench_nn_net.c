@@ -8,7 +8,9 @@
  * while a net is being timed: every GEMM of the network goes through nn_sgemm. Each rate is
  * timed again with nn_gemm_small (nn_gemm_small.h) switched off, and "narrow" is the
  * kernel's speed-up of the whole net (the policy FC at inference batch sizes goes through
- * it whatever the net's width).
+ * it whatever the net's width). "resident" is the inference plan's speed-up over the
+ * same nn_infer on a training plan, whose tower goes NCHW between convs (conv3x3.h's
+ * resident layout; 1.00x for towers that pool, which always go NCHW).
  */
 #include "bench_nn_net.h"
 
@@ -46,6 +48,12 @@ static void run_infer(void *p) {
   nn_infer(c->policy, c->value, c->iplan, c->m, c->planes, NULL, c->n);
 }
 
+/* The same on the training plan: the NCHW tower, as before the resident layout. */
+static void run_infer_nchw(void *p) {
+  net_ctx_t *c = p;
+  nn_infer(c->policy, c->value, c->plan, c->m, c->planes, NULL, c->n);
+}
+
 static void run_train(void *p) {
   net_ctx_t *c = p;
   nn_loss_t loss;
@@ -75,9 +83,11 @@ static double time_split(void (*fn)(void *), void *ctx, double min_time, double 
 }
 
 static void print_row(const char *label, const char *mode, int batch, double rate, double gf,
-                      double of_peak, double share, double speedup) {
-  printf("%-8s %-6s %5d %12.1f %9.1f %5.0f%% %5.0f%% %6.2fx\n", label, mode, batch, rate, gf,
+                      double of_peak, double share, double speedup, double resident) {
+  printf("%-8s %-6s %5d %12.1f %9.1f %5.0f%% %5.0f%% %6.2fx", label, mode, batch, rate, gf,
          100 * of_peak, 100 * share, speedup);
+  if (resident > 0) printf(" %8.2fx\n", resident);
+  else printf(" %9s\n", "-");
   fflush(stdout);
 }
 
@@ -115,8 +125,8 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
   if (!json) {
     printf("\nwhole net (GFLOP/s of direct-convolution FLOPs; %% of sgemm peak; "
            "share of time in sgemm)\n");
-    printf("%-8s %-6s %5s %12s %9s %6s %6s %7s\n", "net", "mode", "batch", "rate/s",
-           "GFLOP/s", "%peak", "%gemm", "narrow");
+    printf("%-8s %-6s %5s %12s %9s %6s %6s %7s %9s\n", "net", "mode", "batch", "rate/s",
+           "GFLOP/s", "%peak", "%gemm", "narrow", "resident");
   }
   for (int a = 0; a < narchs; a++) {
     net_ctx_t c = {0};
@@ -153,10 +163,12 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
       if (quick && (c.n == 8 || c.n == 64)) continue;
       double share, speedup;
       double t = time_split(run_infer, &c, min_time, &share, &speedup);
+      double resident = bench_nn_time(run_infer_nchw, &c, min_time) / t;
       double rate = c.n / t, gf = rate * flops * 1e-9;
       ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "%s\"%d\":%.1f",
                              b ? "," : "", c.n, rate);
-      if (!json) print_row(label, "infer", c.n, rate, gf, gf / peak_gflops, share, speedup);
+      if (!json)
+        print_row(label, "infer", c.n, rate, gf, gf / peak_gflops, share, speedup, resident);
     }
     ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "}");
 
@@ -187,7 +199,8 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
     double rate = train_n / t, gf = rate * 3 * flops * 1e-9; /* forward + 2x backward */
     tj += (size_t)snprintf(train_json + tj, sizeof train_json - tj, "%s\"%s\":{\"%d\":%.1f}",
                            a ? "," : "", label, train_n, rate);
-    if (!json) print_row(label, "train", train_n, rate, gf, gf / peak_gflops, share, speedup);
+    if (!json)
+      print_row(label, "train", train_n, rate, gf, gf / peak_gflops, share, speedup, 0);
     nn_sgd_close(&c.opt);
     free(c.planes), free(c.policy), free(c.value), free(pi_off), free(pi), free(z);
     nn_plan_free(&c.plan);

@@ -179,7 +179,10 @@ static void wg_input_tile(float *restrict v, size_t vstride, const float *restri
   } while (0)
 
 /* out[i][j][k] = (A7^T m A3)[i][j] for channel k, from the 35 points at m (stride ms). */
-static void wg_output_tile(wg_v8 out[5][3], const float *restrict m, size_t ms) {
+/* Always inlined: its 15 output vectors then stay in registers in both callers. */
+static inline __attribute__((always_inline)) void wg_output_tile(wg_v8 out[5][3],
+                                                                 const float *restrict m,
+                                                                 size_t ms) {
   wg_v8 t[5][5];
   for (int j = 0; j < 5; j++) {
     wg_v8 d[7], o[5];
@@ -372,17 +375,18 @@ static void wg_pad_nhwc(float *P, const float *x, int nc, int c, bool border) {
       for (int r = 0; r < H; r++) {
         float *dst = Pi + ((size_t)(r + 1) * WG_PW + 1) * cp + cb; /* cell (r, 0) */
         const float *src = xi + (size_t)cb * HW + r * W;           /* (nk, 9) at stride 90 */
-        int q0 = 0;
-        if (nk == WG_VEC) {
-          wg_v8 v[8];
-          for (int k = 0; k < 8; k++) wg_load8(&v[k], src + (size_t)k * HW);
-          wg_transpose8(v);
-          for (int q = 0; q < 8; q++) wg_store8(dst + (size_t)q * cp, &v[q]);
-          q0 = 8;
+        /* Cells 0..7 through one register transpose, a partial block's missing channels
+         * as zeros; then the ninth column. */
+        wg_v8 v[8];
+        for (int k = 0; k < 8; k++) {
+          if (k < nk) wg_load8(&v[k], src + (size_t)k * HW);
+          else v[k] = (wg_v8){0, 0, 0, 0, 0, 0, 0, 0};
         }
-        for (int q = q0; q < W; q++)
-          for (int k = 0; k < WG_VEC; k++)
-            dst[(size_t)q * cp + k] = k < nk ? src[(size_t)k * HW + q] : 0.0f;
+        wg_transpose8(v);
+        for (int q = 0; q < 8; q++) wg_store8(dst + (size_t)q * cp, &v[q]);
+        _Static_assert(W == 9, "a board row is 8 cells and one");
+        for (int k = 0; k < WG_VEC; k++)
+          dst[(size_t)8 * cp + k] = k < nk ? src[(size_t)k * HW + 8] : 0.0f;
       }
     }
   }
@@ -498,6 +502,102 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
                   residual ? residual + (size_t)(n0 + i) * cout * HW : NULL, Y, bias, relu,
                   cout, coutp);
     }
+  }
+}
+
+/* ---- the resident layout: the inference tower between convs (conv3x3.h) ---- */
+
+size_t nn_conv3x3_resident_floats(int n, int c) {
+  return (size_t)n * WG_PH * WG_PW * round8(c);
+}
+
+int nn_conv3x3_resident_chunk(void) { return WG_CHUNK; }
+
+void nn_conv3x3_to_resident(float *P, const float *x, int n, int c) {
+  assert(P && x && n >= 0 && c > 0);
+  wg_pad_nhwc(P, x, n, c, false);
+}
+
+void nn_conv3x3_from_resident(float *x, const float *P, int n, int c) {
+  assert(x && P && n >= 0 && c > 0);
+  const int cp = round8(c);
+  for (int i = 0; i < n; i++) {
+    const float *Pi = P + (size_t)i * WG_PH * WG_PW * cp;
+    float *xi = x + (size_t)i * c * HW;
+    for (int cb = 0; cb < c; cb += WG_VEC) {
+      const int nk = c - cb < WG_VEC ? c - cb : WG_VEC;
+      for (int r = 0; r < H; r++) {
+        const float *src = Pi + ((size_t)(r + 1) * WG_PW + 1) * cp + cb; /* cell (r, 0) */
+        float *dst = xi + (size_t)cb * HW + r * W;
+        int q0 = 0;
+        if (nk == WG_VEC) { /* cells 0..7 of 8 channels through one register transpose */
+          wg_v8 v[8];
+          for (int q = 0; q < 8; q++) wg_load8(&v[q], src + (size_t)q * cp);
+          wg_transpose8(v);
+          for (int k = 0; k < 8; k++) wg_store8(dst + (size_t)k * HW, &v[k]);
+          q0 = 8;
+        }
+        for (int q = q0; q < W; q++)
+          for (int k = 0; k < nk; k++) dst[(size_t)k * HW + q] = src[(size_t)q * cp + k];
+      }
+    }
+  }
+}
+
+/*
+ * Image i's 6 tiles of M through the output transform, the bias, the residual and the
+ * ReLU, straight into the interior of its padded plane Py (12, 11, coutp). Pres (the same
+ * layout) may be Py. The arithmetic and its order are wg_output_image's then
+ * wg_epilogue's, so both paths give the same bits.
+ */
+static void wg_output_resident(float *Py, const float *Pres, const float *M, int i, size_t T,
+                               const float *bias, bool relu, int cout, int coutp) {
+  const wg_v8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int ty = 0; ty < 2; ty++)
+    for (int tx = 0; tx < 3; tx++) {
+      const size_t t = (size_t)i * WG_TILES + ty * 3 + tx;
+      /* The tile's channels in order: M's rows are read front to back, as in
+       * wg_output_image. */
+      for (int cb = 0; cb < coutp; cb += WG_VEC) {
+        wg_v8 bv = zero;
+        if (bias)
+          for (int k = 0; k < WG_VEC && cb + k < cout; k++) bv[k] = bias[cb + k];
+        wg_v8 o[5][3];
+        wg_output_tile(o, M + t * coutp + cb, T * coutp);
+        for (int r = 0; r < 5; r++)
+          for (int q = 0; q < 3; q++) {
+            const size_t off = ((size_t)(1 + ty * 5 + r) * WG_PW + 1 + tx * 3 + q) * coutp + cb;
+            wg_v8 v = o[r][q] + bv;
+            if (Pres) {
+              wg_v8 rv;
+              wg_load8(&rv, Pres + off);
+              v += rv;
+            }
+            if (relu) v = (wg_v8)((wg_i8)v & (v > zero)); /* max(v, 0) */
+            wg_store8(Py + off, &v);
+          }
+      }
+    }
+}
+
+void nn_conv3x3_forward_resident(float *Py, float *scratch, const float *Px, const float *wp,
+                                 const float *bias, const float *Pres, bool relu, int n,
+                                 int cin, int cout) {
+  assert(Py && scratch && Px && wp && n >= 0 && cin > 0 && cout > 0);
+  const int cinp = round8(cin), coutp = round8(cout), nc_max = chunk_of(n);
+  const size_t plane_in = (size_t)WG_PH * WG_PW * cinp, plane_out = (size_t)WG_PH * WG_PW * coutp;
+  for (int n0 = 0; n0 < n; n0 += nc_max) {
+    const int nc = n - n0 < nc_max ? n - n0 : nc_max;
+    const size_t T = (size_t)nc * WG_TILES;
+    float *V = scratch;                /* (35, T, cinp) */
+    float *M = V + WG_PTS * T * cinp;  /* (35, T, coutp) */
+    wg_input_transform(V, Px + n0 * plane_in, nc, cinp);
+    for (int p = 0; p < WG_PTS; p++)
+      nn_sgemm(CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f, V + p * T * cinp, cinp,
+               wp + (size_t)p * cin * coutp, coutp, 0.0f, M + p * T * coutp, coutp);
+    for (int i = 0; i < nc; i++)
+      wg_output_resident(Py + (n0 + i) * plane_out, Pres ? Pres + (n0 + i) * plane_out : NULL,
+                         M, i, T, bias, relu, cout, coutp);
   }
 }
 

@@ -40,6 +40,32 @@ void nn_conv3x3_forward(float *y, float *scratch, const float *x, const float *w
                         const float *bias, const float *residual, bool relu,
                         int n, int cin, int cout);
 
+/*
+ * The resident layout, for an inference tower that stays channels-last between its convs:
+ * (n, 12, 11, round8(c)) floats, the 10x9 board at rows 1..10 and columns 1..9 of each
+ * image's plane, channels last and padded to a multiple of 8. Every cell outside the board
+ * (the border) must be zero, and stays so: nothing here writes it, so a buffer zeroed once
+ * keeps it for any n up to the size it was zeroed for, as long as it is used with one c.
+ * nn_conv3x3_forward converts NCHW into this layout and back around every call; a tower
+ * in this layout does it once before its first conv and once after its last. Taken
+ * nn_conv3x3_resident_chunk() images at a time through the whole tower, its buffers and
+ * the kernels' scratch stay in L2.
+ */
+size_t nn_conv3x3_resident_floats(int n, int c);
+int nn_conv3x3_resident_chunk(void);
+/* The board cells of P (n, c) <- x (n, c, 10, 9) NCHW (padded channels get zeros). */
+void nn_conv3x3_to_resident(float *P, const float *x, int n, int c);
+/* x (n, c, 10, 9) NCHW <- the board cells of P. */
+void nn_conv3x3_from_resident(float *x, const float *P, int n, int c);
+/*
+ * nn_conv3x3_forward's convolution, bits included, on the resident layout: the board cells
+ * of Py (n, cout) = act(conv(Px (n, cin), w) + bias + Pres). Py may be Pres (n, cout) or
+ * NULL; not Px. Padded channels come out zero when Pres's are.
+ */
+void nn_conv3x3_forward_resident(float *Py, float *scratch, const float *Px, const float *wp,
+                                 const float *bias, const float *Pres, bool relu, int n,
+                                 int cin, int cout);
+
 /* dx = gradient of the conv's input: (n, cin, 10, 9), overwritten.
  * dy: (n, cout, 10, 9); w: raw weights (cout, cin, 3, 3). */
 void nn_conv3x3_backward_data(float *dx, float *scratch, const float *dy, const float *w,

@@ -33,9 +33,37 @@ static void heads_tail(nn_plan_t *p, const nn_model_t *m, int n, bool folded) {
   value_tail(p, m, n);
 }
 
-/* The folded tower and the heads' 1x1 convolutions: py and vy of n positions. */
-static void infer_trunk(nn_plan_t *p, const nn_model_t *m, const float *planes, int n) {
-  assert(m->fold.valid && n >= 1 && n <= p->max_n);
+/*
+ * The folded tower of plain blocks in the resident layout, into act[0] (NCHW): one
+ * conversion in and one out instead of two around each conv, and a chunk of images at a
+ * time through every layer, so that its buffers stay in L2. The same bits as
+ * infer_tower_nchw (test_conv3x3_resident).
+ */
+static const float *infer_tower_resident(nn_plan_t *p, const nn_model_t *m,
+                                         const float *planes, int n) {
+  const nn_arch_t *a = &m->arch;
+  int C = a->channels, cin = nn_arch_input_planes(a), chunk = nn_conv3x3_resident_chunk();
+  float *cur = p->res[0], *tmp = p->res[1];
+  for (int n0 = 0; n0 < n; n0 += chunk) {
+    int nc = n - n0 < chunk ? n - n0 : chunk;
+    nn_conv3x3_to_resident(p->res_in, planes + (size_t)n0 * cin * NN_HW, nc, cin);
+    nn_conv3x3_forward_resident(cur, p->scratch, p->res_in, m->fold.tower_wp[0],
+                                m->fold.tower_b[0], NULL, true, nc, cin, C);
+    for (int b = 0; b < a->blocks; b++) {
+      int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
+      nn_conv3x3_forward_resident(tmp, p->scratch, cur, m->fold.tower_wp[l1],
+                                  m->fold.tower_b[l1], NULL, true, nc, C, C);
+      nn_conv3x3_forward_resident(cur, p->scratch, tmp, m->fold.tower_wp[l2],
+                                  m->fold.tower_b[l2], cur, true, nc, C, C);
+    }
+    nn_conv3x3_from_resident(p->act[0] + (size_t)n0 * C * NN_HW, cur, nc, C);
+  }
+  return p->act[0];
+}
+
+/* The folded tower, NCHW between convs (any blocks; training plans too). */
+static const float *infer_tower_nchw(nn_plan_t *p, const nn_model_t *m, const float *planes,
+                                     int n) {
   const nn_arch_t *a = &m->arch;
   int C = a->channels;
   /* A training plan has no act[] buffers; its first two layer caches serve instead.
@@ -56,9 +84,20 @@ static void infer_trunk(nn_plan_t *p, const nn_model_t *m, const float *planes, 
     nn_conv3x3_forward(cur, p->scratch, tmp, m->fold.tower_wp[l2], m->fold.tower_b[l2], cur,
                        true, n, C, C);
   }
-  nn_conv1x1_forward(p->py, cur, m->fold.pol_w, m->fold.pol_b, true, n, C,
+  return cur;
+}
+
+/* The folded tower and the heads' 1x1 convolutions: py and vy of n positions. */
+static void infer_trunk(nn_plan_t *p, const nn_model_t *m, const float *planes, int n) {
+  assert(m->fold.valid && n >= 1 && n <= p->max_n);
+  /* The plan's buffers (the resident ones included) are sized for the model's shape. */
+  assert(memcmp(&p->arch, &m->arch, sizeof p->arch) == 0);
+  const nn_arch_t *a = &m->arch;
+  const float *t = p->res[0] ? infer_tower_resident(p, m, planes, n)
+                             : infer_tower_nchw(p, m, planes, n);
+  nn_conv1x1_forward(p->py, t, m->fold.pol_w, m->fold.pol_b, true, n, a->channels,
                      a->policy_channels, NN_HW);
-  nn_conv1x1_forward(p->vy, cur, m->fold.val_w, m->fold.val_b, true, n, C,
+  nn_conv1x1_forward(p->vy, t, m->fold.val_w, m->fold.val_b, true, n, a->channels,
                      a->value_channels, NN_HW);
 }
 

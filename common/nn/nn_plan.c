@@ -7,6 +7,14 @@
 #include "nn/conv3x3.h"
 #include "nn/nn_lines.h"
 
+bool nn_plan_resident_tower(const nn_arch_t *a) {
+  bool plain = !a->lines;
+  for (int b = 0; b < a->blocks; b++) plain = plain && !nn_arch_pools(a, b);
+  size_t weights = nn_conv3x3_prepared_floats(nn_arch_input_planes(a), a->channels) +
+                   (size_t)2 * a->blocks * nn_conv3x3_prepared_floats(a->channels, a->channels);
+  return plain && weights * sizeof(float) <= NN_RESIDENT_WEIGHT_BYTES;
+}
+
 /* Walks the layout twice: once to count (base NULL), once to assign pointers. */
 static size_t layout(nn_plan_t *p, float *base) {
   const nn_arch_t *a = &p->arch;
@@ -54,6 +62,12 @@ static size_t layout(nn_plan_t *p, float *base) {
   } else {
     TAKE(p->act[0], tower);
     TAKE(p->act[1], tower);
+    if (nn_plan_resident_tower(a)) { /* one chunk of images at a time */
+      int nc = p->max_n < nn_conv3x3_resident_chunk() ? p->max_n : nn_conv3x3_resident_chunk();
+      TAKE(p->res_in, nn_conv3x3_resident_floats(nc, nn_arch_input_planes(a)));
+      TAKE(p->res[0], nn_conv3x3_resident_floats(nc, a->channels));
+      TAKE(p->res[1], nn_conv3x3_resident_floats(nc, a->channels));
+    }
   }
   TAKE(p->py, n * a->policy_channels * NN_HW);
   TAKE(p->pmean, a->policy_channels);

@@ -29,6 +29,10 @@ typedef struct {
   float *scratch; /* conv3x3 scratch for max_n, also the line bias's (nn_lines.h) */
   /* inference tower */
   float *act[2]; /* (n, C, 90) */
+  /* The same in the resident layout (conv3x3.h) for one chunk of images, where
+   * nn_plan_resident_tower: the input planes, then two tower buffers. Zeroed once (their
+   * borders), NULL in training plans and other towers. */
+  float *res_in, *res[2];
   /* training tower caches, per 3x3 conv l (0 stem; block b: 1+2b, 2+2b) */
   float *z[NN_MAX_CONVS];       /* (n, C, 90) conv output, before BN */
   float *y[NN_MAX_CONVS];       /* (n, C, 90) after BN (+ skip), ReLU */
@@ -64,6 +68,17 @@ typedef struct {
   float *mem;
   size_t mem_floats;
 } nn_plan_t;
+
+/*
+ * Whether an inference plan runs the tower in the resident layout, a chunk of images at a
+ * time through every conv (nn_forward.c): for towers of plain blocks (no pooling, no lines)
+ * whose prepared 3x3 weights fit in NN_RESIDENT_WEIGHT_BYTES, so that they stay in L2
+ * while each chunk goes through them all. Larger towers go one layer at a time over the
+ * whole batch, NCHW between convs, and read each layer's weights once per batch: on the
+ * 6x64 net the chunked order measured 0.87x to 0.96x (`xqz bench nn`, docs/network-performance.md).
+ */
+#define NN_RESIDENT_WEIGHT_BYTES (256 * 1024)
+bool nn_plan_resident_tower(const nn_arch_t *a);
 
 /* Plans memory for batches of up to max_n positions. Returns 0 or a negative code. */
 int nn_plan_new(nn_plan_t **out, const nn_arch_t *arch, int max_n, bool training,
