@@ -10,7 +10,10 @@
  * kernel's speed-up of the whole net (the policy FC at inference batch sizes goes through
  * it whatever the net's width). "resident" is the inference plan's speed-up over the
  * same nn_infer on a training plan, whose tower goes NCHW between convs (conv3x3.h's
- * resident layout; 1.00x for towers that pool, which always go NCHW).
+ * resident layout; 1.00x for towers that pool, which always go NCHW). Training runs on
+ * a batch with 40 legal moves a sample, as the trainer does (nn_loss_cfg_t's
+ * legal_policy: the policy FC at the legal moves only); "legal" is its speed-up over the
+ * same step with the whole FC.
  */
 #include "bench_nn_net.h"
 
@@ -82,12 +85,20 @@ static double time_split(void (*fn)(void *), void *ctx, double min_time, double 
   return t;
 }
 
+/* One ratio column: "x" when measured (> 0), "-" when not. */
+static void print_ratio(double r, int width) {
+  if (r > 0) printf(" %*.2fx", width - 1, r);
+  else printf(" %*s", width, "-");
+}
+
 static void print_row(const char *label, const char *mode, int batch, double rate, double gf,
-                      double of_peak, double share, double speedup, double resident) {
+                      double of_peak, double share, double speedup, double resident,
+                      double legal) {
   printf("%-8s %-6s %5d %12.1f %9.1f %5.0f%% %5.0f%% %6.2fx", label, mode, batch, rate, gf,
          100 * of_peak, 100 * share, speedup);
-  if (resident > 0) printf(" %8.2fx\n", resident);
-  else printf(" %9s\n", "-");
+  print_ratio(resident, 9);
+  print_ratio(legal, 7);
+  printf("\n");
   fflush(stdout);
 }
 
@@ -125,8 +136,8 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
   if (!json) {
     printf("\nwhole net (GFLOP/s of direct-convolution FLOPs; %% of sgemm peak; "
            "share of time in sgemm)\n");
-    printf("%-8s %-6s %5s %12s %9s %6s %6s %7s %9s\n", "net", "mode", "batch", "rate/s",
-           "GFLOP/s", "%peak", "%gemm", "narrow", "resident");
+    printf("%-8s %-6s %5s %12s %9s %6s %6s %7s %9s %7s\n", "net", "mode", "batch", "rate/s",
+           "GFLOP/s", "%peak", "%gemm", "narrow", "resident", "legal");
   }
   for (int a = 0; a < narchs; a++) {
     net_ctx_t c = {0};
@@ -149,8 +160,9 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
     c.value = malloc(sizeof(float) * (size_t)max_n);
     int32_t *pi_off = malloc(sizeof(int32_t) * (size_t)(train_n + 1));
     nn_pi_entry_t *pi = malloc(sizeof(nn_pi_entry_t) * (size_t)train_n * 8);
+    uint8_t *mask = malloc((size_t)train_n * NN_POLICY_SIZE);
     float *z = malloc(sizeof(float) * (size_t)train_n);
-    if (!c.planes || !c.policy || !c.value || !pi_off || !pi || !z) {
+    if (!c.planes || !c.policy || !c.value || !pi_off || !pi || !z || !mask) {
       fprintf(stderr, "xqz bench nn: out of memory\n");
       return 1;
     }
@@ -168,24 +180,33 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
       ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "%s\"%d\":%.1f",
                              b ? "," : "", c.n, rate);
       if (!json)
-        print_row(label, "infer", c.n, rate, gf, gf / peak_gflops, share, speedup, resident);
+        print_row(label, "infer", c.n, rate, gf, gf / peak_gflops, share, speedup, resident, 0);
     }
     ij += (size_t)snprintf(infer_json + ij, sizeof infer_json - ij, "}");
 
-    /* Training: random sparse targets, SGD with momentum, a small learning rate. */
+    /* Training: random sparse targets among 40 random legal moves a sample, SGD with
+     * momentum, a small learning rate. */
+    memset(mask, 0, (size_t)train_n * NN_POLICY_SIZE);
     for (int i = 0; i < train_n; i++) {
-      pi_off[i] = i * 8;
-      for (int k = 0; k < 8; k++) {
+      uint8_t *mk = mask + (size_t)i * NN_POLICY_SIZE;
+      for (int legal = 0; legal < 40;) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        pi[i * 8 + k].index = (int32_t)((seed >> 33) % NN_POLICY_SIZE);
+        int idx = (int)((seed >> 33) % NN_POLICY_SIZE);
+        if (!mk[idx]) mk[idx] = 1, legal++;
+      }
+      pi_off[i] = i * 8;
+      for (int k = 0, idx = 0; k < 8; k++, idx++) {
+        while (!mk[idx]) idx++; /* the first 8 legal moves */
+        pi[i * 8 + k].index = idx;
         pi[i * 8 + k].prob = 0.125f;
       }
       z[i] = (float)(i % 3) - 1.0f;
     }
     pi_off[train_n] = train_n * 8;
-    c.batch = (nn_batch_t){.n = train_n, .planes = c.planes, .mask = NULL,
+    c.batch = (nn_batch_t){.n = train_n, .planes = c.planes, .mask = mask,
                            .pi_offset = pi_off, .pi = pi, .z = z};
-    c.cfg = (nn_loss_cfg_t){.policy_weight = 1, .value_weight = 1, .l2 = 1e-4f};
+    c.cfg = (nn_loss_cfg_t){.policy_weight = 1, .value_weight = 1, .l2 = 1e-4f,
+                            .legal_policy = false};
     if (nn_sgd_init(&c.opt, c.m, &eb)) {
       fprintf(stderr, "xqz bench nn: %s\n", eb.msg);
       return 1;
@@ -194,15 +215,18 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
     c.opt.schedule.n = 1;
     c.opt.schedule.e[0].from = 0;
     c.opt.schedule.e[0].lr = 1e-4f;
-    double share, speedup;
-    double t = time_split(run_train, &c, quick ? min_time : 2 * min_time, &share, &speedup);
+    double share, speedup, train_time = quick ? min_time : 2 * min_time;
+    double t_whole = bench_nn_time(run_train, &c, train_time);
+    c.cfg.legal_policy = true;
+    double t = time_split(run_train, &c, train_time, &share, &speedup);
     double rate = train_n / t, gf = rate * 3 * flops * 1e-9; /* forward + 2x backward */
     tj += (size_t)snprintf(train_json + tj, sizeof train_json - tj, "%s\"%s\":{\"%d\":%.1f}",
                            a ? "," : "", label, train_n, rate);
     if (!json)
-      print_row(label, "train", train_n, rate, gf, gf / peak_gflops, share, speedup, 0);
+      print_row(label, "train", train_n, rate, gf, gf / peak_gflops, share, speedup, 0,
+                t_whole / t);
     nn_sgd_close(&c.opt);
-    free(c.planes), free(c.policy), free(c.value), free(pi_off), free(pi), free(z);
+    free(c.planes), free(c.policy), free(c.value), free(pi_off), free(pi), free(z), free(mask);
     nn_plan_free(&c.plan);
     nn_plan_free(&c.iplan);
     nn_model_free(&c.m);

@@ -4,7 +4,9 @@
  * sparse targets over their legal moves) decoded, encoded and trained on by nn_train_pool
  * exactly as xqz-trainer does per batch (wire/batch_shard.c). Prints samples/s per net
  * and thread count, the speed-up over the first thread count of the same run, and the
- * share of the sgemm peak (one core's peak times the threads).
+ * share of the sgemm peak (one core's peak times the threads). --vs-whole-policy also
+ * times each step with the whole policy FC (the trainer computes it at the legal moves
+ * only, nn_loss_cfg_t's legal_policy) and prints the trainer's speed-up over it.
  */
 #include <cblas.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@ typedef struct {
   int batch;
   double seconds;
   bool json;
+  bool vs_whole; /* --vs-whole-policy */
 } train_opts_t;
 
 /* Samples of random legal games: every position, targets over up to 8 legal moves. */
@@ -79,9 +82,10 @@ static void run_step(void *p) {
   nn_train_pool_step(c->pool, &c->opt, c->count, xq_batch_shard_fill, &c->dec, &c->cfg, &loss);
 }
 
-/* samples/s of one net at one thread count; < 0 on failure. */
+/* samples/s of one net at one thread count, with the policy FC at the legal moves (as
+ * the trainer) or whole; < 0 on failure. */
 static double time_net(const nn_arch_t *arch, int threads, const Xqz__Batch *batch,
-                       const train_opts_t *o) {
+                       const train_opts_t *o, bool legal_policy) {
   xq_errbuf_t eb = {{0}};
   step_ctx_t c;
   memset(&c, 0, sizeof c);
@@ -96,7 +100,7 @@ static double time_net(const nn_arch_t *arch, int threads, const Xqz__Batch *bat
   c.opt.momentum = 0.9f;
   c.opt.schedule.n = 1;
   c.opt.schedule.e[0].lr = 1e-4f;
-  c.cfg = (nn_loss_cfg_t){1.0f, 1.0f, 1e-4f, 1.0f, 0.15f};
+  c.cfg = (nn_loss_cfg_t){1.0f, 1.0f, 1e-4f, 1.0f, 0.15f, legal_policy};
   c.dec.batch = batch;
   c.count = o->batch;
   rate = o->batch / bench_nn_time(run_step, &c, o->seconds / 3);
@@ -128,10 +132,12 @@ static double sgemm_peak_gflops(void) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz bench train [--sizes tiny,default,large] [--threads 1,2,...]\n"
-             "                       [--batch N] [--seconds S] [--json]\n"
+             "                       [--batch N] [--seconds S] [--json] [--vs-whole-policy]\n"
              "  the trainer's samples/s (decode, encode, forward, backward, SGD) per net and\n"
              "  thread count; speed-up over the first thread count; share of the sgemm peak\n"
-             "  --threads  default 1..every core of this box\n");
+             "  --threads  default 1..every core of this box\n"
+             "  --vs-whole-policy  also time each step with the whole policy FC (before the\n"
+             "             trainer computed it at the legal moves only) and print the ratio\n");
 }
 
 static int parse(train_opts_t *o, int argc, char **argv) {
@@ -140,10 +146,13 @@ static int parse(train_opts_t *o, int argc, char **argv) {
   o->batch = 256;
   o->seconds = 3;
   o->json = false;
+  o->vs_whole = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--json")) {
       o->json = true;
+    } else if (!strcmp(a, "--vs-whole-policy")) {
+      o->vs_whole = true;
     } else if (!strcmp(a, "--sizes") && v) {
       snprintf(o->sizes, sizeof o->sizes, "%s", v), i++;
     } else if (!strcmp(a, "--threads") && v) {
@@ -209,8 +218,10 @@ int xqz_bench_train(int argc, char **argv) {
   if (!o.json) {
     printf("trainer step rate, batch %d (real positions; decode + encode + forward + backward"
            " + SGD)\none core's sgemm peak: %.1f GFLOP/s\n", o.batch, peak);
-    printf("%-8s %7s %12s %8s %9s %6s\n", "net", "threads", "samples/s", "speedup", "GFLOP/s",
+    printf("%-8s %7s %12s %8s %9s %6s", "net", "threads", "samples/s", "speedup", "GFLOP/s",
            "%peak");
+    if (o.vs_whole) printf(" %12s %7s", "whole FC/s", "legal");
+    printf("\n");
   } else {
     printf("{\"batch\":%d,\"sgemm_peak_gflops\":%.2f,\"rows\":[", o.batch, peak);
   }
@@ -228,8 +239,9 @@ int xqz_bench_train(int argc, char **argv) {
     }
     double flops = 3 * nn_arch_flops(&arch), base = 0;
     for (int k = 0; k < o.nthreads; k++) {
-      double rate = time_net(&arch, o.threads[k], &batch, &o);
-      if (rate < 0) {
+      double rate = time_net(&arch, o.threads[k], &batch, &o, true);
+      double whole = o.vs_whole ? time_net(&arch, o.threads[k], &batch, &o, false) : 0;
+      if (rate < 0 || (o.vs_whole && whole < 0)) {
         status = 1;
         break;
       }
@@ -239,12 +251,16 @@ int xqz_bench_train(int argc, char **argv) {
         char label[32];
         nn_arch_name(&arch, label, sizeof label);
         printf("%s{\"net\":\"%s\",\"threads\":%d,\"samples_per_s\":%.1f,\"speedup\":%.3f,"
-               "\"peak_share\":%.3f}", first ? "" : ",", label,
+               "\"peak_share\":%.3f", first ? "" : ",", label,
                o.threads[k], rate, rate / base, share / 100);
+        if (o.vs_whole) printf(",\"whole_policy_samples_per_s\":%.1f", whole);
+        printf("}");
         first = false;
       } else {
-        printf("%-8s %7d %12.1f %7.2fx %9.1f %5.0f%%\n", name, o.threads[k], rate, rate / base,
+        printf("%-8s %7d %12.1f %7.2fx %9.1f %5.0f%%", name, o.threads[k], rate, rate / base,
                gf, share);
+        if (o.vs_whole) printf(" %12.1f %6.2fx", whole, rate / whole);
+        printf("\n");
         fflush(stdout);
       }
     }

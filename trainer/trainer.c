@@ -197,6 +197,7 @@ static int load_or_init(trainer_t *t) {
   t->loss_cfg.l2 = (float)t->o.l2;
   t->loss_cfg.survival_weight = (float)t->o.survival_weight;
   t->loss_cfg.reply_weight = (float)t->o.reply_weight;
+  t->loss_cfg.legal_policy = true; /* every batch carries its legal moves' mask */
   t->max_n = (int)t->o.batch;
   int threads = t->o.threads > t->max_n ? t->max_n : t->o.threads;
   if (nn_train_pool_new(&t->pool, t->m, threads, t->max_n, XQ_BATCH_SHARD_MAX_PI, &eb) ||

@@ -11,9 +11,26 @@
 #include <string.h>
 
 #include "nn/conv3x3.h"
+#include "nn/nn_fc_rows.h"
 #include "nn/nn_forward.h"
 #include "nn/nn_layers.h"
 #include "nn/nn_lines.h"
+
+/* The policy FC's backward at each sample's legal rows (p->policy_mask): the masked
+ * loss's gradient is zero at every other logit. */
+static void policy_fc_back_legal(nn_plan_t *p, nn_model_t *m, int n) {
+  int pin = m->arch.policy_channels * NN_HW;
+  int rows[NN_POLICY_SIZE];
+  float d[NN_POLICY_SIZE];
+  for (int s = 0; s < n; s++) {
+    int k = nn_fc_rows_of_mask(rows, p->policy_mask + (size_t)s * NN_POLICY_SIZE,
+                               NN_POLICY_SIZE);
+    const float *dl = p->dlogits + (size_t)s * NN_POLICY_SIZE;
+    for (int j = 0; j < k; j++) d[j] = dl[rows[j]];
+    nn_fc_rows_backward(p->dpy + (size_t)s * pin, m->g.pol_fc_w, m->g.pol_fc_b, d,
+                        p->py + (size_t)s * pin, m->p.pol_fc_w, pin, rows, k);
+  }
+}
 
 /* Backward through "y = relu(bn(z))" of a head: dy (gradient of y, overwritten) -> the
  * head's 1x1 conv -> accumulated into dt (gradient of the tower output). */
@@ -61,8 +78,11 @@ void nn_backward(nn_plan_t *p, nn_model_t *m, const float *planes, int n) {
 
   /* policy head: fc -> relu/BN/1x1 conv */
   memset(p->dpy, 0, (size_t)n * pin * sizeof(float));
-  nn_fc_backward(p->dpy, m->g.pol_fc_w, m->g.pol_fc_b, p->dlogits, p->py, m->p.pol_fc_w, n,
-                 pin, NN_POLICY_SIZE);
+  if (p->policy_mask)
+    policy_fc_back_legal(p, m, n);
+  else
+    nn_fc_backward(p->dpy, m->g.pol_fc_w, m->g.pol_fc_b, p->dlogits, p->py, m->p.pol_fc_w, n,
+                   pin, NN_POLICY_SIZE);
   head_back(p, p->dA, p->dpy, &m->p.pol, &m->g.pol, p->py, p->pz, p->pmean, p->pvar, t, n);
 
   /* survival head: 1x1 conv with bias, straight from the tower output */

@@ -4,7 +4,7 @@
  * Four rows at a time, each summed in eight vector lanes over i (so four independent
  * chains of multiply-adds share every load of x), then the lanes added; the last in % 8
  * inputs and the last nrows % 4 rows in plain loops. A row's sum is the same whichever
- * group of four it falls in.
+ * group of four it falls in. The backward twin goes one row at a time, eight lanes wide.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=fast")
@@ -49,6 +49,13 @@ static void fr_group(float *y, const float *x, const float *const w[FR_ROWS], in
   }
 }
 
+int nn_fc_rows_of_mask(int *rows, const uint8_t *mask, int out) {
+  int k = 0;
+  for (int i = 0; i < out; i++)
+    if (mask[i]) rows[k++] = i;
+  return k;
+}
+
 void nn_fc_rows(float *y, const float *x, const float *w, const float *b, int in,
                 const int *rows, int nrows) {
   int j = 0;
@@ -60,4 +67,26 @@ void nn_fc_rows(float *y, const float *x, const float *w, const float *b, int in
   for (; j < nrows; j++) y[j] = fr_dot(x, w + (size_t)rows[j] * in, in);
   if (b)
     for (j = 0; j < nrows; j++) y[j] += b[rows[j]];
+}
+
+void nn_fc_rows_backward(float *dx, float *dw, float *db, const float *dy, const float *x,
+                         const float *w, int in, const int *rows, int nrows) {
+  int iv = in - in % FR_VEC;
+  for (int j = 0; j < nrows; j++) {
+    const float d = dy[j];
+    if (d == 0.0f) continue;
+    const size_t r = (size_t)rows[j];
+    if (db) db[r] += d;
+    const float *wr = w + r * in;
+    float *dwr = dw + r * in;
+    const fr_v8 dv = {d, d, d, d, d, d, d, d};
+    for (int i = 0; i < iv; i += FR_VEC) {
+      *(fr_v8u *)(dx + i) += dv * *(const fr_v8u *)(wr + i);
+      *(fr_v8u *)(dwr + i) += dv * *(const fr_v8u *)(x + i);
+    }
+    for (int i = iv; i < in; i++) {
+      dx[i] += d * wr[i];
+      dwr[i] += d * x[i];
+    }
+  }
 }

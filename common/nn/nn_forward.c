@@ -20,11 +20,29 @@ static void value_tail(nn_plan_t *p, const nn_model_t *m, int n) {
   nn_tanh_forward(p->value, p->value, (size_t)n);
 }
 
+/* Training's policy FC at each sample's legal rows (p->policy_mask), -inf elsewhere: the
+ * masked loss reads no other logit. */
+static void policy_fc_legal(nn_plan_t *p, const nn_model_t *m, int n) {
+  int pin = m->arch.policy_channels * NN_HW;
+  int rows[NN_POLICY_SIZE];
+  float y[NN_POLICY_SIZE];
+  for (int s = 0; s < n; s++) {
+    float *lg = p->logits + (size_t)s * NN_POLICY_SIZE;
+    int k = nn_fc_rows_of_mask(rows, p->policy_mask + (size_t)s * NN_POLICY_SIZE,
+                               NN_POLICY_SIZE);
+    nn_fc_rows(y, p->py + (size_t)s * pin, m->p.pol_fc_w, m->p.pol_fc_b, pin, rows, k);
+    for (int i = 0; i < NN_POLICY_SIZE; i++) lg[i] = -INFINITY;
+    for (int j = 0; j < k; j++) lg[rows[j]] = y[j];
+  }
+}
+
 /* The heads from the tower output t (n, C, 90), once py and vy are computed. Inference
  * (folded) multiplies by the policy FC's transposed copy: the same product, faster. */
 static void heads_tail(nn_plan_t *p, const nn_model_t *m, int n, bool folded) {
   int pin = m->arch.policy_channels * NN_HW;
-  if (folded)
+  if (!folded && p->policy_mask)
+    policy_fc_legal(p, m, n);
+  else if (folded)
     nn_fc_forward_wt(p->logits, p->py, m->fold.pol_fc_wt, m->p.pol_fc_b, false, n, pin,
                      NN_POLICY_SIZE);
   else

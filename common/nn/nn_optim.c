@@ -88,6 +88,7 @@ void nn_sgd_step(nn_sgd_t *o, nn_model_t *m) {
 
 void nn_compute_gradients(nn_model_t *m, nn_plan_t *plan, const nn_batch_t *b,
                           const nn_loss_cfg_t *cfg, nn_loss_t *out) {
+  plan->policy_mask = cfg->legal_policy ? b->mask : NULL;
   nn_forward(plan, m, b->planes, b->n, true);
   nn_model_zero_grad(m);
   nn_loss_heads(plan->dlogits, plan->dvalue, plan->logits, plan->value, b, cfg, out);
@@ -95,6 +96,7 @@ void nn_compute_gradients(nn_model_t *m, nn_plan_t *plan, const nn_batch_t *b,
   if (m->arch.reply) nn_loss_reply(plan->dreply, plan->reply, b, cfg, out);
   nn_loss_l2(m, cfg, out);
   nn_backward(plan, m, b->planes, b->n);
+  plan->policy_mask = NULL; /* the batch's, not to outlive the step */
 }
 
 void nn_train_step(nn_model_t *m, nn_plan_t *plan, nn_sgd_t *opt, const nn_batch_t *b,

@@ -52,6 +52,10 @@ typedef struct {
   float *vmean, *vvar;  /* (1) */
   float *vh;            /* (n, hidden) after FC1 and ReLU */
   float *value;         /* (n) tanh output */
+  /* Training: when set (by nn_compute_gradients or a train pool, from nn_loss_cfg_t's
+   * legal_policy), the policy FC runs at this mask's legal rows only (n, 2086), forward
+   * and backward; logits elsewhere are -inf. NULL: the whole FC. */
+  const uint8_t *policy_mask;
   float *surv;          /* (n, 90) survival logits, side to move's frame (training plans
                          * only; NULL without the head) */
   float *reply;         /* (n, 2, 90) opponent-reply logits, from and to squares, side to

@@ -155,6 +155,7 @@ static void rank_step(struct nn_train_pool *p, int rank) {
   nn_batch_t b = {s->n, s->buf.planes, s->buf.mask, s->buf.pi_offset, s->buf.pi, s->buf.z,
                   s->buf.surv_mask, s->buf.surv_target, s->buf.reply};
   nn_model_t *v = s->view;
+  s->plan->policy_mask = p->cfg->legal_policy ? b.mask : NULL;
   nn_forward(s->plan, v, b.planes, b.n, true);
   nn_model_zero_grad(v);
   nn_loss_heads_shard(s->plan->dlogits, s->plan->dvalue, s->plan->logits, s->plan->value,
@@ -169,6 +170,7 @@ static void rank_step(struct nn_train_pool *p, int rank) {
     p->l2 = l2.l2;
   }
   nn_backward(s->plan, v, b.planes, b.n);
+  s->plan->policy_mask = NULL;
   if (p->T == 1) return;
   barrier_wait(&p->bar);
   /* Sum the gradients of ranks 1.. into the model's, in rank order, over this rank's

@@ -794,7 +794,7 @@ static void run_checkpoint_resume(int gpool_every) {
   tu_batch_t b1, b2;
   tu_batch_make(&b1, 4, 20, 3, &r);
   tu_batch_make(&b2, 4, 20, 3, &r);
-  nn_loss_cfg_t cfg = {1, 1, 1e-4f, 1, 1};
+  nn_loss_cfg_t cfg = {1, 1, 1e-4f, 1, 1, false};
   nn_model_t *a = small(4, gpool_every), *c = NULL;
   nn_plan_t *p;
   assert_int_equal(nn_plan_new(&p, &a->arch, 4, true, NULL), 0);

@@ -161,8 +161,10 @@ static void against_pytorch(const char *file, const char *size) {
   nn_batch_t b = {n, pl->v, mask, off, ent, get("z")->v, NULL, NULL, NULL};
   /* config: 9 numbers, then ws for a survival net, then wr for a reply net */
   assert_int_equal(cfg->n, 9 + a.survival + a.reply);
+  /* The whole policy FC: the fixture compares every logit (test_nn_train_legal holds the
+   * legal-moves-only step to this one). */
   nn_loss_cfg_t lc = {cfg->v[3], cfg->v[4], cfg->v[5], a.survival ? cfg->v[9] : 0.0f,
-                      a.reply ? cfg->v[9 + a.survival] : 0.0f};
+                      a.reply ? cfg->v[9 + a.survival] : 0.0f, false};
   int16_t *reply = NULL;
   if (a.reply) { /* from and to squares per sample, -1 = none */
     const rec_t *rs = get("reply_sq");

@@ -545,7 +545,7 @@ static void run_whole_net(const char *size, bool aux_only) {
   xq_rng_t rng;
   xq_rng_seed(&rng, 9);
   net_ctx_t c = {.cfg = {1.0f, 1.0f, 1e-3f, 0.8f, 0.6f}};
-  if (aux_only) c.cfg = (nn_loss_cfg_t){0.0f, 0.0f, 1e-3f, 1.0f, 1.0f};
+  if (aux_only) c.cfg = (nn_loss_cfg_t){0.0f, 0.0f, 1e-3f, 1.0f, 1.0f, false};
   nn_arch_t a;
   assert_int_equal(nn_arch_preset(size, &a), 0);
   assert_int_equal(nn_model_new(&c.m, &a, NULL), 0);

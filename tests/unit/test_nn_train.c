@@ -194,7 +194,7 @@ static void overfit_steps(nn_model_t *m, tu_batch_t *tb, nn_loss_t *first, nn_lo
   nn_sgd_t opt = {.momentum = 0.9f, .nesterov = true};
   assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05,100:0.02", NULL), 0);
   assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
-  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f, 1.0f, 1.0f};
+  nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-5f, 1.0f, 1.0f, false};
   for (int step = 0; step < 150; step++) {
     nn_train_step(m, tp, &opt, &tb->b, &cfg, last);
     if (step == 0) *first = *last;

@@ -25,7 +25,7 @@
 #define BATCH 24
 #define TARGETS 4
 
-static const nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-4f, 1.0f, 1.0f};
+static const nn_loss_cfg_t cfg = {1.0f, 1.0f, 1e-4f, 1.0f, 1.0f, false};
 
 /* Global pooling in the nets model() makes: 0 (none) or 1 (every block). */
 static int gpool_every;
