@@ -426,6 +426,23 @@ static inline void wg_output_image(float *Y, const float *M, int i, size_t T, in
     }
 }
 
+/* The fused epilogue on 8 values: dst = act(v + b + res), res NULL for none. Both forward
+ * paths use it, so they round alike. (Vectors go by pointer: by value they change the ABI
+ * of a build without AVX.) */
+static inline __attribute__((always_inline)) void wg_finish(float *dst, const wg_v8 *v,
+                                                            const wg_v8 *b, const float *res,
+                                                            bool relu) {
+  const wg_v8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+  wg_v8 t = *v + *b;
+  if (res) {
+    wg_v8 rv;
+    wg_load8(&rv, res);
+    t += rv;
+  }
+  if (relu) t = (wg_v8)((wg_i8)t & (t > zero)); /* max(t, 0) */
+  wg_store8(dst, &t);
+}
+
 /* 8 whole channels from cb: Y (90, coutp) back to NCHW yi with the fused epilogue, 8
  * channels x 8 cells per register transpose; returns the first cell not done (the ninth
  * column's tail is done one float at a time by the caller). */
@@ -436,7 +453,6 @@ static inline int wg_epilogue8(float *yi, const float *ri, const float *Y, const
     const float b = bias ? bias[cb + k] : 0.0f;
     bv[k] = (wg_v8){b, b, b, b, b, b, b, b};
   }
-  const wg_v8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
   int p0 = 0;
   for (; p0 + 8 <= HW; p0 += 8) {
     wg_v8 v[8];
@@ -444,14 +460,7 @@ static inline int wg_epilogue8(float *yi, const float *ri, const float *Y, const
     wg_transpose8(v); /* v[k] = channel cb + k, cells p0..p0+7 */
     for (int k = 0; k < 8; k++) {
       const size_t o = (size_t)(cb + k) * HW + p0;
-      wg_v8 t = v[k] + bv[k];
-      if (ri) {
-        wg_v8 rv;
-        wg_load8(&rv, ri + o);
-        t += rv;
-      }
-      if (relu) t = (wg_v8)((wg_i8)t & (t > zero)); /* max(t, 0) */
-      wg_store8(yi + o, &t);
+      wg_finish(yi + o, &v[k], &bv[k], ri ? ri + o : NULL, relu);
     }
   }
   return p0;
@@ -479,6 +488,16 @@ static inline void wg_epilogue(float *yi, const float *ri, const float *Y, const
   }
 }
 
+/* M (35, T, coutp) <- the 35 GEMMs of a chunk of nc images whose input transform V
+ * (35, T, cinp) is done; U: prepared weights (35, cin, coutp). */
+static void wg_multiply(float *M, const float *V, const float *U, int nc, int cin, int cout) {
+  const int cinp = round8(cin), coutp = round8(cout);
+  const size_t T = (size_t)nc * WG_TILES;
+  for (int p = 0; p < WG_PTS; p++)
+    nn_sgemm(CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f, V + p * T * cinp, cinp,
+             U + (size_t)p * cin * coutp, coutp, 0.0f, M + p * T * coutp, coutp);
+}
+
 static void wg_forward(float *y, float *scratch, const float *x, const float *U,
                        const float *bias, const float *residual, bool relu, int n, int cin,
                        int cout) {
@@ -492,10 +511,7 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
     float *Y = M + WG_PTS * T * coutp;                         /* (90, coutp) */
     wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0);
     wg_input_transform(V, P, nc, cinp);
-    for (int p = 0; p < WG_PTS; p++)
-      nn_sgemm(CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f,
-                  V + p * T * cinp, cinp, U + (size_t)p * cin * coutp, coutp, 0.0f,
-                  M + p * T * coutp, coutp);
+    wg_multiply(M, V, U, nc, cin, cout);
     for (int i = 0; i < nc; i++) {
       wg_output_image(Y, M, i, T, coutp);
       wg_epilogue(y + (size_t)(n0 + i) * cout * HW,
@@ -567,14 +583,7 @@ static void wg_output_resident(float *Py, const float *Pres, const float *M, int
         for (int r = 0; r < 5; r++)
           for (int q = 0; q < 3; q++) {
             const size_t off = ((size_t)(1 + ty * 5 + r) * WG_PW + 1 + tx * 3 + q) * coutp + cb;
-            wg_v8 v = o[r][q] + bv;
-            if (Pres) {
-              wg_v8 rv;
-              wg_load8(&rv, Pres + off);
-              v += rv;
-            }
-            if (relu) v = (wg_v8)((wg_i8)v & (v > zero)); /* max(v, 0) */
-            wg_store8(Py + off, &v);
+            wg_finish(Py + off, &o[r][q], &bv, Pres ? Pres + off : NULL, relu);
           }
       }
     }
@@ -592,9 +601,7 @@ void nn_conv3x3_forward_resident(float *Py, float *scratch, const float *Px, con
     float *V = scratch;                /* (35, T, cinp) */
     float *M = V + WG_PTS * T * cinp;  /* (35, T, coutp) */
     wg_input_transform(V, Px + n0 * plane_in, nc, cinp);
-    for (int p = 0; p < WG_PTS; p++)
-      nn_sgemm(CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f, V + p * T * cinp, cinp,
-               wp + (size_t)p * cin * coutp, coutp, 0.0f, M + p * T * coutp, coutp);
+    wg_multiply(M, V, wp, nc, cin, cout);
     for (int i = 0; i < nc; i++)
       wg_output_resident(Py + (n0 + i) * plane_out, Pres ? Pres + (n0 + i) * plane_out : NULL,
                          M, i, T, bias, relu, cout, coutp);

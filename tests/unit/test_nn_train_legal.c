@@ -149,41 +149,60 @@ static void test_gradients_pooling(void **state) {
   run_gradients_match("2x16g");
 }
 
+/* A tiny net, SGD and a two-thread pool for batches of up to max_n, and a batch of n
+ * samples with 30 legal moves each. */
+typedef struct {
+  nn_model_t *m;
+  nn_sgd_t opt;
+  nn_train_pool_t *pool;
+  tu_batch_t tb;
+} pool_run_t;
+
+enum { POOL_TARGETS = 4 };
+
+static void pool_open(pool_run_t *r, int n, uint64_t seed) {
+  nn_arch_t a;
+  assert_int_equal(nn_arch_preset("tiny", &a), 0);
+  assert_int_equal(nn_model_new(&r->m, &a, NULL), 0);
+  nn_model_init(r->m, seed);
+  memset(&r->opt, 0, sizeof r->opt);
+  assert_int_equal(nn_sgd_init(&r->opt, r->m, NULL), 0);
+  r->opt.momentum = 0.9f;
+  assert_int_equal(nn_lr_parse(&r->opt.schedule, "0:0.05", NULL), 0);
+  assert_int_equal(nn_train_pool_new(&r->pool, r->m, 2, n, POOL_TARGETS, NULL), 0);
+  xq_rng_t g;
+  xq_rng_seed(&g, seed + 1);
+  tu_batch_make(&r->tb, n, 30, POOL_TARGETS, &g);
+}
+
+static void pool_step(pool_run_t *r, const nn_loss_cfg_t *cfg) {
+  nn_loss_t loss;
+  assert_int_equal(nn_train_pool_step(r->pool, &r->opt, r->tb.b.n, nn_shard_fill_from_batch,
+                                      &r->tb.b, cfg, &loss),
+                   r->tb.b.n);
+}
+
+static void pool_close(pool_run_t *r) {
+  tu_batch_free(&r->tb);
+  nn_train_pool_free(&r->pool);
+  nn_sgd_close(&r->opt);
+  nn_model_free(&r->m);
+}
+
 /* One two-thread pool step from the same weights, with and without: the same weights. */
 static void test_pool_step(void **state) {
   (void)state;
-  enum { BATCH = 16, TARGETS = 4 };
   float *after[2];
   for (int legal = 0; legal < 2; legal++) {
-    nn_arch_t a;
-    nn_model_t *m;
-    assert_int_equal(nn_arch_preset("tiny", &a), 0);
-    assert_int_equal(nn_model_new(&m, &a, NULL), 0);
-    nn_model_init(m, 41);
-    nn_sgd_t opt;
-    memset(&opt, 0, sizeof opt);
-    assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
-    opt.momentum = 0.9f;
-    assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05", NULL), 0);
-    nn_train_pool_t *pool;
-    assert_int_equal(nn_train_pool_new(&pool, m, 2, BATCH, TARGETS, NULL), 0);
-    xq_rng_t r;
-    xq_rng_seed(&r, 42);
-    tu_batch_t tb;
-    tu_batch_make(&tb, BATCH, 30, TARGETS, &r);
+    pool_run_t r;
+    pool_open(&r, 16, 41);
     nn_loss_cfg_t cfg = {.policy_weight = 1, .value_weight = 1, .l2 = 1e-4f,
                          .legal_policy = legal};
-    nn_loss_t loss;
-    assert_int_equal(nn_train_pool_step(pool, &opt, BATCH, nn_shard_fill_from_batch, &tb.b,
-                                        &cfg, &loss),
-                     BATCH);
-    after[legal] = malloc(m->nparams * 4);
-    memcpy(after[legal], m->params, m->nparams * 4);
-    if (legal) check_close("pool step weights", after[0], after[1], m->nparams, 1e-6);
-    tu_batch_free(&tb);
-    nn_train_pool_free(&pool);
-    nn_sgd_close(&opt);
-    nn_model_free(&m);
+    pool_step(&r, &cfg);
+    after[legal] = malloc(r.m->nparams * 4);
+    memcpy(after[legal], r.m->params, r.m->nparams * 4);
+    if (legal) check_close("pool step weights", after[0], after[1], r.m->nparams, 1e-6);
+    pool_close(&r);
   }
   free(after[0]), free(after[1]);
 }
@@ -195,48 +214,30 @@ static void test_pool_step(void **state) {
  */
 static void test_pool_reads_no_illegal_row(void **state) {
   (void)state;
-  enum { BATCH = 8, TARGETS = 4 };
+  enum { BATCH = 8 };
   for (int legal = 0; legal < 2; legal++) {
-    nn_arch_t a;
-    nn_model_t *m;
-    assert_int_equal(nn_arch_preset("tiny", &a), 0);
-    assert_int_equal(nn_model_new(&m, &a, NULL), 0);
-    nn_model_init(m, 43);
-    nn_sgd_t opt;
-    memset(&opt, 0, sizeof opt);
-    assert_int_equal(nn_sgd_init(&opt, m, NULL), 0);
-    assert_int_equal(nn_lr_parse(&opt.schedule, "0:0.05", NULL), 0);
-    nn_train_pool_t *pool;
-    assert_int_equal(nn_train_pool_new(&pool, m, 2, BATCH, TARGETS, NULL), 0);
-    xq_rng_t r;
-    xq_rng_seed(&r, 44);
-    tu_batch_t tb;
-    tu_batch_make(&tb, BATCH, 30, TARGETS, &r);
+    pool_run_t r;
+    pool_open(&r, BATCH, 43);
+    const uint8_t *mask = r.tb.mask;
     int row = -1;
     for (int i = 0; i < NN_POLICY_SIZE && row < 0; i++) {
       bool anywhere = false;
-      for (int s = 0; s < BATCH; s++) anywhere |= tb.mask[(size_t)s * NN_POLICY_SIZE + i];
+      for (int s = 0; s < BATCH; s++) anywhere |= mask[(size_t)s * NN_POLICY_SIZE + i];
       if (!anywhere) row = i;
     }
     assert_true(row >= 0);
-    int pin = a.policy_channels * NN_HW;
-    for (int i = 0; i < pin; i++) m->p.pol_fc_w[(size_t)row * pin + i] = NAN;
+    int pin = r.m->arch.policy_channels * NN_HW;
+    for (int i = 0; i < pin; i++) r.m->p.pol_fc_w[(size_t)row * pin + i] = NAN;
     nn_loss_cfg_t cfg = {.policy_weight = 1, .value_weight = 1, .l2 = 0,
                          .legal_policy = legal};
-    nn_loss_t loss;
-    assert_int_equal(nn_train_pool_step(pool, &opt, BATCH, nn_shard_fill_from_batch, &tb.b,
-                                        &cfg, &loss),
-                     BATCH);
-    const nn_convbn_t *stem = &m->p.tower[0];
+    pool_step(&r, &cfg);
+    const nn_convbn_t *stem = &r.m->p.tower[0];
     size_t nonfinite = 0, wlen = (size_t)stem->cout * stem->cin * 9;
     for (size_t i = 0; i < wlen; i++) nonfinite += !isfinite(stem->w[i]);
     if (legal && nonfinite)
       fail_msg("the legal path read the illegal row: %zu stem weights not finite", nonfinite);
     if (!legal && !nonfinite) fail_msg("the whole FC should have spread the NaN row");
-    tu_batch_free(&tb);
-    nn_train_pool_free(&pool);
-    nn_sgd_close(&opt);
-    nn_model_free(&m);
+    pool_close(&r);
   }
 }
 
