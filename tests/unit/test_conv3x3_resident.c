@@ -169,9 +169,9 @@ static void test_infer_default(void **state) {
   (void)state;
   run_infer_matches("default", false);
   nn_arch_t a;
-  assert_int_equal(nn_arch_preset("3x16", &a), 0); /* 248 KB of weights */
+  assert_int_equal(nn_arch_preset("3x16", &a), 0); /* 249 KiB of prepared weights */
   assert_true(nn_plan_resident_tower(&a));
-  assert_int_equal(nn_arch_preset("4x16", &a), 0); /* 320 KB */
+  assert_int_equal(nn_arch_preset("4x16", &a), 0); /* 319 KiB */
   assert_false(nn_plan_resident_tower(&a));
 }
 
