@@ -3,8 +3,11 @@
  *
  * Four rows at a time, each summed in eight vector lanes over i (so four independent
  * chains of multiply-adds share every load of x), then the lanes added; the last in % 8
- * inputs and the last nrows % 4 rows in plain loops. A row's sum is the same whichever
- * group of four it falls in. The backward twin goes one row at a time, eight lanes wide.
+ * inputs in a plain loop. The last nrows % 4 rows go through the same code, padded with
+ * copies of the last row, so a row's sum is the same whichever group it falls in, however
+ * the compiler contracts multiply-adds into FMAs (GCC -O3 for AVX-512 contracted a one-row
+ * loop differently and changed the last bit). The backward twin goes one row at a time,
+ * eight lanes wide.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("fp-contract=fast")
@@ -24,18 +27,10 @@ static inline float fr_hsum(fr_v8 v) {
   return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
-/* One row's dot product with x, the vector part done as fr_group does it. */
-static float fr_dot(const float *x, const float *w, int in) {
-  int iv = in - in % FR_VEC;
-  fr_v8 s = {0};
-  for (int i = 0; i < iv; i += FR_VEC) s += *(const fr_v8u *)(x + i) * *(const fr_v8u *)(w + i);
-  float t = fr_hsum(s);
-  for (int i = iv; i < in; i++) t += x[i] * w[i];
-  return t;
-}
-
-/* Four rows' dot products with x, sharing the loads of x. */
-static void fr_group(float *y, const float *x, const float *const w[FR_ROWS], int in) {
+/* Four rows' dot products with x, sharing the loads of x. Not inlined: one compiled body
+ * for both callers, so one way of contracting its multiply-adds. */
+__attribute__((noinline)) static void fr_group(float *y, const float *x,
+                                               const float *const w[FR_ROWS], int in) {
   int iv = in - in % FR_VEC;
   fr_v8 s[FR_ROWS] = {{0}};
   for (int i = 0; i < iv; i += FR_VEC) {
@@ -64,7 +59,14 @@ void nn_fc_rows(float *y, const float *x, const float *w, const float *b, int in
     for (int r = 0; r < FR_ROWS; r++) wr[r] = w + (size_t)rows[j + r] * in;
     fr_group(y + j, x, wr, in);
   }
-  for (; j < nrows; j++) y[j] = fr_dot(x, w + (size_t)rows[j] * in, in);
+  if (j < nrows) { /* the last rows, padded with copies of the last, through the same code */
+    const float *wr[FR_ROWS];
+    float t[FR_ROWS];
+    for (int r = 0; r < FR_ROWS; r++)
+      wr[r] = w + (size_t)rows[j + r < nrows ? j + r : nrows - 1] * in;
+    fr_group(t, x, wr, in);
+    for (int r = 0; j + r < nrows; r++) y[j + r] = t[r];
+  }
   if (b)
     for (j = 0; j < nrows; j++) y[j] += b[rows[j]];
 }
