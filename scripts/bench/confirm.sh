@@ -3,8 +3,9 @@
 # than a ladder cell. A 20-game cell is +-20 points, too coarse to tell 85% from 90%; this
 # plays the run's best net (its last promoted) N games against each goal opponent, with the
 # ladder's simulations and no noise, on the ladder's paired openings with colours swapped
-# and a seed of its own, and writes RUN/confirm.jsonl, which learning_report.py uses for
-# the goal verdicts (the table keeps the ladder's cells).
+# and a seed of its own, and adds its results to RUN/confirm.jsonl (replacing earlier ones
+# of the same net, opponent and search), whose records with the ladder's search
+# learning_report.py uses for the goal verdicts (the table keeps the ladder's cells).
 #
 # usage: scripts/bench/confirm.sh RUN [--games N] [--sims S] [--search puct|gumbel]
 #                                   [--opponents "SPEC ..."]
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -ge 1 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 run=$1
 shift
 games=100 sims=200 search=puct opponents="random greedy alphabeta:1"
@@ -80,5 +81,19 @@ for opp in $opponents; do
 print("   vs %-12s score %.3f (+%d =%d -%d)" % (sys.argv[2], r["score"], r["wins"], r["draws"], r["losses"]))' \
     "$res" "$opp"
 done
+# Merge: this call's records replace earlier ones for the same net, opponent and search;
+# the others (another search, another opponent) stay.
+python3 - "$run/confirm.jsonl" "$tmp/confirm.jsonl" <<'PY'
+import json, os, sys
+old_path, new_path = sys.argv[1:]
+new = [l for l in open(new_path) if l.strip()]
+key = lambda d: (d["net"], d["opponent"], d.get("search", "puct"))
+fresh = {key(json.loads(l)) for l in new}
+kept = []
+if os.path.exists(old_path):
+    kept = [l for l in open(old_path) if l.strip() and key(json.loads(l)) not in fresh]
+with open(new_path, "w") as f:
+    f.writelines(kept + new)
+PY
 mv "$tmp/confirm.jsonl" "$run/confirm.jsonl"
 echo "== wrote $run/confirm.jsonl"

@@ -63,15 +63,16 @@ def best_at(run, minute, step=None):
     return best
 
 
-def confirmations(run, net):
-    """Results of scripts/bench/confirm.sh for net, by opponent ({} when there are none)."""
+def confirmations(run, net, search="puct"):
+    """Results of scripts/bench/confirm.sh for net with that root search, by opponent ({} when
+    there are none)."""
     out = {}
     try:
         with open(os.path.join(run, "confirm.jsonl")) as f:
             for line in f:
                 if line.strip():
                     d = json.loads(line)
-                    if d["net"] == net and d.get("result"):
+                    if d["net"] == net and d.get("search", "puct") == search and d.get("result"):
                         out[d["opponent"]] = d["result"]
     except FileNotFoundError:
         pass
@@ -207,7 +208,7 @@ def report(run, write_docs):
     # Goals: the last promoted net within the run, on its confirmation matches
     # (confirm.sh) where there are some, else on its ladder cells.
     best = rows[-1] if rows else None
-    confirm = confirmations(run, best["net"]) if best else {}
+    confirm = confirmations(run, best["net"], info.get("ladder_search", "puct")) if best else {}
     goal_lines = []
     if best:
         for opp, need, kind in GOALS:

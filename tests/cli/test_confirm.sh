@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_confirm.sh XQZ: scripts/bench/confirm.sh on a made-up learning run (tiny nets): it
 # plays the run's last promoted net against each opponent (PUCT or a Gumbel root) and
-# writes one confirm.jsonl line per opponent, which the report then uses; bad arguments are refused with the reason
-# and leave an earlier confirm.jsonl alone.
+# writes one confirm.jsonl line per opponent and search, replacing only earlier lines of the
+# same net, opponent and search; the report uses those of the ladder's search; bad
+# arguments are refused with the reason and leave an earlier confirm.jsonl alone.
 set -u
 . "$(dirname "$0")/lib.sh"
 export XQZ=$1
@@ -25,10 +26,28 @@ for d in lines:
 "$root/scripts/bench/confirm.sh" "$dir/run" --games 2 --sims 4 --search gumbel --opponents "random" >"$dir/out" 2>"$dir/err"; rc=$?
 check "a Gumbel root: exits 0" test "$rc" -eq 0
 check "says the root search" grep -q "gumbel root search" "$dir/out"
-check "records the search" python3 -c '
+check "records the search, beside the PUCT records" python3 -c '
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-assert [(d["opponent"], d["search"], d["result"]["games"]) for d in lines] == [("random", "gumbel", 2)], lines
+assert [(d["opponent"], d["search"], d["result"]["games"]) for d in lines] == [
+    ("random", "puct", 4), ("greedy", "puct", 4), ("random", "gumbel", 2)], lines
+' "$dir/run/confirm.jsonl"
+check "the report takes the ladder search's records" python3 -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import learning_report as lr
+puct = lr.confirmations(sys.argv[2], "00000000000000b2")
+gumbel = lr.confirmations(sys.argv[2], "00000000000000b2", "gumbel")
+assert sorted(puct) == ["greedy", "random"] and puct["random"]["games"] == 4, puct
+assert list(gumbel) == ["random"] and gumbel["random"]["games"] == 2, gumbel
+' "$root/scripts/bench" "$dir/run"
+"$root/scripts/bench/confirm.sh" "$dir/run" --games 2 --sims 4 --opponents "greedy" >/dev/null 2>"$dir/err"; rc=$?
+check "a second PUCT call exits 0" test "$rc" -eq 0
+check "replaces only its own record" python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert [(d["opponent"], d["search"], d["result"]["games"]) for d in lines] == [
+    ("random", "puct", 4), ("random", "gumbel", 2), ("greedy", "puct", 2)], lines
 ' "$dir/run/confirm.jsonl"
 cp "$dir/run/confirm.jsonl" "$dir/before"
 "$root/scripts/bench/confirm.sh" "$dir/run" --search mcts >/dev/null 2>"$dir/err"; rc=$?
