@@ -13,6 +13,7 @@
 static atomic_bool counting;
 static atomic_bool small_off; /* nn_sgemm_small(false) */
 static atomic_uint_fast64_t total_calls;
+static atomic_uint_fast64_t total_small;
 static atomic_uint_fast64_t total_ns;
 
 static uint64_t now_ns(void) {
@@ -34,6 +35,7 @@ void nn_sgemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, in
   if (!count) return;
   atomic_fetch_add_explicit(&total_ns, now_ns() - t0, memory_order_relaxed);
   atomic_fetch_add_explicit(&total_calls, 1, memory_order_relaxed);
+  if (small) atomic_fetch_add_explicit(&total_small, 1, memory_order_relaxed);
 }
 
 void nn_sgemm_small(bool on) { atomic_store_explicit(&small_off, !on, memory_order_relaxed); }
@@ -42,11 +44,13 @@ void nn_sgemm_count(bool on) { atomic_store_explicit(&counting, on, memory_order
 
 void nn_sgemm_stats_reset(void) {
   atomic_store_explicit(&total_calls, 0, memory_order_relaxed);
+  atomic_store_explicit(&total_small, 0, memory_order_relaxed);
   atomic_store_explicit(&total_ns, 0, memory_order_relaxed);
 }
 
 nn_sgemm_stats_t nn_sgemm_stats(void) {
   return (nn_sgemm_stats_t){
       .calls = atomic_load_explicit(&total_calls, memory_order_relaxed),
+      .small_calls = atomic_load_explicit(&total_small, memory_order_relaxed),
       .seconds = 1e-9 * (double)atomic_load_explicit(&total_ns, memory_order_relaxed)};
 }

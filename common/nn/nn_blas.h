@@ -30,8 +30,9 @@ void nn_sgemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, in
 void nn_sgemm_small(bool on);
 
 typedef struct {
-  uint64_t calls; /* nn_sgemm calls counted */
-  double seconds; /* wall time inside them, summed over threads */
+  uint64_t calls;       /* nn_sgemm calls counted */
+  uint64_t small_calls; /* those of them that nn_gemm_small served */
+  double seconds;       /* wall time inside them, summed over threads */
 } nn_sgemm_stats_t;
 
 /* Turns counting on or off for every thread (it is off at start). Turning it on does not

@@ -6,21 +6,25 @@
  * registers for the whole k loop: per k it loads one row of B (two vectors), broadcasts six
  * elements of op(A) and does twelve multiply-adds. Rows past the last multiple of 6 form
  * one shorter block (a call of 28 rows is four blocks of 6 and one of 4); columns past the
- * last multiple of 8 go in scalar code. Every element is summed in order over k whichever
- * way it is reached.
+ * last multiple of 8 go in scalar code. Every element is summed in order over k with the
+ * same operation whichever way it is reached, so its bits do not depend on the block, panel
+ * or call it falls in.
+ *
+ * That operation is written out (gs_madd, gs_madd1): a fused multiply-add where the target
+ * has one, a multiply then an add where it does not. It is not left to contraction
+ * (-ffp-contract=fast): GCC fuses each inlined copy of the block on its own, and for
+ * AVX-512 it fused the copies for 1 and for 6 rows differently, so a row's last bits
+ * depended on how many rows shared its block.
  */
-/*
- * The build is ISO C11, in which GCC does not contract a * b + c into fused multiply-adds
- * (-ffp-contract=off); the inner loop is exactly that, so allow it here as conv3x3.c does.
- */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("fp-contract=fast")
-#endif
-
 #include "nn/nn_gemm_small.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stddef.h>
+
+#if defined(__FMA__)
+#include <immintrin.h>
+#endif
 
 enum {
   GS_VEC = 8, /* floats per vector */
@@ -40,6 +44,24 @@ bool nn_gemm_small_fits(bool trans_a, bool trans_b, int m, int n, int k, float a
   const bool wide = m <= NN_GEMM_SMALL_WIDE_MAX_M && n >= NN_GEMM_SMALL_WIDE_MIN_N &&
                     k <= NN_GEMM_SMALL_WIDE_MAX_K;
   return narrow || wide;
+}
+
+/* s + x * b, elementwise. */
+static inline __attribute__((always_inline)) gs_v8 gs_madd(gs_v8 s, gs_v8 x, gs_v8 b) {
+#if defined(__FMA__)
+  return (gs_v8)_mm256_fmadd_ps((__m256)x, (__m256)b, (__m256)s);
+#else
+  return s + x * b; /* ISO C11: GCC rounds the product, then the sum */
+#endif
+}
+
+/* The same for one float (the last n % 8 columns). */
+static inline __attribute__((always_inline)) float gs_madd1(float s, float x, float b) {
+#if defined(__FMA__)
+  return fmaf(x, b, s); /* one instruction where __FMA__ is set */
+#else
+  return s + x * b;
+#endif
 }
 
 /* Element (r, kk) of op(A), A starting at the block's first row. */
@@ -65,7 +87,7 @@ static inline __attribute__((always_inline)) void gs_block(int rows, int nv, boo
     for (int r = 0; r < rows; r++) {
       const float x = gs_a(ta, a, lda, r, kk);
       const gs_v8 xv = {x, x, x, x, x, x, x, x};
-      for (int v = 0; v < nv; v++) s[r][v] += xv * bv[v];
+      for (int v = 0; v < nv; v++) s[r][v] = gs_madd(s[r][v], xv, bv[v]);
     }
   }
   for (int r = 0; r < rows; r++)
@@ -111,7 +133,8 @@ static inline __attribute__((always_inline)) void gs_gemm(bool ta, int m, int n,
     for (int i = 0; i < m; i++) {
       const float *ai = ta ? a + i : a + (size_t)i * lda;
       float s = accumulate ? c[(size_t)i * ldc + j] : 0.0f;
-      for (int kk = 0; kk < k; kk++) s += gs_a(ta, ai, lda, 0, kk) * b[(size_t)kk * ldb + j];
+      for (int kk = 0; kk < k; kk++)
+        s = gs_madd1(s, gs_a(ta, ai, lda, 0, kk), b[(size_t)kk * ldb + j]);
       c[(size_t)i * ldc + j] = s;
     }
 }

@@ -78,6 +78,8 @@ static void test_threads_counted_once(void **state) {
   nn_sgemm_count(false);
   nn_sgemm_stats_t s = nn_sgemm_stats();
   assert_int_equal(s.calls, THREADS * CALLS);
+  /* A 7 x 5 x 9 product with alpha 1 and beta 0 is one nn_gemm_small serves. */
+  assert_int_equal(s.small_calls, THREADS * CALLS);
   assert_true(s.seconds > 0.0);
   /* Off again: more GEMMs leave the totals as they are. */
   gemm_thread(NULL);
@@ -86,6 +88,7 @@ static void test_threads_counted_once(void **state) {
   assert_true(after.seconds == s.seconds);
   nn_sgemm_stats_reset();
   assert_int_equal(nn_sgemm_stats().calls, 0);
+  assert_int_equal(nn_sgemm_stats().small_calls, 0);
 }
 
 int main(void) {

@@ -8,7 +8,7 @@
  * and nothing outside C's m x n elements is written. With beta 0 the old C is never read (NaN stays out). A row
  * of C is the same bits whether it is computed alone or among others. nn_sgemm sends exactly
  * the calls nn_gemm_small_fits accepts to the kernel, and every call to OpenBLAS when
- * switched off.
+ * switched off (its counters say which served a call).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,27 +141,50 @@ static void test_fits(void **state) {
  * nn_sgemm on a narrow call gives the kernel's bits; switched off, OpenBLAS's. A call the
  * kernel does not take (alpha 0.5) gives OpenBLAS's bits either way.
  */
+/* Which path served the one nn_sgemm call f makes, by the counters of nn_blas.h. */
+static bool served_small(void (*f)(const float *, const float *, float *), const float *a,
+                         const float *b, float *c) {
+  nn_sgemm_stats_reset();
+  nn_sgemm_count(true);
+  f(a, b, c);
+  nn_sgemm_count(false);
+  const nn_sgemm_stats_t s = nn_sgemm_stats();
+  assert_int_equal(s.calls, 1);
+  return s.small_calls == 1;
+}
+
+enum { DM = 36, DN = 16, DK = 16 };
+
+static void gemm_alpha1(const float *a, const float *b, float *c) {
+  nn_sgemm(CblasNoTrans, CblasNoTrans, DM, DN, DK, 1.0f, a, DK, b, DN, 0.0f, c, DN);
+}
+
+static void gemm_alpha_half(const float *a, const float *b, float *c) {
+  nn_sgemm(CblasNoTrans, CblasNoTrans, DM, DN, DK, 0.5f, a, DK, b, DN, 0.0f, c, DN);
+}
+
+/* A call the kernel fits goes to it and gives its bits; switched off, or with an alpha the
+ * kernel does not take, the call goes to OpenBLAS and gives its bits. (Where both sum in
+ * k order with fused multiply-adds the bits are the same, so the counters say which ran.) */
 static void test_sgemm_dispatch(void **state) {
   (void)state;
-  enum { M = 36, N = 16, K = 16 };
   uint32_t seed = 3;
-  float *a = rand_floats(M * K, &seed), *b = rand_floats(K * N, &seed);
-  float kern[M * N], blas[M * N], c[M * N];
-  nn_gemm_small(false, M, N, K, a, K, b, N, false, kern, N);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, blas,
-              N);
-  /* The two sum in different orders, so their bits tell which one ran. */
-  assert_memory_not_equal(kern, blas, sizeof kern);
-  nn_sgemm(CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
+  float *a = rand_floats(DM * DK, &seed), *b = rand_floats(DK * DN, &seed);
+  float kern[DM * DN], blas[DM * DN], c[DM * DN];
+  nn_gemm_small(false, DM, DN, DK, a, DK, b, DN, false, kern, DN);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, DM, DN, DK, 1.0f, a, DK, b, DN, 0.0f,
+              blas, DN);
+  assert_true(served_small(gemm_alpha1, a, b, c));
   assert_memory_equal(c, kern, sizeof c);
   nn_sgemm_small(false);
-  nn_sgemm(CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
+  assert_false(served_small(gemm_alpha1, a, b, c));
   nn_sgemm_small(true);
   assert_memory_equal(c, blas, sizeof c);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 0.5f, a, K, b, N, 0.0f, blas,
-              N);
-  nn_sgemm(CblasNoTrans, CblasNoTrans, M, N, K, 0.5f, a, K, b, N, 0.0f, c, N);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, DM, DN, DK, 0.5f, a, DK, b, DN, 0.0f,
+              blas, DN);
+  assert_false(served_small(gemm_alpha_half, a, b, c));
   assert_memory_equal(c, blas, sizeof c);
+  nn_sgemm_stats_reset();
   free(a), free(b);
 }
 
