@@ -111,6 +111,9 @@ run1_games=$(grep " progress " "$dir/worker.log" | tail -1 | sed -n 's/.* games=
 run1_unacked=$(last_unacked)
 check "unacknowledged games stay in the spool" test "$(find "$dir/spool" -name '*.xqs' | wc -l)" -eq "$run1_unacked"
 echo "first run: games=$run1_games unacked_at_stop=$run1_unacked"
+# The games the first run left: an acknowledged game's file leaves the spool.
+spooled=$(find "$dir/spool" -name '*.xqs' -printf '%f\n')
+spool_lacks() { local f; for f; do [ ! -e "$dir/spool/$f" ] || return 1; done; }
 
 ip -n "$nsB" link set "$vB" up
 # Restart; stop once the spool has been emptied. A stop normally leaves nothing behind (the
@@ -124,7 +127,15 @@ while :; do
   if [ "$runs" -eq 1 ]; then
     check "the restarted worker loads its spool" wait_for 10 bash -c "tail -n +$((mark + 1)) '$dir/worker.log' | grep -q 'started .* unacked=$run1_unacked'"
   fi
-  ok=0; wait_for 20 bash -c "tail -n +$((mark + 1)) '$dir/worker.log' | grep ' progress ' | grep -q 'unacked=0 connected=1'" && ok=1
+  ok=0
+  if [ "$runs" -eq 1 ]; then
+    # Every game of the first run's spool, not "unacked=0" in a progress line: a fast build's
+    # worker always has a game or two of this run in flight, so that line may never come.
+    # shellcheck disable=SC2086 # file names without spaces, one argument each
+    wait_for 20 spool_lacks $spooled && ok=1
+  else
+    wait_for 20 bash -c "tail -n +$((mark + 1)) '$dir/worker.log' | grep ' progress ' | grep -q 'unacked=0 connected=1'" && ok=1
+  fi
   kill -TERM "$worker"; wait "$worker"; rc=$?
   if [ "$runs" -eq 1 ]; then
     check "the spooled games are acknowledged after the restart" test "$ok" -eq 1
