@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything with warnings as errors under AddressSanitizer
 # and UBSan, and runs the whole test suite with ctest; then builds the default configuration
-# (Release with the tests: -O2 finds warnings -O0 does not, and they are errors). Ends with
+# (Release with the tests: -O2 finds warnings -O0 does not, and they are errors) and runs the
+# unit tests in it, compiled for this host's vector instructions as shipped. Ends with
 # one line, "== summary: ...": tests passed and failed, skipped and why, where the run
 # stopped if it did, and the time taken (scripts/lib/test_summary.py).
 # Tests whose prerequisites are missing here (root, network namespaces, chromium) are
@@ -18,7 +19,7 @@ rm -f "$JUNIT"
 # The summary is printed however the run ends: a failed stage is named in it.
 summary() {
   local rc=$? note
-  if [ "$rc" -eq 0 ]; then note="default build ok"; else note="stopped in: $stage (exit $rc)"; fi
+  if [ "$rc" -eq 0 ]; then note="default build and its unit tests ok"; else note="stopped in: $stage (exit $rc)"; fi
   python3 scripts/lib/test_summary.py "$JUNIT" "$((SECONDS - start))" "$note"
   exit "$rc"
 }
@@ -48,3 +49,12 @@ echo "== default build (${XQZ_RELEASE_BUILD:-build-default}: Release, tests incl
 cmake -S . -B "${XQZ_RELEASE_BUILD:-build-default}" -DCMAKE_BUILD_TYPE=Release -DXQZ_TESTS=ON \
       -DXQZ_WERROR=ON >/dev/null
 cmake --build "${XQZ_RELEASE_BUILD:-build-default}" -j"$JOBS" >/dev/null
+# The unit tests again in that build, as shipped (-O3 -march=native: AVX, FMA, AVX-512 where
+# the host has them). The sanitized build above is compiled for any x86-64 and so never
+# runs the kernels' vector code; their bit-for-bit contracts (a row of a GEMM the same
+# alone or in a block, N trainer threads taking one thread's step) are checked here. About a
+# minute; the command-line and integration tests ran above.
+stage="default build's unit tests"
+echo "== unit tests in the default build"
+(cd "${XQZ_RELEASE_BUILD:-build-default}" && ctest --output-on-failure --timeout 600 -j"$JOBS" \
+   -R '^test_' "$@")
