@@ -46,12 +46,14 @@ bool nn_gemm_small_fits(bool trans_a, bool trans_b, int m, int n, int k, float a
   return narrow || wide;
 }
 
-/* s + x * b, elementwise. */
-static inline __attribute__((always_inline)) gs_v8 gs_madd(gs_v8 s, gs_v8 x, gs_v8 b) {
+/* *s += x * b, elementwise. Vectors go by pointer: by value, their ABI would depend on
+ * whether AVX is enabled (GCC's -Wpsabi, an error in builds for any x86-64). */
+static inline __attribute__((always_inline)) void gs_madd(gs_v8 *s, const gs_v8 *x,
+                                                          const gs_v8 *b) {
 #if defined(__FMA__)
-  return (gs_v8)_mm256_fmadd_ps((__m256)x, (__m256)b, (__m256)s);
+  *s = (gs_v8)_mm256_fmadd_ps((__m256)*x, (__m256)*b, (__m256)*s);
 #else
-  return s + x * b; /* ISO C11: GCC rounds the product, then the sum */
+  *s = *s + *x * *b; /* ISO C11: GCC rounds the product, then the sum */
 #endif
 }
 
@@ -87,7 +89,7 @@ static inline __attribute__((always_inline)) void gs_block(int rows, int nv, boo
     for (int r = 0; r < rows; r++) {
       const float x = gs_a(ta, a, lda, r, kk);
       const gs_v8 xv = {x, x, x, x, x, x, x, x};
-      for (int v = 0; v < nv; v++) s[r][v] = gs_madd(s[r][v], xv, bv[v]);
+      for (int v = 0; v < nv; v++) gs_madd(&s[r][v], &xv, &bv[v]);
     }
   }
   for (int r = 0; r < rows; r++)
