@@ -137,10 +137,6 @@ static void test_fits(void **state) {
                                   0.0f));
 }
 
-/*
- * nn_sgemm on a narrow call gives the kernel's bits; switched off, OpenBLAS's. A call the
- * kernel does not take (alpha 0.5) gives OpenBLAS's bits either way.
- */
 /* Which path served the one nn_sgemm call f makes, by the counters of nn_blas.h. */
 static bool served_small(void (*f)(const float *, const float *, float *), const float *a,
                          const float *b, float *c) {
@@ -163,9 +159,10 @@ static void gemm_alpha_half(const float *a, const float *b, float *c) {
   nn_sgemm(CblasNoTrans, CblasNoTrans, DM, DN, DK, 0.5f, a, DK, b, DN, 0.0f, c, DN);
 }
 
-/* A call the kernel fits goes to it and gives its bits; switched off, or with an alpha the
- * kernel does not take, the call goes to OpenBLAS and gives its bits. (Where both sum in
- * k order with fused multiply-adds the bits are the same, so the counters say which ran.) */
+/* nn_sgemm on a narrow call goes to the kernel and gives its bits; switched off, or with an
+ * alpha the kernel does not take (0.5), the call goes to OpenBLAS and gives its bits. (Where
+ * both sum in k order with fused multiply-adds the bits are the same, so the counters say
+ * which ran.) */
 static void test_sgemm_dispatch(void **state) {
   (void)state;
   uint32_t seed = 3;
