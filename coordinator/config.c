@@ -84,7 +84,7 @@ static const crow_t ROWS[] = {
    "PUB bind address (NetAnnounce); labs: tcp://*:5556"},
   {"http", T_STRING, O(http), "127.0.0.1:5580", SZ(http), 0, NULL,
    "HTTP endpoint HOST:PORT (dashboard, /metrics, /api/status); empty = off"},
-  {"net_size", T_STRING, O(net_size), "tiny", SZ(net_size), 0, NULL,
+  {"net_size", T_STRING, O(net_size), "2x16a", SZ(net_size), 0, NULL,
    "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC (B blocks of C"
    " channels); suffix g: global pooling, l: line convolutions, then a: attack planes, then"
    " v: wide value head, then s: survival head, then r: opponent-reply head (2x16ls,"
