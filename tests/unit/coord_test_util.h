@@ -74,8 +74,10 @@ static inline pid_t start_coordinator(void) {
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
     if (!freopen(logp, "a", stderr) || !freopen("/dev/null", "w", stdout)) _exit(127);
+    /* net_size tiny: the candidates these tests upload (tiny_net) are plain 2x16 nets,
+     * whatever the default architecture of net 1 is. */
     execl(g_coordinator, "xqz-coordinator", "--campaign", camp,
-          router, pub, "--http=", "--fsync_ms=50", "--min_positions=10", "--window=1000",
+          router, pub, "--http=", "--net_size=tiny", "--fsync_ms=50", "--min_positions=10", "--window=1000",
           "--reuse=2", "--status_ms=60000", g_extra, g_extra2, g_extra3, g_extra4, g_extra5,
           (char *)NULL);
     _exit(127);
