@@ -18,7 +18,7 @@ trap 'stop_and_report "$dir" "$dir"/*.log' EXIT
 port=$((20000 + RANDOM % 12000)) # below Linux's ephemeral ports (32768-60999)
 router=tcp://127.0.0.1:$port pub=tcp://127.0.0.1:$((port + 1))
 camp=$dir/camp
-coord_args=(--campaign "$camp" --router "$router" --pub "$pub" --http= --min_positions 150
+coord_args=(--campaign "$camp" --router "$router" --pub "$pub" --http= --net_size tiny --min_positions 150
             --sims 16 --fast_sims 4 --max_plies 80 --games_per_job 4 --fsync_ms 50
             --status_ms 500 --gating threshold --threshold_games 4 --threshold_score 0
             --gating_sims 8 --batch_size 32 --anchor_games 2)

@@ -39,7 +39,7 @@ sys.exit(0 if (len(v) if isinstance(v, list) else v) >= int(sys.argv[2]) else 1)
 
 port=$(free_port) pport=$(free_port) hport=$(free_port)
 router=tcp://127.0.0.1:$port
-coord_args=(--campaign "$dir/camp" --router "$router" --pub "tcp://127.0.0.1:$pport"
+coord_args=(--campaign "$dir/camp" --router "$router" --pub "tcp://127.0.0.1:$pport" --net_size tiny
   --http "127.0.0.1:$hport" --min_positions 100 --sims 8 --fast_sims 2 --max_plies 60
   --games_per_job 2 --fsync_ms 50 --status_ms 1000 --gating threshold --threshold_games 2
   --threshold_score 0 --gating_sims 4 --batch_size 16 --anchor_games 2)

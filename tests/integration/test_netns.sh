@@ -60,7 +60,7 @@ if [ "$MODE" = curve ]; then
   curve_worker=(--server-key "$keys/coordinator.pub" --key "$keys/lab.secret")
   curve_admin=(--server-key "$keys/coordinator.pub" --key "$keys/admin.secret")
 fi
-ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 "${curve_coord[@]}" --sims 8 \
+ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 "${curve_coord[@]}" --net_size tiny --sims 8 \
   --fast_sims 4 --max_plies 40 --games_per_job 2 --min_positions 100 --batch_size 32 \
   --gating none --anchor_games 0 --fsync_ms 50 --status_ms 300 >"$dir/coord.log" 2>&1 &
 coord=$!; pids+=("$coord")

@@ -17,7 +17,7 @@ export OPENBLAS_NUM_THREADS=1
 camp=$dir/camp
 port=$(free_port)
 router=tcp://127.0.0.1:$port
-"$COORD" --campaign "$camp" --router "$router" --pub "tcp://127.0.0.1:$((port + 1))" --http "" \
+"$COORD" --campaign "$camp" --router "$router" --pub "tcp://127.0.0.1:$((port + 1))" --http "" --net_size tiny \
   --min_positions 100 --sims 8 --fast_sims 2 --max_plies 60 --games_per_job 2 --fsync_ms 50 \
   --gating threshold --threshold_games 2 --threshold_score 1 --gating_sims 4 --batch_size 16 \
   >"$dir/coord.log" 2>&1 &
