@@ -1,7 +1,7 @@
 /*
  * config.c: the settings table. One row per setting; parsing, bounds, --help and the
  * default campaign.ini all come from these rows. Defaults fit a 2-core box with the tiny
- * net: few simulations, a small window, fast gating.
+ * net (2x16a, with the attack planes): few simulations, a small window, fast gating.
  */
 #include "config.h"
 
