@@ -115,7 +115,9 @@ static int start_from_best(trainer_t *t, const nn_arch_t *want) {
   }
   if (t->o.size_given && memcmp(want, &t->m->arch, sizeof *want) != 0) {
     XQ_LOGW(COMP, "--size differs from the campaign's best net: training a fresh net of"
-            " that size (its candidates play the current architecture in gating) size=%s"
+            " that size; the coordinator takes its candidates only if campaign.ini's net_size"
+            " is that size too (they then play the current best in gating), and refuses"
+            " them otherwise size=%s"
             " best_blocks=%d best_channels=%d best_gpool_every=%d best_survival=%d best_lines=%d"
             " best_reply=%d", t->o.size, t->m->arch.blocks, t->m->arch.channels,
             t->m->arch.gpool_every, t->m->arch.survival, t->m->arch.lines, t->m->arch.reply);
