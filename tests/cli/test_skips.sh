@@ -12,6 +12,13 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 chmod 755 "$dir"
+# The unprivileged user may not read the checkout or the build (a clone in root's 0700 /root,
+# or in a 0700 home): what it runs is copied to $dir, readable by all, keeping the layout
+# test_netns.sh sources lib.sh through.
+mkdir -p "$dir/src/tests/cli" "$dir/src/tests/integration"
+cp "$SRC/tests/cli/lib.sh" "$dir/src/tests/cli/"
+cp "$SRC/tests/integration/test_netns.sh" "$dir/src/tests/integration/"
+chmod -R a+rX "$dir/src"
 unpriv=()
 if [ "$(id -u)" -eq 0 ]; then unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups); fi
 
@@ -21,14 +28,15 @@ as_user() {
   local out=$1 ci=$2; shift 2
   (cd "$dir" && CI=$ci timeout 60 "${unpriv[@]}" "$@" >"$out" 2>&1); echo $?
 }
-rc=$(as_user "$dir/netns.out" "" "$SRC/tests/integration/test_netns.sh" "$BIN")
+rc=$(as_user "$dir/netns.out" "" "$dir/src/tests/integration/test_netns.sh" "$BIN")
 check "test_netns.sh without root exits 77 (skipped)" [ "$rc" = 77 ]
 check "and says it needs root" grep -q "^SKIPPED: needs root" "$dir/netns.out"
-rc=$(as_user "$dir/netns_ci.out" true "$SRC/tests/integration/test_netns.sh" "$BIN")
+rc=$(as_user "$dir/netns_ci.out" true "$dir/src/tests/integration/test_netns.sh" "$BIN")
 check "under CI=true it fails instead (exit 1)" [ "$rc" = 1 ]
 check "naming the reason" grep -q "^FAIL required under CI=true, but: needs root" "$dir/netns_ci.out"
 tmpfs=$BIN/tests/test_coordinator_tmpfs
 if [ -x "$tmpfs" ]; then
+  cp "$tmpfs" "$dir/src/" && tmpfs=$dir/src/test_coordinator_tmpfs && chmod a+rx "$tmpfs"
   rc=$(as_user "$dir/tmpfs.out" "" "$tmpfs")
   check "test_coordinator_tmpfs without root exits 77 (skipped)" [ "$rc" = 77 ]
   check "and says it needs root" grep -q "^SKIPPED: needs root" "$dir/tmpfs.out"
