@@ -1,7 +1,9 @@
 /*
  * wire.c: packing, validated unpacking and ZeroMQ framing of envelopes. A peer is never
- * trusted: sizes are checked before anything is allocated for a message, and every
- * malformed message is drained completely so the socket stays in step.
+ * trusted: sizes are checked before anything is allocated for a message, the memory (and so
+ * the work) one decode may take is bounded by the message's size (a budgeted allocator:
+ * protobuf-c would otherwise spend hundreds of bytes on an empty submessage of three), and
+ * every malformed message is drained completely so the socket stays in step.
  */
 #include "wire/wire.h"
 
@@ -56,6 +58,40 @@ bool xq_wire_is_version_refusal(const Xqz__Envelope *env) {
          env->error->code == XQ_ERROR_PROTOCOL_VERSION;
 }
 
+size_t xq_wire_decode_budget(size_t len) {
+  return (size_t)XQ_WIRE_DECODE_FACTOR * len + XQ_WIRE_DECODE_SLACK;
+}
+
+/* What one unpack may still allocate: limit bytes in all, counted with XQ_WIRE_ALLOC_COST
+ * per block (malloc's own overhead), including the scratch protobuf-c frees before it
+ * returns, so the bound is on the work as well as on the memory. used passes limit only
+ * when an allocation was refused. */
+typedef struct {
+  size_t used, limit;
+} xq_wire_budget_t;
+
+#define XQ_WIRE_ALLOC_COST 16u
+
+static void *budget_alloc(void *data, size_t n) {
+  xq_wire_budget_t *b = data;
+  size_t cost = n + XQ_WIRE_ALLOC_COST;
+  if (cost < n || cost > b->limit - b->used) {
+    b->used = b->limit + 1; /* remembered: the budget, not the input, ended the decode */
+    return NULL;
+  }
+  void *p = malloc(n ? n : 1);
+  if (p) b->used += cost;
+  return p;
+}
+
+/* Blocks are freed with free(): the unpacked envelope is later released with protobuf-c's
+ * default allocator (xq_wire_free), so both must be malloc's. Nothing is given back to the
+ * budget. */
+static void budget_free(void *data, void *p) {
+  (void)data;
+  free(p);
+}
+
 int xq_wire_unpack(const uint8_t *buf, size_t len, Xqz__Envelope **out, xq_errbuf_t *eb) {
   return xq_wire_unpack_head(buf, len, out, NULL, eb);
 }
@@ -63,11 +99,20 @@ int xq_wire_unpack(const uint8_t *buf, size_t len, Xqz__Envelope **out, xq_errbu
 int xq_wire_unpack_head(const uint8_t *buf, size_t len, Xqz__Envelope **out,
                         xq_wire_head_t *head, xq_errbuf_t *eb) {
   *out = NULL;
-  if (head) memset(head, 0, sizeof *head);
+  if (head) {
+    memset(head, 0, sizeof *head);
+    head->fd = -1;
+  }
   if (len > XQ_WIRE_MAX_MESSAGE)
     return xq_err_set(eb, XQ_ERANGE, "message of %zu bytes exceeds the %u-byte limit", len,
                       XQ_WIRE_MAX_MESSAGE);
-  Xqz__Envelope *env = xqz__envelope__unpack(NULL, len, buf);
+  xq_wire_budget_t budget = {0, xq_wire_decode_budget(len)};
+  ProtobufCAllocator alloc = {budget_alloc, budget_free, &budget};
+  Xqz__Envelope *env = xqz__envelope__unpack(&alloc, len, buf);
+  if (!env && budget.used > budget.limit)
+    return xq_err_set(eb, XQ_ERANGE, "envelope of %zu bytes refused: decoding it would take"
+                      " more than %zu bytes of memory (%u times its size plus %u)", len,
+                      budget.limit, XQ_WIRE_DECODE_FACTOR, XQ_WIRE_DECODE_SLACK);
   if (!env) return xq_err_set(eb, XQ_EFORMAT, "malformed envelope (%zu bytes)", len);
   if (head) {
     head->version = env->version;
@@ -148,7 +193,10 @@ int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out,
 int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out,
                       int flags, xq_wire_head_t *head, xq_errbuf_t *eb) {
   *out = NULL;
-  if (head) memset(head, 0, sizeof *head);
+  if (head) {
+    memset(head, 0, sizeof *head);
+    head->fd = -1;
+  }
   zmq_msg_t m;
   if (rid) {
     zmq_msg_init(&m);
@@ -176,14 +224,19 @@ int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope *
     return xq_err_set(eb, XQ_EFORMAT, "message with more than one body frame");
   }
   char user[sizeof head->user_id] = "", address[sizeof head->peer_address] = "";
+  int fd = -1;
   if (head) {
     property_of(&m, "User-Id", user, sizeof user);
     property_of(&m, "Peer-Address", address, sizeof address);
+    fd = zmq_msg_get(&m, ZMQ_SRCFD);
   }
   int rc = xq_wire_unpack_head(zmq_msg_data(&m), zmq_msg_size(&m), out, head, eb);
   zmq_msg_close(&m);
   if (head && user[0]) memcpy(head->user_id, user, sizeof user);
-  if (head) memcpy(head->peer_address, address, sizeof address);
+  if (head) {
+    memcpy(head->peer_address, address, sizeof address);
+    head->fd = fd < 0 ? -1 : fd;
+  }
   return rc;
 }
 

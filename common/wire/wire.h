@@ -68,6 +68,18 @@ const char *xq_wire_error_text(uint32_t code);
 /* Largest chunk of a net file sent in one NetChunk. */
 #define XQ_WIRE_NET_CHUNK (1u << 20)
 
+/* Decoding cost: an envelope of n bytes may take at most XQ_WIRE_DECODE_FACTOR * n +
+ * XQ_WIRE_DECODE_SLACK bytes of allocations to unpack (counted with malloc's overhead, the
+ * decoder's scratch included); past that it is refused (XQ_ERANGE) before anything looks at
+ * its type. An empty repeated submessage is 2-3 bytes on the wire and about 250 in memory,
+ * so without a bound 64 MiB of them would cost gigabytes. The honest messages stay well
+ * below the bound: a Batch of 8192 samples about 2x its size, a Status about 4x
+ * (tests/unit/test_wire_budget.c checks both). */
+#define XQ_WIRE_DECODE_FACTOR 8u
+#define XQ_WIRE_DECODE_SLACK (1u << 20)
+/* The decoding budget of an envelope of len bytes (see XQ_WIRE_DECODE_FACTOR). */
+size_t xq_wire_decode_budget(size_t len);
+
 /* Initialises env with the current protocol version. */
 void xq_wire_init(Xqz__Envelope *env);
 /* Packs env into a new malloc'd buffer (*buf, *len). XQ_ENOMEM or XQ_ERANGE (too big). */
@@ -89,6 +101,9 @@ typedef struct {
    * address of the sending end of a TCP connection (as getnameinfo writes it); empty for
    * other transports. */
   char peer_address[64];
+  /* Also from xq_wire_recv_head: the descriptor of the TCP connection the message came on
+   * (ZMQ_SRCFD), -1 when unknown. libzmq owns it: only ever read its state (TCP_INFO). */
+  int fd;
 } xq_wire_head_t;
 /* Like xq_wire_unpack; head (may be NULL) gets the header. */
 int xq_wire_unpack_head(const uint8_t *buf, size_t len, Xqz__Envelope **out,
