@@ -175,6 +175,12 @@ void xqc_promote_resume(xqc_t *c);
 bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
 void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
+/* nets.c found the open match's candidate unservable (file damaged or gone): the match
+ * closes with the candidate rejected (why logged), so gating moves on. */
+void xqc_promote_candidate_lost(xqc_t *c, const char *why);
+/* nets.c found the best net unservable: the previous best net with an intact file becomes
+ * the best again (recorded, announced; an open match is replayed against it). */
+void xqc_promote_best_lost(xqc_t *c, const char *why);
 
 /* anchors.c: anchor matches (anchors.h); their pairs go out and come back through
  * promote.c, after the gating pairs. */

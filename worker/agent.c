@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "job_check.h"
 #include "link.h"
 #include "nn/blas_core.h"
 #include "wire/netcache.h"
@@ -30,7 +31,9 @@
 #define FETCH_RETRY_MS 30000     /* wait after a failed fetch */
 #define RESEND_MS 30000          /* resend an unacknowledged game after this long */
 #define MAX_IN_FLIGHT 256        /* games sent and not acknowledged within RESEND_MS, at most */
-#define STOP_GRACE_MS 30000      /* wait this long for the running games after SIGTERM */
+#define STOP_ABORT_MS 2000       /* after SIGTERM, running games get this long to finish */
+#define STOP_GRACE_MS 10000      /* ... and the play thread this long to return, at most */
+#define JOB_RETRY_MS 2000        /* ask for another job this long after giving one up */
 #define HELLO_RETRY_MS 5000      /* say Hello again this long after it was refused */
 
 typedef struct {
@@ -58,6 +61,7 @@ typedef struct {
   char arena_fen[160], arena_anchor[64];
   int job_pending;
   int64_t job_pending_ms;
+  int64_t job_retry_ms; /* when to ask for another job after giving one up (0 = not due) */
   /* nets */
   xq_netfetch_t fetch; /* fetch.id != 0 while active */
   int64_t fetch_tx_ms;
@@ -133,6 +137,21 @@ static void send_heartbeat(agent_t *a) {
   a->last_hb_ms = xq_clock_ms();
 }
 
+/* Whether the last fetch of id failed less than FETCH_RETRY_MS ago (it is not retried yet). */
+static bool net_failed(const agent_t *a, uint64_t id) {
+  return id && id == a->failed_net && xq_clock_ms() - a->failed_ms < FETCH_RETRY_MS;
+}
+
+/* Gives the current job up (logged with why) and asks for another after JOB_RETRY_MS, so a
+ * job the worker cannot play never holds it: an arena pair it gives back is handed to
+ * another worker when its deadline passes. */
+static void give_up_job(agent_t *a, const char *why) {
+  XQ_LOGW(C, "giving the job up and asking for another in %d s kind=%s reason=\"%s\"",
+          JOB_RETRY_MS / 1000, a->job_kind == XQ_TASK_ARENA ? "arena" : "selfplay", why);
+  a->job_kind = 0;
+  a->job_retry_ms = xq_clock_ms() + JOB_RETRY_MS;
+}
+
 /* Starts fetching id unless it is cached or being fetched; 1 when it is cached. */
 static int want_net(agent_t *a, uint64_t id) {
   if (!id || xq_netcache_has(a->o->cache, id)) return 1;
@@ -157,8 +176,8 @@ static void on_chunk(agent_t *a, const Xqz__NetChunk *c) {
   if (rc == 1) {
     XQ_LOGI(C, "net fetched and verified net=%016" PRIx64 " bytes=%" PRIu64, c->net_id, c->total);
   } else {
-    XQ_LOGW(C, "net fetch failed; keeps playing with the last net, retries in %d s net=%016" PRIx64
-            " playing=%016" PRIx64 " error=\"%s\"", FETCH_RETRY_MS / 1000, c->net_id, a->playing_net, eb.msg);
+    XQ_LOGW(C, "net fetch failed; not retried for %d s net=%016" PRIx64 " error=\"%s\"",
+            FETCH_RETRY_MS / 1000, c->net_id, eb.msg);
     a->failed_net = c->net_id;
     a->failed_ms = xq_clock_ms();
   }
@@ -229,7 +248,11 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
       a->heartbeat_ms = w->heartbeat_ms ? w->heartbeat_ms : 5000;
       a->best_net = w->best_net_id;
       adopt_campaign(a, w->campaign_id);
-      copy_settings(a, w->settings);
+      xq_errbuf_t eb = {{0}};
+      if (xq_job_check_settings(w->settings, &eb))
+        XQ_LOGW(C, "refused the coordinator's settings; keeps its own until a job brings"
+                " valid ones reason=\"%s\"", eb.msg);
+      else copy_settings(a, w->settings);
       xq_spool_reset_sent(a->spool);
       if (a->fetch.id) send_net_request(a);
       if (!a->job_pending) send_job_request(a);
@@ -238,6 +261,18 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
     case XQZ__ENVELOPE__BODY_JOB: {
       const Xqz__Job *j = env->job;
       a->job_pending = 0;
+      xq_errbuf_t eb = {{0}};
+      int bad = j->kind_case == XQZ__JOB__KIND_SELFPLAY ? xq_job_check_selfplay(j->selfplay, &eb)
+              : j->kind_case == XQZ__JOB__KIND_ARENA  ? xq_job_check_arena(j->arena, &eb)
+              : xq_err_set(&eb, XQ_EINVAL, "a job of unknown kind %d", (int)j->kind_case);
+      if (bad) {
+        a->job_kind = 0;
+        XQ_LOGW(C, "refused a job from the coordinator: %s; asking for another in %d s (a"
+                " coordinator that keeps sending such jobs is misconfigured or not to be"
+                " trusted)", eb.msg, JOB_RETRY_MS / 1000);
+        a->job_retry_ms = xq_clock_ms() + JOB_RETRY_MS;
+        break;
+      }
       if (j->kind_case == XQZ__JOB__KIND_SELFPLAY) {
         a->job_kind = XQ_TASK_SELFPLAY;
         a->job_net = j->selfplay->net_id;
@@ -333,6 +368,13 @@ static void schedule(agent_t *a, int stopping) {
   if (t.kind == XQ_TASK_ARENA) {
     bool anchor = a->arena_anchor[0] != 0;
     int ha = want_net(a, a->arena.net_a), hb = anchor || want_net(a, a->arena.net_b);
+    if ((!ha && net_failed(a, a->arena.net_a)) || (!hb && net_failed(a, a->arena.net_b))) {
+      char why[160];
+      snprintf(why, sizeof why, "a net of arena pair %u of match %" PRIu64 " cannot be fetched",
+               a->arena.pair_index, a->arena.match_id);
+      give_up_job(a, why);
+      return;
+    }
     if (!ha || !hb) return;
     snprintf(t.anchor_b, sizeof t.anchor_b, "%s", a->arena_anchor);
     t.match_id = a->arena.match_id;
@@ -350,12 +392,13 @@ static void schedule(agent_t *a, int stopping) {
     /* A net announced after the job was given wins until the next job. */
     uint64_t net = a->announce_stamp > a->job_stamp ? a->announced : a->job_net;
     if (!want_net(a, net)) {
-      if (a->fetch.id == net && !(net == a->failed_net)) return; /* wait for the fetch */
-      if (a->playing_net && xq_netcache_has(a->o->cache, a->playing_net)) {
-        XQ_LOGW(C, "net not available; keeps playing with the last net wanted=%016" PRIx64
-                " playing=%016" PRIx64, net, a->playing_net);
+      if (!net_failed(a, net)) return; /* being fetched, or waiting for its turn */
+      if (a->playing_net && a->playing_net != net && xq_netcache_has(a->o->cache, a->playing_net)) {
+        XQ_LOGW(C, "net cannot be fetched; playing with the last net meanwhile wanted=%016"
+                PRIx64 " playing=%016" PRIx64, net, a->playing_net);
         net = a->playing_net;
       } else {
+        give_up_job(a, "the job's net cannot be fetched and no earlier net is cached");
         return;
       }
     }
@@ -371,6 +414,10 @@ static void schedule(agent_t *a, int stopping) {
 }
 
 static void task_done(agent_t *a, const xq_task_t *t) {
+  if (t->aborted) { /* stopping: an arena pair cut short has no result */
+    XQ_LOGI(C, "running %s abandoned on stop", t->kind == XQ_TASK_ARENA ? "arena pair" : "games");
+    return;
+  }
   if (t->rc) XQ_LOGE(C, "task failed error=\"%s: %s\"", xq_strerror(t->rc), t->err);
   if (t->kind == XQ_TASK_ARENA && !t->rc) {
     Xqz__Envelope env;
@@ -479,6 +526,10 @@ static void link_tick(agent_t *a, int64_t now, bool stopping) {
     xq_spool_due(a->spool, now, RESEND_MS, 64, MAX_IN_FLIGHT, send_game, a);
     if (now - a->last_hb_ms >= a->heartbeat_ms) send_heartbeat(a);
   }
+  if (a->job_retry_ms && now >= a->job_retry_ms && !stopping) {
+    a->job_retry_ms = 0;
+    if (a->welcomed && !a->job_pending && !a->job_kind) send_job_request(a);
+  }
   if (!a->welcomed && a->hello_retry_ms && now >= a->hello_retry_ms) {
     a->hello_retry_ms = 0;
     send_hello(a);
@@ -528,12 +579,20 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
   a->last_progress_ms = xq_clock_ms();
   send_hello(a);
   int64_t stop_ms = 0;
+  bool aborted = false;
   for (;;) {
     int64_t now = xq_clock_ms();
     if (*stop && !stop_ms) {
       stop_ms = now;
-      XQ_LOGI(C, "stopping: finishing the running games unacked=%zu", xq_spool_count(a->spool));
+      XQ_LOGI(C, "stopping: the running games get %d s to finish unacked=%zu", STOP_ABORT_MS / 1000,
+              xq_spool_count(a->spool));
       xq_play_loop_interrupt(&a->play);
+    }
+    if (stop_ms && now - stop_ms >= STOP_ABORT_MS && !aborted) {
+      aborted = true;
+      if (!xq_play_loop_idle(&a->play))
+        XQ_LOGI(C, "stopping: abandoning the games still running");
+      xq_play_loop_abort(&a->play);
     }
     xq_task_t t;
     if (xq_play_loop_take(&a->play, &t)) task_done(a, &t);

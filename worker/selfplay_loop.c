@@ -40,7 +40,8 @@ static int a_score(xq_result_t r, bool a_red) {
   return 0;
 }
 
-static void run_arena(xq_task_t *t) {
+/* The two games of an arena pair; abort stops their searches (the result is then void). */
+static void run_arena(xq_task_t *t, atomic_int *abort) {
   char spec_a[1100], spec_b[1100];
   snprintf(spec_a, sizeof spec_a, "net:%s:%d", t->path_a, t->sims);
   if (t->anchor_b[0]) snprintf(spec_b, sizeof spec_b, "%s", t->anchor_b);
@@ -49,8 +50,10 @@ static void run_arena(xq_task_t *t) {
   xq_errbuf_t eb = {{0}};
   int rc = xq_player_new(&a, spec_a, t->seed, &eb);
   if (!rc) rc = xq_player_new(&b, spec_b, t->seed + 1, &eb);
+  xq_player_set_stop(a, abort);
+  xq_player_set_stop(b, abort);
   const char *opening = t->opening[0] ? t->opening : "startpos";
-  for (int g = 0; g < 2 && !rc; g++) {
+  for (int g = 0; g < 2 && !rc && !atomic_load(abort); g++) {
     bool a_red = g == 0;
     xq_outcome_t out;
     int plies = 0;
@@ -86,12 +89,14 @@ static void *play_main(void *arg) {
     if (t.kind == XQ_TASK_SELFPLAY) {
       xq_selfplay_stats_t st;
       xq_errbuf_t eb = {{0}};
+      t.cfg.abort = &pl->abort;
       t.rc = xq_selfplay_run(&t.cfg, t.net_path[0] ? t.net_path : NULL, t.games, sink, pl,
                              &st, &eb);
       if (t.rc) snprintf(t.err, sizeof t.err, "%s", eb.msg);
     } else {
-      run_arena(&t);
+      run_arena(&t, &pl->abort);
     }
+    t.aborted = atomic_load(&pl->abort) != 0;
     pthread_mutex_lock(&pl->lock);
     pl->task = t;
     pl->state = 3;
@@ -138,6 +143,11 @@ int xq_play_loop_take(xq_play_loop_t *pl, xq_task_t *t) {
 }
 
 void xq_play_loop_interrupt(xq_play_loop_t *pl) { atomic_store(&pl->stop, 1); }
+
+void xq_play_loop_abort(xq_play_loop_t *pl) {
+  atomic_store(&pl->stop, 1);
+  atomic_store(&pl->abort, 1);
+}
 
 void xq_play_loop_join(xq_play_loop_t *pl) {
   pthread_mutex_lock(&pl->lock);

@@ -36,6 +36,7 @@ typedef struct {
   /* results */
   int rc;
   char err[256];
+  bool aborted; /* cut short by xq_play_loop_abort: no result to report */
   int result_a_red, result_a_black, reason_a_red, reason_a_black;
 } xq_task_t;
 
@@ -46,6 +47,7 @@ typedef struct {
   int state; /* 0 idle, 1 posted, 2 running, 3 done */
   bool quit;
   atomic_int stop;  /* end the current batch at the next finished game */
+  atomic_int abort; /* end the current task now, abandoning unfinished games (SIGTERM) */
   xq_task_t task;
   xq_spool_t *spool;
   char worker_id[256];
@@ -61,6 +63,10 @@ int xq_play_loop_idle(xq_play_loop_t *pl);
 int xq_play_loop_take(xq_play_loop_t *pl, xq_task_t *t);
 /* Asks the current task to stop at the next finished game. */
 void xq_play_loop_interrupt(xq_play_loop_t *pl);
+/* Ends the current task now: searches stop and unfinished games are abandoned, so the
+ * thread is idle within moments whatever the job's simulations. Stays set (a stopping
+ * worker posts nothing more). */
+void xq_play_loop_abort(xq_play_loop_t *pl);
 /* Stops the thread (after its task) and joins it. */
 void xq_play_loop_join(xq_play_loop_t *pl);
 

@@ -253,6 +253,42 @@ int nn_file_decode(nn_model_t **out, nn_file_meta_t *meta, const unsigned char *
   return 0;
 }
 
+int nn_file_expected_size(const nn_file_meta_t *meta, size_t *size, xq_errbuf_t *eb) {
+  size_t np, ns;
+  nn_arch_counts(&meta->arch, &np, &ns);
+  /* Validated architectures are far below this; the check keeps the sum from overflowing. */
+  if (np > NN_FILE_MAX_SIZE / sizeof(float) || ns > NN_FILE_MAX_SIZE / sizeof(float) ||
+      NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float) > NN_FILE_MAX_SIZE)
+    return xq_err_set(eb, XQ_ERANGE, "a %s net would pass the %zu-byte limit",
+                      arch_label(&meta->arch).s, (size_t)NN_FILE_MAX_SIZE);
+  *size = NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float);
+  return 0;
+}
+
+int nn_file_verify(nn_file_meta_t *meta, const unsigned char *buf, size_t len, xq_errbuf_t *eb) {
+  nn_file_meta_t local;
+  if (!meta) meta = &local;
+  int rc = nn_file_decode_header(meta, buf, len, eb);
+  if (rc) return rc;
+  size_t np, ns, want;
+  if ((rc = nn_file_expected_size(meta, &want, eb))) return rc;
+  nn_arch_counts(&meta->arch, &np, &ns);
+  if (meta->nparams != np || meta->nstats != ns)
+    return xq_err_set(eb, XQ_EMISMATCH,
+                      "payload size: header says %llu parameters + %llu statistics, "
+                      "a %s net has %zu + %zu",
+                      (unsigned long long)meta->nparams, (unsigned long long)meta->nstats,
+                      arch_label(&meta->arch).s, np, ns);
+  if (len < want) return xq_err_set(eb, XQ_ETRUNC, "truncated payload: %zu of %zu bytes", len, want);
+  if (len > want)
+    return xq_err_set(eb, XQ_EFORMAT, "payload size: %zu bytes of trailing garbage", len - want);
+  uint32_t crc = xq_crc32(0, buf + NN_FILE_HEADER_SIZE, want - NN_FILE_HEADER_SIZE);
+  if (crc != meta->payload_crc)
+    return xq_err_set(eb, XQ_ECHECKSUM, "payload checksum mismatch (stored %08x, computed %08x)",
+                      meta->payload_crc, crc);
+  return 0;
+}
+
 int nn_file_save(const char *path, const nn_model_t *m, const nn_file_meta_t *meta,
                  xq_errbuf_t *eb) {
   unsigned char *buf;

@@ -66,6 +66,16 @@ int nn_file_decode_header(nn_file_meta_t *meta, const unsigned char *buf, size_t
 int nn_file_decode(nn_model_t **out, nn_file_meta_t *meta, const unsigned char *buf,
                    size_t len, xq_errbuf_t *eb);
 
+/* Checks a whole file image without building a model: the header (as decode_header),
+ * the payload counts against the architecture, the exact length and the payload CRC-32.
+ * The checksums are the ones recorded when the file was written, so this tells a file
+ * damaged since (a flipped byte, a truncation) from an intact one. meta may be NULL. */
+int nn_file_verify(nn_file_meta_t *meta, const unsigned char *buf, size_t len, xq_errbuf_t *eb);
+/* The exact size of the file of the architecture in meta (from decode_header), into *size;
+ * XQ_ERANGE when it would pass NN_FILE_MAX_SIZE. A reader that is told a file's size by a
+ * peer checks it against this before allocating anything. */
+int nn_file_expected_size(const nn_file_meta_t *meta, size_t *size, xq_errbuf_t *eb);
+
 /* Writes m atomically to path. */
 int nn_file_save(const char *path, const nn_model_t *m, const nn_file_meta_t *meta,
                  xq_errbuf_t *eb);

@@ -67,7 +67,7 @@ int xq_net_player_new_game(xq_player_t *p, xq_errbuf_t *eb) {
 }
 
 int xq_net_player_move(xq_player_t *p, xq_pos_t *pos, xq_move_t *move, xq_errbuf_t *eb) {
-  xq_mcts_limits_t lim = {.nodes = p->net.sims};
+  xq_mcts_limits_t lim = {.nodes = p->net.sims, .stop = p->net.stop};
   xq_mcts_result_t res;
   int rc = xq_mcts_search(p->net.mcts, pos, &lim, &res);
   if (rc) return xq_err_set(eb, rc, "%s: search failed: %s", p->name, xq_strerror(rc));

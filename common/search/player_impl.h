@@ -39,6 +39,7 @@ struct xq_player {
     void *ev;           /* xq_evaluator_t * */
     void *mcts;         /* xq_mcts_t * */
     long long sims;
+    atomic_int *stop;   /* xq_player_set_stop (NULL: none) */
   } net;
 };
 

@@ -147,3 +147,7 @@ int xq_player_move(xq_player_t *p, xq_pos_t *pos, xq_move_t *move, xq_errbuf_t *
 }
 
 const char *xq_player_name(const xq_player_t *p) { return p ? p->name : "(none)"; }
+
+void xq_player_set_stop(xq_player_t *p, atomic_int *stop) {
+  if (p) p->net.stop = stop;
+}

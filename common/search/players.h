@@ -13,6 +13,7 @@
 #ifndef XQ_PLAYERS_H
 #define XQ_PLAYERS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,9 @@ int xq_player_move(xq_player_t *p, xq_pos_t *pos, xq_move_t *move, xq_errbuf_t *
 /* true when spec names a built-in player (random, greedy, alphabeta:D with a valid D):
  * one that needs no file and no process, so a peer may name it safely (anchor matches). */
 bool xq_player_is_builtin(const char *spec);
+/* Searches of a net player stop as soon as *stop != 0 (NULL: never), returning the best
+ * move found so far; other players ignore it. A daemon's SIGTERM ends a long search so. */
+void xq_player_set_stop(xq_player_t *p, atomic_int *stop);
 /* The spec it was created from, for reports. */
 const char *xq_player_name(const xq_player_t *p);
 

@@ -429,6 +429,7 @@ static void *worker_main(void *arg) {
   for (int i = 0; i < G; i++) start_game(w, &t.games[i], &t.rng, t.ev->net_id);
   for (;;) {
     if (cfg->time_limit_s > 0 && xq_clock_s() - t0 >= cfg->time_limit_s) break;
+    if (cfg->abort && atomic_load(cfg->abort)) break;
     int nactive;
     int nb = gather_leaves(&t, &nactive);
     if (!nactive) break;

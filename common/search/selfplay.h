@@ -27,6 +27,8 @@ typedef struct {
   float no_resign_frac;    /* share of games where resignation is disabled (0.1) */
   int cache_size;          /* evaluation cache entries per thread, power of 2 (1 << 15) */
   double time_limit_s;     /* stop after this long, abandoning unfinished games (0 = none) */
+  atomic_int *abort;       /* stop as soon as *abort != 0, abandoning unfinished games
+                            * (NULL = never): a daemon's SIGTERM */
   uint64_t seed;
 } xq_selfplay_config_t;
 

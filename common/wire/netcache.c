@@ -37,9 +37,24 @@ int xq_netfetch_add(xq_netfetch_t *f, const char *dir, uint64_t id, uint64_t off
                     uint64_t total, uint32_t crc, const void *data, size_t len,
                     xq_errbuf_t *eb) {
   if (id != f->id) return xq_err_set(eb, XQ_EINVAL, "chunk of net %016" PRIx64 ", fetching %016" PRIx64, id, f->id);
-  if (total < NN_FILE_HEADER_SIZE || total > NN_FILE_MAX_SIZE)
-    return xq_err_set(eb, XQ_ERANGE, "net size %" PRIu64 " out of range", total);
+  if (total < NN_FILE_HEADER_SIZE || total > XQ_NETCACHE_MAX_NET)
+    return xq_err_set(eb, XQ_ERANGE, "net size %" PRIu64 " out of range (%d to %d bytes)",
+                      total, NN_FILE_HEADER_SIZE, XQ_NETCACHE_MAX_NET);
   if (!f->buf) {
+    /* The peer's size is believed only when the header in the first chunk names an
+     * architecture of exactly that size: nothing is allocated for a size it merely claims. */
+    if (offset != 0 || len < NN_FILE_HEADER_SIZE)
+      return xq_err_set(eb, XQ_EFORMAT, "first chunk at %" PRIu64 "+%zu does not hold the"
+                        " %d-byte header", offset, len, NN_FILE_HEADER_SIZE);
+    nn_file_meta_t meta;
+    size_t want;
+    xq_errbuf_t why = {{0}};
+    int rc = nn_file_decode_header(&meta, data, len, &why);
+    if (!rc) rc = nn_file_expected_size(&meta, &want, &why);
+    if (rc) return xq_err_set(eb, rc, "net %016" PRIx64 ": %s", id, why.msg);
+    if (total != want)
+      return xq_err_set(eb, XQ_EMISMATCH, "net %016" PRIx64 " announced as %" PRIu64 " bytes;"
+                        " its header's architecture makes %zu", id, total, want);
     f->buf = malloc((size_t)total);
     if (!f->buf) return xq_err_set(eb, XQ_ENOMEM, "net buffer of %" PRIu64 " bytes", total);
     f->total = total;

@@ -4,7 +4,9 @@
  * are valid and its header carries the expected id; otherwise it is fetched again.
  *
  * A fetch assembles NetChunks in memory (the coordinator serves the file in order, each
- * chunk naming the file size and its CRC-32), checks the size and the CRC-32 of the whole
+ * chunk naming the file size and its CRC-32). The first chunk must hold the header: the
+ * size is believed, and the buffer allocated, only when it is exactly the size of the
+ * header's architecture and below XQ_NETCACHE_MAX_NET. It checks the CRC-32 of the whole
  * file, validates it as a net, and only then stores it atomically.
  */
 #ifndef XQ_NETCACHE_H
@@ -16,6 +18,9 @@
 #include "support/error.h"
 
 #define XQ_NETCACHE_PATH_MAX 1024
+/* Largest net file fetched (256 MiB: the 10x128 net is about 12 MiB). A fetch also needs
+ * the announced size to be exactly that of the architecture in the first chunk's header. */
+#define XQ_NETCACHE_MAX_NET (256 << 20)
 
 /* Writes the cache path of net id into out. */
 void xq_netcache_path(const char *dir, uint64_t id, char *out, size_t cap);

@@ -15,6 +15,7 @@
 
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
+#include "nets.h"
 #include "support/ini_value.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
@@ -150,6 +151,8 @@ int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
     *promotions = 1;
     return 0;
   }
+  /* A damaged or missing best net falls back to the previous intact one (nets.h). */
+  if ((rc = xqc_nets_check_best(*db, dir, best, best_elo, eb)) < 0) return rc;
   xqc_net_path(p, sizeof p, dir, *best);
   nn_file_meta_t meta;
   if ((rc = nn_file_info(p, &meta, 1, eb)) < 0) return rc;

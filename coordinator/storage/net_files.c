@@ -4,6 +4,9 @@
  */
 #include "net_files.h"
 
+#include <stdio.h>
+#include <unistd.h>
+
 #include "support/campaign_nets.h"
 #include "support/log.h"
 
@@ -25,6 +28,9 @@ void xqc_net_files_decided(const char *dir, uint64_t cand, bool promoted) {
     return;
   }
   xq_errbuf_t eb;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/nets/%016llx.xqzn", dir, (unsigned long long)cand);
+  if (access(path, F_OK) != 0) return; /* quarantined as damaged, or moved by hand */
   if (xq_campaign_file_rejected(dir, cand, &eb) < 0)
     XQ_LOGW(COMP, "cannot move a rejected candidate to nets/" XQ_CAMPAIGN_REJECTED_DIR
             "/; it stays in nets/ net=%016llx error=\"%s\"", (unsigned long long)cand, eb.msg);
