@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_ring.h"
+#include "nn/nn_model.h"
+#include "nn/nn_optim.h"
 #include "nn/nn_train_pool.h"
 #include "wire/endpoint.h"
 #include "wire/wire.h"
@@ -61,6 +64,14 @@ static const opt_row_t rows[] = {
     {"checkpoint-every-s", R(checkpoint_every_s), "300", 1, 1e7,
      "seconds between checkpoints (also on SIGTERM/SIGINT and at --max-steps)"},
     {"max-steps", I(max_steps), "0", 0, 1e15, "stop at this step (0: run until signalled)"},
+    {"max-loss", R(max_loss), "1000", 1, 1e30,
+     "a step whose loss is above this (or not finite) means training diverged: the trainer"
+     " stops without writing a checkpoint or a candidate (a sane net's loss is below about"
+     " 15: the policy's cross-entropy of a uniform guess is ln 2086 = 7.6, the value's error"
+     " at most 4)"},
+    {"keep-checkpoints", I(keep_checkpoints), "3", 0, TRAINER_MAX_KEEP,
+     "older checkpoints kept beside DIR/trainer.xqzc as trainer.xqzc.1 (newest) .. .N; a"
+     " resume whose newest checkpoint does not load falls back to them"},
     {"seed", I(seed), "1", 0, 1e15, "initialisation seed of a fresh network"},
     {"log-every", I(log_every), "10", 1, 1e9, "steps between progress log lines"},
     {"timeout-ms", I(timeout_ms), "5000", 50, 3.6e6,
@@ -166,7 +177,21 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
     return -1;
   }
   if (parse_threads(o)) return -1;
+  /* Every setting is checked here, before the trainer fetches anything or waits on the
+   * coordinator (issue 49: a bad --lr was found only after the best net arrived). */
   xq_errbuf_t eb;
+  nn_lr_schedule_t sched;
+  if (nn_lr_parse(&sched, o->lr, &eb)) {
+    fprintf(stderr, "xqz-trainer: --lr: '%s': %s; give STEP:LR pairs with increasing steps"
+            " and 0 <= LR < 100, e.g. 0:0.02,100000:0.002\n", o->lr, eb.msg);
+    return -1;
+  }
+  nn_arch_t arch;
+  if (nn_arch_preset(o->size, &arch)) {
+    fprintf(stderr, "xqz-trainer: --size: '%s' is not a network size (" NN_ARCH_SPELLING
+            ")\n", o->size);
+    return -1;
+  }
   if (xq_endpoint_check(o->coordinator, "--coordinator", &eb) < 0) {
     fprintf(stderr, "xqz-trainer: %s\n", eb.msg);
     return -1;

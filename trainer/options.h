@@ -30,6 +30,8 @@ typedef struct {
                                * steps (nn_ema.h); 0: the last step's weights */
   double checkpoint_every_s;  /* seconds between checkpoints */
   int64_t max_steps;          /* stop (checkpoint, exit 0) at this step; 0 = never */
+  double max_loss;            /* a step's loss above it (or not finite) is divergence: stop */
+  int64_t keep_checkpoints;   /* older checkpoint generations kept (ckpt_ring.h) */
   int64_t seed;               /* initialisation seed for a fresh start */
   int64_t log_every;          /* steps between log lines */
   int64_t timeout_ms;         /* reply timeout before a request is resent */

@@ -4,8 +4,11 @@
  * encoded with xq_sample_encode, legal-move masks from each sample's position) -> one SGD
  * step; Wait -> sleep and ask again; every K steps a CandidateNet upload; a checkpoint on a
  * timer, at --max-steps and on SIGTERM/SIGINT (then exit 0). docs/trainer.md.
+ * A checkpoint keeps the last --keep-checkpoints older ones (ckpt_ring.h); a loss or a
+ * weight that diverges stops the trainer (exit 1) before it writes anything (diverge.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,8 @@
 #include "nn/nn_optim.h"
 #include "nn/nn_train_pool.h"
 #include "campaign.h"
+#include "ckpt_ring.h"
+#include "diverge.h"
 #include "options.h"
 #include "start_net.h"
 #include "support/log.h"
@@ -48,6 +53,7 @@ static void sleep_ms(int64_t ms) {
 typedef struct {
   trainer_opts_t o;
   char ckpt_path[600];
+  char resumed_from[1024]; /* the checkpoint generation the trainer resumed from */
   nn_model_t *m;
   nn_train_pool_t *pool;  /* the training threads, each a shard of every batch */
   xq_batch_shard_t dec;   /* their sample decoders */
@@ -159,33 +165,83 @@ static int setup_average(trainer_t *t) {
   return 0;
 }
 
+/* Loads the newest checkpoint generation (ckpt_ring.h) that loads and holds finite
+ * weights. A newer one that does not is moved aside as NAME.damaged, each named in an
+ * error line, once an older one has loaded; when none loads, all stay where they are and
+ * the start fails. Returns 1 when one loaded, 0 when there is none, -1 on failure. */
+static int load_newest_checkpoint(trainer_t *t) {
+  char path[1024], bad[TRAINER_MAX_KEEP + 1][1024];
+  xq_errbuf_t why[TRAINER_MAX_KEEP + 1];
+  int nbad = 0;
+  for (int g = 0; g <= TRAINER_MAX_KEEP; g++) {
+    struct stat st;
+    trainer_ckpt_gen_path(path, sizeof path, t->ckpt_path, g);
+    if (stat(path, &st)) continue;
+    xq_errbuf_t eb = {{0}};
+    char what[128];
+    int rc = nn_checkpoint_load(path, &t->m, &t->meta, &t->opt, &t->ema, &eb);
+    if (rc == 0 && !trainer_weights_sane(t->m, &t->opt, &t->ema, what, sizeof what)) {
+      xq_err_set(&eb, XQ_ERANGE, "%s: %s is not finite", path, what);
+      nn_model_free(&t->m);
+      nn_sgd_close(&t->opt);
+      nn_ema_close(&t->ema);
+      rc = -1;
+    }
+    if (rc) {
+      XQ_LOGE(COMP, "checkpoint does not load; trying the one before it path=%s error=\"%s\"",
+              path, eb.msg);
+      snprintf(bad[nbad], sizeof bad[nbad], "%s", path);
+      why[nbad++] = eb;
+      continue;
+    }
+    for (int k = 0; k < nbad; k++) {
+      char moved[1100];
+      xq_errbuf_t meb = {{0}};
+      if (trainer_ckpt_set_aside(bad[k], moved, sizeof moved, &meb))
+        XQ_LOGE(COMP, "cannot move the damaged checkpoint aside; move it away by hand before"
+                " the next start path=%s error=\"%s\"", bad[k], meb.msg);
+      else
+        XQ_LOGE(COMP, "checkpoint does not load; moved aside path=%s moved_to=%s"
+                " error=\"%s\"", bad[k], moved, why[k].msg);
+    }
+    if (nbad)
+      XQ_LOGE(COMP, "resumed from an older checkpoint: %d newer one(s) do not load (see above);"
+              " the steps since it are trained again path=%s step=%lld", nbad, path,
+              (long long)t->opt.step);
+    snprintf(t->resumed_from, sizeof t->resumed_from, "%s", path);
+    return 1;
+  }
+  if (nbad) {
+    XQ_LOGE(COMP, "no checkpoint loads (each error above); to start over from the"
+            " coordinator's best net, move the trainer.xqzc* files out of the directory"
+            " dir=%s checkpoints=%d", t->o.dir, nbad);
+    return -1;
+  }
+  return 0;
+}
+
 static int load_or_init(trainer_t *t) {
   xq_errbuf_t eb = {{0}};
-  struct stat st;
   nn_arch_t want;
-  if (nn_arch_preset(t->o.size, &want)) {
+  if (nn_arch_preset(t->o.size, &want)) { /* checked by trainer_opts_parse already */
     XQ_LOGE(COMP, "unknown network size size=%s (" NN_ARCH_SPELLING ")", t->o.size);
     return -1;
   }
-  if (stat(t->ckpt_path, &st) == 0) {
-    int rc = nn_checkpoint_load(t->ckpt_path, &t->m, &t->meta, &t->opt, &t->ema, &eb);
-    if (rc) {
-      XQ_LOGE(COMP, "cannot load the checkpoint; move it away to start afresh path=%s error=\"%s\"",
-              t->ckpt_path, eb.msg);
-      return -1;
-    }
+  int loaded = load_newest_checkpoint(t);
+  if (loaded < 0) return -1;
+  if (loaded) {
     if (t->o.size_given && memcmp(&want, &t->m->arch, sizeof want) != 0) {
       XQ_LOGE(COMP, "checkpoint architecture differs from --size; drop --size to resume "
-              "path=%s size=%s blocks=%d channels=%d gpool_every=%d survival=%d", t->ckpt_path,
-              t->o.size, t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every,
-              t->m->arch.survival);
+              "path=%s size=%s blocks=%d channels=%d gpool_every=%d survival=%d",
+              t->resumed_from, t->o.size, t->m->arch.blocks, t->m->arch.channels,
+              t->m->arch.gpool_every, t->m->arch.survival);
       return -1;
     }
     XQ_LOGI(COMP, "resumed from checkpoint path=%s step=%lld blocks=%d channels=%d"
-            " gpool_every=%d survival=%d reply=%d", t->ckpt_path, (long long)t->opt.step,
+            " gpool_every=%d survival=%d reply=%d", t->resumed_from, (long long)t->opt.step,
             t->m->arch.blocks, t->m->arch.channels, t->m->arch.gpool_every, t->m->arch.survival,
             t->m->arch.reply);
-    trainer_campaign_loaded(&t->meta, t->ckpt_path);
+    trainer_campaign_loaded(&t->meta, t->resumed_from);
   } else if (start_from_best(t, &want) < 0) {
     return -1;
   }
@@ -211,17 +267,42 @@ static int load_or_init(trainer_t *t) {
   return setup_average(t);
 }
 
+/* The divergence guard tripped (diverge.h): one error line naming the step, the loss,
+ * what is not finite (when known) and the likely cause, the learning rate. Nothing is
+ * written after it: the caller stops with exit status 1. */
+static void diverged(trainer_t *t, const nn_loss_t *loss, const char *what) {
+  XQ_LOGE(COMP, "training diverged: stopping before any checkpoint or candidate is written,"
+          " so the last good checkpoint stays; the learning rate is likely too high for this"
+          " net (or the batches are bad): lower --lr and restart, and the trainer resumes"
+          " from its last good checkpoint step=%lld loss=%g policy=%g value=%g%s%s%s lr=%g"
+          " lr_schedule=\"%s\" max_loss=%g checkpoint=%s", (long long)t->opt.step,
+          loss ? loss->total : NAN, loss ? loss->policy : NAN, loss ? loss->value : NAN,
+          what ? " not_finite=\"" : "", what ? what : "", what ? "\"" : "",
+          (double)nn_lr_at(&t->opt.schedule, t->opt.step > 0 ? t->opt.step - 1 : 0), t->o.lr,
+          t->o.max_loss, t->ckpt_path);
+}
+
+/* Returns 0, -1 when the write failed (training goes on), or -2 when the weights are not
+ * finite: nothing is written and the caller stops. */
 static int checkpoint(trainer_t *t, const char *why) {
   xq_errbuf_t eb = {{0}};
+  char what[128];
+  if (!trainer_weights_sane(t->m, &t->opt, &t->ema, what, sizeof what)) {
+    diverged(t, NULL, what);
+    return -2;
+  }
   t->meta.created = (int64_t)time(NULL);
   t->meta.input_version = (uint32_t)nn_arch_input_version(&t->m->arch);
+  if (trainer_ckpt_rotate(t->ckpt_path, (int)t->o.keep_checkpoints, &eb))
+    XQ_LOGW(COMP, "cannot keep the older checkpoint; writing the new one anyway (check the"
+            " directory's permissions and space) error=\"%s\"", eb.msg);
   int rc = nn_checkpoint_save(t->ckpt_path, t->m, &t->meta, &t->opt, &t->ema, &eb);
   if (rc) XQ_LOGE(COMP, "checkpoint failed; training goes on, check the disk path=%s error=\"%s\"",
                   t->ckpt_path, eb.msg);
   else XQ_LOGI(COMP, "checkpoint written path=%s step=%lld why=%s", t->ckpt_path,
                (long long)t->opt.step, why);
   t->t_ckpt = xq_clock_s();
-  return rc;
+  return rc ? -1 : 0;
 }
 
 static int send_env(trainer_t *t, Xqz__Envelope *env) {
@@ -289,8 +370,15 @@ static void candidate_acked(trainer_t *t, const Xqz__Ack *a) {
   t->candidate_request = 0;
 }
 
-static void make_candidate(trainer_t *t) {
+/* Encodes the candidate and uploads it; returns -1 (nothing uploaded) when its weights
+ * are not finite: the trainer diverged and stops. */
+static int make_candidate(trainer_t *t) {
   xq_errbuf_t eb = {{0}};
+  char what[128];
+  if (!trainer_weights_sane(t->m, &t->opt, &t->ema, what, sizeof what)) {
+    diverged(t, NULL, what);
+    return -1;
+  }
   nn_file_meta_t meta = t->meta;
   meta.net_id = nn_file_new_id();
   meta.parent_id = t->best_net_id;
@@ -306,15 +394,16 @@ static void make_candidate(trainer_t *t) {
   const nn_model_t *net = t->ema.avg && t->ema.count > 0 ? t->ema.avg : t->m;
   if (nn_file_encode(&t->pending_candidate, &t->pending_len, net, &meta, &eb)) {
     XQ_LOGE(COMP, "cannot encode the candidate error=\"%s\"", eb.msg);
-    return;
+    return 0;
   }
   t->pending_step = t->opt.step;
   t->pending_net_id = meta.net_id;
   flush_candidate(t);
+  return 0;
 }
 
 /* One step on a Batch: the pool's threads decode, encode and train on a shard each.
- * Returns samples used. */
+ * Returns samples used, or -1 when the step's loss diverged (logged; the caller stops). */
 static int train_on(trainer_t *t, const Xqz__Batch *b) {
   int count = b->n_samples < (size_t)t->max_n ? (int)b->n_samples : t->max_n;
   t->dec.batch = b;
@@ -331,6 +420,10 @@ static int train_on(trainer_t *t, const Xqz__Batch *b) {
   }
   t->rejected = rejected;
   if (n == 0) return 0;
+  if (!trainer_loss_sane(&loss, t->o.max_loss)) {
+    diverged(t, &loss, NULL);
+    return -1;
+  }
   if (t->ema.avg) nn_ema_update(&t->ema, t->m);
   t->loss_acc.total += loss.total;
   t->loss_acc.policy += loss.policy;
@@ -418,10 +511,11 @@ static int on_reply(trainer_t *t, Xqz__Envelope *env) {
       trainer_campaign_adopt(&t->meta.campaign_id, b->campaign_id);
       request_ahead(t); /* the next batch travels while this one trains */
       int n = train_on(t, b);
+      if (n < 0) return -1; /* diverged: nothing more is written */
       if (n == 0) break;
       t->samples_since_log += n;
       if (t->opt.step % t->o.log_every == 0) log_progress(t, b);
-      if (t->opt.step % t->o.candidate_every == 0) make_candidate(t);
+      if (t->opt.step % t->o.candidate_every == 0 && make_candidate(t) < 0) return -1;
       break;
     }
     case XQZ__ENVELOPE__BODY_WAIT: {
@@ -458,7 +552,9 @@ static int run(trainer_t *t) {
       XQ_LOGI(COMP, "reached --max-steps step=%lld", (long long)t->opt.step);
       break;
     }
-    if (xq_clock_s() - t->t_ckpt >= t->o.checkpoint_every_s) checkpoint(t, "timer");
+    if (xq_clock_s() - t->t_ckpt >= t->o.checkpoint_every_s &&
+        checkpoint(t, "timer") == -2)
+      return 1; /* diverged: nothing written */
     flush_candidate(t);
     if (!request_ahead(t) && t->nahead == 0) {
       if (xq_clock_s() - unreachable_since >= timeout_s) {

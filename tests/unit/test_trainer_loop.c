@@ -14,7 +14,10 @@
  * the samples' survival targets: its candidates keep the head and the progress line
  * reports the survival loss, which a net without the head never does. With --ema-steps
  * the candidates carry the averaged weights, not the last step's, and the checkpoint
- * keeps the average across a restart; --ema-steps 0 drops it again.
+ * keeps the average across a restart; --ema-steps 0 drops it again. A trainer whose
+ * loss explodes (--lr 0:99) stops with exit status 1 before it writes a checkpoint or a
+ * candidate; the older checkpoint generations (trainer.xqzc.1, ...) are kept, and a
+ * damaged newest checkpoint is moved aside and the trainer resumes from the one before.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -98,6 +101,7 @@ static void make_samples(void) {
 }
 
 static const char *ema_steps = "0"; /* the trainer's --ema-steps */
+static const char *lr = "0:0.02";   /* the trainer's --lr */
 
 static pid_t spawn_trainer(void) {
   pid_t pid = fork();
@@ -111,7 +115,7 @@ static pid_t spawn_trainer(void) {
     execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir,
           "--batch", "16", "--candidate-every", "3", "--log-every", "1",
           "--checkpoint-every-s", "1000", "--timeout-ms", "3000", "--threads", "2",
-          "--ema-steps", ema_steps, (char *)NULL);
+          "--ema-steps", ema_steps, "--lr", lr, (char *)NULL);
     _exit(127);
   }
   return pid;
@@ -510,6 +514,12 @@ static void fake_down(void) {
   char path[300];
   snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
   unlink(path);
+  for (int g = 1; g <= 3; g++) { /* the older generations the trainer keeps */
+    snprintf(path, sizeof path, "%s/trainer.xqzc.%d", dir, g);
+    unlink(path);
+  }
+  snprintf(path, sizeof path, "%s/trainer.xqzc.damaged", dir);
+  unlink(path);
   snprintf(path, sizeof path, "%s/%016llx.xqzn", dir, (unsigned long long)BEST_NET);
   unlink(path);
   snprintf(path, sizeof path, "%s/trainer.log", dir);
@@ -522,6 +532,7 @@ static void fake_down(void) {
   nn_model_free(&last_candidate);
   best_size = "tiny";
   ema_steps = "0";
+  lr = "0:0.02";
 }
 
 static void test_trainer_loop(void **state) {
@@ -643,6 +654,112 @@ static void test_trainer_average(void **state) {
   fake_down();
 }
 
+/* The step of the checkpoint generation `gen` (0: trainer.xqzc, k: trainer.xqzc.k). */
+static int64_t generation_step(int gen) {
+  char path[300];
+  if (gen == 0) snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
+  else snprintf(path, sizeof path, "%s/trainer.xqzc.%d", dir, gen);
+  nn_model_t *l = NULL;
+  nn_file_meta_t meta;
+  nn_sgd_t opt;
+  memset(&opt, 0, sizeof opt);
+  xq_errbuf_t eb = {{0}};
+  if (nn_checkpoint_load(path, &l, &meta, &opt, NULL, &eb)) fail_msg("%s: %s", path, eb.msg);
+  nn_model_free(&l);
+  nn_sgd_close(&opt);
+  return opt.step;
+}
+
+/* Serves batches and acknowledges candidates (each must load: all weights finite) until
+ * the trainer exits by itself, at most max_batches batches and 60 s; returns its exit
+ * status. */
+static int serve_until_exit(pid_t pid, int max_batches) {
+  int served = 0, status = 0, candidates = 0;
+  double t0 = now_s();
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (served >= max_batches || now_s() - t0 > 60.0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      fail_msg("the trainer went on training after %d batches (%d candidates): it does not"
+               " stop on divergence", served, candidates);
+    }
+    zmq_pollitem_t pi = {router, 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&pi, 1, 100) <= 0) continue;
+    Xqz__Envelope *env = NULL;
+    uint8_t rid[256];
+    size_t rid_len;
+    if (xq_wire_recv(router, rid, &rid_len, &env, ZMQ_DONTWAIT, NULL)) continue;
+    if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) {
+      send_batch(rid, rid_len, env->request_id, false);
+      served++;
+    } else if (env->body_case == XQZ__ENVELOPE__BODY_CANDIDATE) {
+      nn_model_t *m = NULL;
+      nn_file_meta_t meta;
+      xq_errbuf_t eb = {{0}};
+      if (nn_file_decode(&m, &meta, env->candidate->net.data, env->candidate->net.len, &eb))
+        fail_msg("a candidate of a diverged net was uploaded: %s", eb.msg);
+      nn_model_free(&m);
+      candidates++;
+      send_ack(rid, rid_len, env->request_id, true, "");
+    }
+    xq_wire_free(&env);
+  }
+  drain_router();
+  print_message("trainer exited after %d batches, %d candidates\n", served, candidates);
+  assert_true(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+/* Issue 47 item 12: a trainer whose loss explodes (--lr 0:99) stops with exit status 1
+ * and an error naming the step, the loss and the learning rate, before it writes a
+ * checkpoint or uploads a damaged candidate: the good checkpoint and the generation
+ * before it stay. A newest checkpoint that does not load is moved aside, loudly, and the
+ * trainer resumes from the generation before it. */
+static void test_trainer_diverges(void **state) {
+  (void)state;
+  fake_up("tiny");
+  pid_t pid = spawn_trainer();
+  serve_until_candidate(0, 3);
+  stop_trainer(pid);
+  pid = spawn_trainer();
+  serve_until_candidate(3, 6);
+  stop_trainer(pid);
+  assert_int_equal(generation_step(0), 6);
+  assert_int_equal(generation_step(1), 3); /* the one before it is kept */
+
+  lr = "0:99";
+  pid = spawn_trainer();
+  assert_int_equal(serve_until_exit(pid, 300), 1);
+  assert_true(log_has("training diverged", "--lr"));
+  assert_true(log_has("training diverged", "step="));
+  assert_true(log_has("training diverged", "loss="));
+  assert_int_equal(generation_step(0), 6); /* not overwritten */
+  assert_int_equal(generation_step(1), 3);
+
+  /* The newest checkpoint damaged (one byte flipped in its weights): moved aside, and the
+   * trainer resumes from generation 1 at step 3. */
+  char path[300];
+  snprintf(path, sizeof path, "%s/trainer.xqzc", dir);
+  FILE *f = fopen(path, "r+b");
+  assert_non_null(f);
+  assert_int_equal(fseek(f, 400, SEEK_SET), 0);
+  int c = fgetc(f);
+  assert_int_equal(fseek(f, 400, SEEK_SET), 0);
+  fputc(c ^ 0x55, f);
+  fclose(f);
+  lr = "0:0.02";
+  pid = spawn_trainer();
+  serve_until_candidate(3, 6);
+  stop_trainer(pid);
+  assert_true(log_has("checkpoint does not load", "trainer.xqzc.damaged"));
+  assert_true(log_has("resumed from an older checkpoint", "step=3"));
+  snprintf(path, sizeof path, "%s/trainer.xqzc.damaged", dir);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(generation_step(0), 6);
+  fake_down();
+}
+
 static void test_trainer_survival(void **state) {
   (void)state;
   trainer_with_head("tiny-s", "survival=1", " survival=");
@@ -658,6 +775,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_trainer_loop),
                                      cmocka_unit_test(test_trainer_survival),
                                      cmocka_unit_test(test_trainer_reply),
-                                     cmocka_unit_test(test_trainer_average)};
+                                     cmocka_unit_test(test_trainer_average),
+                                     cmocka_unit_test(test_trainer_diverges)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
