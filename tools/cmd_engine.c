@@ -2,24 +2,32 @@
  * cmd_engine.c: `xqz engine --net FILE`, a UCI / UCCI engine on stdin/stdout so Xiangqi
  * GUIs and match runners can play a trained net.
  *
- * Threads: the main thread reads commands (so `stop`, `isready` and `quit` are answered
- * while the engine thinks) and owns the current position and the options; a search thread
- * runs one `go` at a time on its own copy of the position, and owns the MCTS tree while it
- * runs. With the `Threads` option above 1, that search runs its simulations on that many
+ * Threads: the main thread reads commands and owns the current position and the options;
+ * a search thread runs one `go` at a time on its own copy of the position, and owns the
+ * MCTS tree while it runs. The main thread never waits for a search: it polls stdin and a
+ * pipe the search thread writes when it ends (engine_input.h). `stop`, `isready`, `quit`
+ * and `ponderhit` act at once; every other command that comes during a search waits in a
+ * queue and runs, in order, when the search has answered (an infinite or pondering search,
+ * which would never end, is stopped by it). A `stop` or `quit` also applies to each `go`
+ * already queued: it answers at once with the net's first choice, so every `go` gets one
+ * bestmove. With the `Threads` option above 1, that search runs its simulations on that many
  * threads sharing the tree (xq_mcts_new_parallel), each with its own net and evaluation
  * cache. The search runs in slices so it can print `info` lines as it goes; the tree is
  * kept between slices (the same position searched again reuses it). Output from all
  * threads goes through say(), one locked, flushed line at a time.
  *
- * The options (Threads, Hash, MultiPV, WeightsFile, Simulations, Temperature) come from
- * the table in engine_proto.c; changing Threads, Hash or WeightsFile builds a new set of
- * nets and tree, and only replaces the old one when every part of it was made.
+ * The options (Threads, Hash, MultiPV, WeightsFile, Simulations, Temperature,
+ * MoveOverhead) come from the table in engine_proto.c; changing Threads, Hash or
+ * WeightsFile builds a new set of nets and tree, and only replaces the old one when every
+ * part of it was made. Hash sizes the tree's node pool (3/4) and the evaluation cache
+ * (1/4): a search stops when the pool is full and answers with the best move it has.
  *
  * The text of the protocol (commands, `position`, `go`, clocks) is parsed by
  * search/engine_proto.c, which the unit tests exercise without a network.
  */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -30,8 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "engine_input.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
@@ -57,6 +67,7 @@ typedef struct {
   xq_evaluator_t *evs[XQ_MCTS_MAX_THREADS]; /* (nev) one per search thread, owned */
   bool cached;                              /* evs are evaluation caches around the nets */
   xq_mcts_t *mcts;
+  int64_t pool_nodes;                       /* the tree's node pool */
 } engine_search_t;
 
 typedef struct {
@@ -67,7 +78,7 @@ typedef struct {
   xq_rng_t rng;         /* draws the move when Temperature > 0 (search thread) */
   /* Options (main thread; read by the search thread only while it runs). */
   int threads, hash_mb, multipv;
-  int64_t simulations;
+  int64_t simulations, move_overhead_ms;
   double temperature;
   char net_path[ENGINE_PATH_MAX];     /* the net loaded now */
   char default_net[ENGINE_PATH_MAX];  /* --net: WeightsFile's advertised default */
@@ -75,6 +86,9 @@ typedef struct {
   /* The running search. */
   pthread_t thread;
   bool searching;       /* a thread was started and not yet joined (main thread only) */
+  atomic_int finished;  /* search -> main: bestmove said, the thread may be joined */
+  int wake[2];          /* search -> main: a byte when the search has finished */
+  engine_queue_t queue; /* commands waiting for the search to end (main thread) */
   atomic_int stop;      /* main -> search: stop now */
   atomic_llong deadline_ms; /* main -> search: stop at this monotonic time (0 = none) */
   atomic_int pondering; /* 1 until ponderhit or stop: no time limit, no bestmove */
@@ -96,25 +110,27 @@ static void say(engine_t *e, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* Builds nets and a tree for threads search threads with hash_mb MB of evaluation cache
- * in all, from the net at path, into out. On failure out is left empty (nothing to free)
- * and eb says why. */
+/* Builds nets and a tree for threads search threads from the net at path, into out, with
+ * hash_mb MB in all: 3/4 for the tree's node pool, 1/4 for the evaluation caches (split
+ * among the threads). On failure out is left empty (nothing to free) and eb says why. */
 static int engine_build(engine_search_t *out, const char *path, int threads, int hash_mb,
                         uint64_t seed, xq_errbuf_t *eb) {
   *out = (engine_search_t){0};
   xq_mcts_config_t cfg;
   xq_mcts_config_default(&cfg);
   cfg.max_plies = XQ_MAX_HISTORY - 24; /* the tree must not outgrow the history */
-  size_t cache_bytes = ((size_t)hash_mb << 20) / (size_t)threads;
+  size_t hash_bytes = (size_t)hash_mb << 20;
+  cfg.node_budget = xq_mcts_nodes_for_bytes(hash_bytes - hash_bytes / 4);
+  size_t cache_bytes = hash_bytes / 4 / (size_t)threads;
   int rc = 0;
   for (int i = 0; i < threads && !rc; i++) {
     xq_evaluator_t *net = NULL;
     rc = xq_evaluator_net_new(&net, path, cfg.batch, eb);
-    if (!rc && hash_mb > 0) rc = xq_eval_cache_new(&out->evs[i], net, cache_bytes, eb);
-    else out->evs[i] = net;
+    if (!rc) rc = xq_eval_cache_new(&out->evs[i], net, cache_bytes, eb);
     if (!rc) out->nev++;
   }
-  out->cached = hash_mb > 0;
+  out->cached = true;
+  out->pool_nodes = cfg.node_budget;
   if (!rc) rc = xq_mcts_new_parallel(&out->mcts, &cfg, out->evs, out->nev, seed, eb);
   if (rc) {
     for (int i = 0; i < out->nev; i++) xq_evaluator_free(&out->evs[i]);
@@ -142,25 +158,16 @@ static int engine_rebuild(engine_t *e, const char *path, int threads, int hash_m
   return 0;
 }
 
-/* Per mille of the evaluation caches in use (UCI's hashfull), -1 without a cache. */
-static int hashfull(const engine_t *e) {
-  if (!e->sr.cached) return -1;
-  int64_t used = 0, cap = 0;
-  for (int i = 0; i < e->sr.nev; i++) {
-    xq_eval_cache_stats_t st;
-    xq_eval_cache_stats(e->sr.evs[i], &st);
-    used += st.used;
-    cap += st.capacity;
-  }
-  return cap > 0 ? (int)(used * 1000 / cap) : 0;
+/* Per mille of the tree's node pool in use (UCI's hashfull): at 1000 the search stops. */
+static int hashfull(const xq_mcts_result_t *r) {
+  return r->node_cap > 0 ? (int)(r->nodes_used * 1000 / r->node_cap) : 0;
 }
 
 /* The info line(s) of a slice: one per MultiPV root move, best first by visits. */
 static void print_info(engine_t *e, const xq_mcts_result_t *r, int64_t nodes, int64_t ms) {
   int64_t nps = ms > 0 ? nodes * 1000 / ms : 0;
-  char hf[32] = "";
-  int h = hashfull(e);
-  if (h >= 0) snprintf(hf, sizeof hf, " hashfull %d", h);
+  char hf[32];
+  snprintf(hf, sizeof hf, " hashfull %d", hashfull(r));
   int order[XQ_MAX_MOVES], n = 0;
   for (int i = 0; i < r->nmoves; i++) order[n++] = i;
   for (int i = 1; i < n; i++) /* insertion sort by visits: nmoves is small */
@@ -215,30 +222,66 @@ static xq_move_t draw_move(engine_t *e, const xq_mcts_result_t *r) {
   return 0;
 }
 
-/* The search thread: slices of at most ENGINE_SLICE_MS until a limit or `stop`. */
+/* Says the search has answered: the main thread joins it and runs what was queued. */
+static void search_finished(engine_t *e) {
+  atomic_store(&e->finished, 1);
+  char byte = 1;
+  ssize_t w;
+  do w = write(e->wake[1], &byte, 1);
+  while (w < 0 && errno == EINTR);
+  /* A full pipe already holds a wake-up: nothing is lost when the write fails. */
+}
+
+/* Says bestmove (or the protocol's "no move") for best and its ponder move. */
+static void say_bestmove(engine_t *e, xq_move_t best, xq_move_t ponder) {
+  char mv[8], pm[8];
+  if (!best) {
+    say(e, e->proto == XQ_PROTO_UCCI ? "nobestmove" : "bestmove (none)");
+  } else if (ponder) {
+    xq_move_print(best, mv);
+    xq_move_print(ponder, pm);
+    say(e, "bestmove %s ponder %s", mv, pm);
+  } else {
+    xq_move_print(best, mv);
+    say(e, "bestmove %s", mv);
+  }
+}
+
+/* The search thread: slices of at most ENGINE_SLICE_MS until a limit, `stop`, or a full
+ * node pool. The first slice always runs, even after `stop`: it expands the root, so a
+ * search stopped at once still answers with the net's first choice. */
 static void *search_main(void *arg) {
   engine_t *e = arg;
   const xq_go_t *go = &e->go;
   int64_t node_limit = go->nodes > 0 ? go->nodes : 0;
+  if (go->depth > 0) {
+    /* go depth N: N plies of principal variation or 2^(N+4) simulations, whichever first. */
+    int64_t dn = xq_proto_depth_nodes(go->depth);
+    if (!node_limit || dn < node_limit) node_limit = dn;
+  }
   bool open = go->infinite || go->ponder;
-  if (!open && node_limit == 0 && go->movetime <= 0 && go->depth <= 0 &&
-      atomic_load(&e->deadline_ms) == 0)
+  if (!open && node_limit == 0 && go->movetime <= 0 && atomic_load(&e->deadline_ms) == 0)
     node_limit = e->simulations; /* a bare `go`: the Simulations option */
   xq_mcts_result_t *r = calloc(1, sizeof *r);
   if (!r) {
     say(e, "info string error: out of memory");
     say(e, e->proto == XQ_PROTO_UCCI ? "nobestmove" : "bestmove (none)");
+    search_finished(e);
     return NULL;
   }
   int64_t nodes = 0;
   xq_move_t best = 0, ponder = 0;
   bool failed = false;
-  for (;;) {
-    if (atomic_load(&e->stop)) break;
+  for (int slice = 0;; slice++) {
+    if (slice > 0 && atomic_load(&e->stop)) break;
     int64_t t = xq_clock_ms();
     int64_t deadline = atomic_load(&e->deadline_ms);
     if (deadline && t >= deadline && nodes > 0) break;
     xq_mcts_limits_t lim = {.stop = &e->stop, .depth = go->depth > 0 ? go->depth : 0};
+    if (go->nsearchmoves > 0) {
+      lim.searchmoves = go->searchmoves;
+      lim.nsearchmoves = go->nsearchmoves;
+    }
     lim.movetime_ms = ENGINE_SLICE_MS;
     if (deadline && deadline - t < lim.movetime_ms) lim.movetime_ms = deadline - t > 1 ? deadline - t : 1;
     if (node_limit) lim.nodes = node_limit - nodes;
@@ -254,20 +297,20 @@ static void *search_main(void *arg) {
       ponder = r->pv_len >= 2 ? r->pv[1] : 0;
     }
     print_info(e, r, nodes, xq_clock_ms() - e->start_ms);
+    if (r->pool_full) {
+      /* The tree cannot grow: searching on would only repeat what it knows. */
+      say(e, "info string node pool full (%" PRId64 " nodes, Hash %d MB): answering with the "
+             "best move so far; a larger Hash searches longer", r->node_cap, e->hash_mb);
+      break;
+    }
     if (node_limit && nodes >= node_limit) break;
     if (go->depth > 0 && r->depth >= go->depth) break;
-    if (r->simulations == 0 && !open && !deadline) break; /* nothing more to do (tree full) */
-    if (r->simulations == 0 && (open || deadline)) {
-      /* The tree cannot grow: wait for the clock or `stop` instead of spinning. */
-      struct timespec ts = {0, 5 * 1000000};
-      nanosleep(&ts, NULL);
-    }
   }
   /* UCI: after `go infinite` or `go ponder`, bestmove waits for `stop` (or ponderhit). */
   while ((go->infinite || atomic_load(&e->pondering)) && !atomic_load(&e->stop)) {
     int64_t deadline = atomic_load(&e->deadline_ms);
     if (!go->infinite && deadline && xq_clock_ms() >= deadline) break;
-    struct timespec ts = {0, 5 * 1000000};
+    struct timespec ts = {0, 2 * 1000000};
     nanosleep(&ts, NULL);
   }
   if (best && !failed) {
@@ -278,28 +321,34 @@ static void *search_main(void *arg) {
     }
   }
   if (!best && !failed) {
-    /* A search stopped before its first simulation: fall back on any legal move so the
-     * GUI still gets a move (the position has one, or we would not be here). */
+    /* No move from the tree: fall back on any legal move (allowed by searchmoves) so the
+     * GUI still gets one (the position has one, or we would not be here). */
     xq_move_t moves[XQ_MAX_MOVES];
-    if (xq_gen_legal(e->search_pos, moves) > 0) best = moves[0];
-  }
-  char mv[8], pm[8];
-  if (!best) {
-    say(e, e->proto == XQ_PROTO_UCCI ? "nobestmove" : "bestmove (none)");
-  } else {
-    xq_move_print(best, mv);
-    if (ponder) {
-      xq_move_print(ponder, pm);
-      say(e, "bestmove %s ponder %s", mv, pm);
-    } else {
-      say(e, "bestmove %s", mv);
+    int n = xq_gen_legal(e->search_pos, moves);
+    for (int i = 0; i < n && !best; i++) {
+      bool ok = go->nsearchmoves == 0;
+      for (int k = 0; k < go->nsearchmoves && !ok; k++) ok = go->searchmoves[k] == moves[i];
+      if (ok) best = moves[i];
     }
+    if (!best && n > 0) best = moves[0];
   }
+  say_bestmove(e, best, ponder);
   free(r);
+  search_finished(e);
   return NULL;
 }
 
-/* Stops the running search (if any) and waits for its bestmove. */
+/* Joins the search thread once it has answered. */
+static void reap_search(engine_t *e) {
+  if (!e->searching || !atomic_load(&e->finished)) return;
+  pthread_join(e->thread, NULL);
+  e->searching = false;
+  char buf[64];
+  while (read(e->wake[0], buf, sizeof buf) > 0) {
+  }
+}
+
+/* Stops the running search (if any) and waits for its bestmove (quit and end of input). */
 static void stop_search(engine_t *e) {
   if (!e->searching) return;
   atomic_store(&e->stop, 1);
@@ -307,44 +356,17 @@ static void stop_search(engine_t *e) {
   e->searching = false;
 }
 
-/* Before a command that changes the position: a search with its own limits is allowed to
- * finish (so a script that pipes `go nodes N` and `position ...` together gets the full
- * search); an infinite or pondering one, which would never end, is stopped. */
-static void finish_search(engine_t *e) {
-  if (!e->searching) return;
-  if (e->go.infinite || atomic_load(&e->pondering)) atomic_store(&e->stop, 1);
-  pthread_join(e->thread, NULL);
-  e->searching = false;
-}
-
-static void cmd_go(engine_t *e, const char *args) {
-  finish_search(e);
-  xq_errbuf_t eb = {{0}};
-  xq_go_t go;
-  if (xq_proto_go(args, e->proto, e->pos->side, &go, &eb)) {
-    say(e, "info string error: %s", eb.msg);
-    return;
-  }
-  e->start_ms = xq_clock_ms();
-  xq_outcome_t oc = xq_adjudicate(e->pos, 0);
-  xq_move_t moves[XQ_MAX_MOVES];
-  if (xq_gen_legal(e->pos, moves) == 0) {
-    /* No legal move: the only case without a move to give (checkmate or stalemate). */
-    say(e, "info string game over: %s (%s)", xq_result_name(oc.result), xq_reason_name(oc.reason));
-    say(e, e->proto == XQ_PROTO_UCCI ? "nobestmove" : "bestmove (none)");
-    return;
-  }
-  if (oc.result != XQ_RESULT_NONE) {
-    /* Our rules end the game here (repetition, no attackers, ...), but the GUI referees by
-     * its own rules and would score a missing move as a loss: say so and play on. */
-    say(e, "info string game over by our rules: %s (%s); searching on, the GUI adjudicates",
-        xq_result_name(oc.result), xq_reason_name(oc.reason));
-  }
-  e->go = go;
-  int64_t budget = go.movetime > 0 ? go.movetime : xq_proto_time_budget(&go, e->pos->side);
-  atomic_store(&e->stop, 0);
-  atomic_store(&e->pondering, go.ponder ? 1 : 0);
-  atomic_store(&e->deadline_ms, (!go.ponder && !go.infinite && budget > 0) ? e->start_ms + budget : 0);
+/* Starts a search for go on the current position. stopped: answer at once (a stop came
+ * after the `go`, or the `go` was refused); ponderhit: a ponderhit came before it began. */
+static void start_search(engine_t *e, const xq_go_t *go, bool stopped, bool ponderhit) {
+  e->go = *go;
+  if (ponderhit) e->go.ponder = false;
+  int64_t budget = xq_proto_think_ms(&e->go, e->pos->side, e->move_overhead_ms);
+  atomic_store(&e->stop, stopped ? 1 : 0);
+  atomic_store(&e->finished, 0);
+  atomic_store(&e->pondering, e->go.ponder ? 1 : 0);
+  atomic_store(&e->deadline_ms,
+               (!e->go.ponder && !e->go.infinite && budget > 0) ? e->start_ms + budget : 0);
   memcpy(e->search_pos, e->pos, sizeof *e->pos);
   /* The tree plays moves on copies of the position: leave it room in the history. In
    * games this long, repetitions older than the last move are forgotten. */
@@ -356,6 +378,52 @@ static void cmd_go(engine_t *e, const char *args) {
     return;
   }
   e->searching = true;
+}
+
+/* `go`, run when no search is running. A bad limit is refused by name and answered at once
+ * with the net's first choice (a GUI that waits for a bestmove still gets a legal one). */
+static void cmd_go(engine_t *e, const char *args, bool stopped, bool ponderhit) {
+  assert(!e->searching);
+  xq_errbuf_t eb = {{0}};
+  xq_go_t go;
+  e->start_ms = xq_clock_ms();
+  xq_move_t moves[XQ_MAX_MOVES];
+  int nlegal = xq_gen_legal(e->pos, moves);
+  bool refused = false;
+  if (xq_proto_go(args, e->proto, e->pos->side, &go, &eb)) {
+    refused = true;
+  } else {
+    for (int k = 0; k < go.nsearchmoves && !refused; k++) {
+      bool legal = false;
+      for (int i = 0; i < nlegal && !legal; i++) legal = moves[i] == go.searchmoves[k];
+      if (!legal) {
+        char mv[8];
+        xq_move_print(go.searchmoves[k], mv);
+        xq_err_set(&eb, XQ_EMOVE, "go: searchmoves: %s is not legal here", mv);
+        refused = true;
+      }
+    }
+  }
+  if (refused) {
+    say(e, "info string error: %s; answering at once with the best move known", eb.msg);
+    go = (xq_go_t){.nodes = -1, .movetime = -1, .depth = -1, .wtime = -1, .btime = -1,
+                   .winc = -1, .binc = -1, .movestogo = -1};
+    stopped = true;
+  }
+  xq_outcome_t oc = xq_adjudicate(e->pos, 0);
+  if (nlegal == 0) {
+    /* No legal move: the only case without a move to give (checkmate or stalemate). */
+    say(e, "info string game over: %s (%s)", xq_result_name(oc.result), xq_reason_name(oc.reason));
+    say(e, e->proto == XQ_PROTO_UCCI ? "nobestmove" : "bestmove (none)");
+    return;
+  }
+  if (oc.result != XQ_RESULT_NONE) {
+    /* Our rules end the game here (repetition, no attackers, ...), but the GUI referees by
+     * its own rules and would score a missing move as a loss: say so and play on. */
+    say(e, "info string game over by our rules: %s (%s); searching on, the GUI adjudicates",
+        xq_result_name(oc.result), xq_reason_name(oc.reason));
+  }
+  start_search(e, &go, stopped, ponderhit);
 }
 
 /* UCCI engines accept these options; they change nothing here. */
@@ -393,6 +461,9 @@ static void apply_option(engine_t *e, int id, const char *value) {
     return;
   case XQ_OPT_TEMPERATURE:
     e->temperature = num;
+    return;
+  case XQ_OPT_MOVE_OVERHEAD:
+    e->move_overhead_ms = (int64_t)num;
     return;
   case XQ_OPT_WEIGHTS_FILE: {
     if (!*value || strlen(value) >= ENGINE_PATH_MAX) {
@@ -454,7 +525,7 @@ static void cmd_setoption(engine_t *e, const char *args) {
       if (!strcmp(name, ucci_quiet_options[i])) return;
   }
   say(e, "info string error: unknown option '%s' (options: Threads, Hash, MultiPV, WeightsFile, "
-         "Simulations, Temperature)", name);
+         "Simulations, Temperature, MoveOverhead)", name);
 }
 
 /* The answer to `uci` / `ucci`: id, every option of the table, uciok / ucciok. */
@@ -469,105 +540,172 @@ static void cmd_hello(engine_t *e, xq_proto_t proto) {
   say(e, proto == XQ_PROTO_UCCI ? "ucciok" : "uciok");
 }
 
-/* Reads one line into buf (NUL-terminated, without the newline). Returns the length, -1 at
- * the end of input, or -2 for a line longer than the buffer (the rest is consumed). */
-static long read_line(char *buf, size_t size) {
-  size_t n = 0;
-  int c;
-  bool too_long = false;
-  while ((c = getchar()) != EOF && c != '\n') {
-    if (n + 1 < size) buf[n++] = (char)c;
-    else too_long = true;
-  }
-  buf[n] = 0;
-  if (c == EOF && n == 0 && !too_long) return -1;
-  return too_long ? -2 : (long)n;
-}
-
 static void engine_usage(FILE *f) {
   fprintf(f,
           "usage: xqz engine [--net FILE | --campaign DIR] [--threads N] [--seed S]\n\n"
           "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
           "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
-          "MultiPV, WeightsFile, Simulations, Temperature; `uci` lists them with their\n"
-          "bounds. --threads sets Threads at start; --campaign DIR plays that campaign's\n"
-          "best net (DIR/nets/best.xqzn); with neither, the trained net shipped in nets/\n"
-          "(or $XQZ_NET). See docs/engine.md.\n");
+          "MultiPV, WeightsFile, Simulations, Temperature, MoveOverhead; `uci` lists them\n"
+          "with their bounds; Hash (MB) bounds the search tree. --threads sets Threads at\n"
+          "start; --campaign DIR plays that campaign's best net (DIR/nets/best.xqzn); with\n"
+          "neither, the trained net shipped in nets/ (or $XQZ_NET). See docs/engine.md.\n");
+}
+
+/* Says the error for an unknown command, naming its first word (without control bytes). */
+static void say_unknown(engine_t *e, const char *line) {
+  char word[40];
+  size_t len = strcspn(line + strspn(line, " \t\r"), " \t\r");
+  if (len > 32) len = 32;
+  memcpy(word, line + strspn(line, " \t\r"), len);
+  word[len] = 0;
+  /* Never echo control bytes back to a GUI. */
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)word[i] < 32 || (unsigned char)word[i] == 127) word[i] = '?';
+  say(e, "info string error: unknown command '%s'", word);
+}
+
+/* Runs a command that needs no search to be running (the main loop guarantees there is
+ * none). Returns true for quit. */
+static bool run_command(engine_t *e, const char *line, bool stopped, bool ponderhit) {
+  const char *args;
+  xq_cmd_t cmd = xq_proto_command(line, &args);
+  xq_errbuf_t eb = {{0}};
+  assert(!e->searching);
+  switch (cmd) {
+  case XQ_CMD_UCI:
+    cmd_hello(e, XQ_PROTO_UCI);
+    break;
+  case XQ_CMD_UCCI:
+    cmd_hello(e, XQ_PROTO_UCCI);
+    break;
+  case XQ_CMD_SETOPTION:
+    cmd_setoption(e, args);
+    break;
+  case XQ_CMD_NEWGAME:
+    xq_mcts_clear(e->sr.mcts);
+    xq_pos_startpos(e->pos);
+    break;
+  case XQ_CMD_POSITION:
+    if (xq_proto_position(e->pos, args, &eb)) say(e, "info string error: %s", eb.msg);
+    break;
+  case XQ_CMD_GO:
+    cmd_go(e, args, stopped, ponderhit);
+    break;
+  case XQ_CMD_QUIT:
+    return true;
+  case XQ_CMD_UNKNOWN:
+    say_unknown(e, line);
+    break;
+  case XQ_CMD_EMPTY:
+  case XQ_CMD_DEBUG:
+  case XQ_CMD_ISREADY:
+  case XQ_CMD_STOP:
+  case XQ_CMD_PONDERHIT:
+    break; /* answered when read (dispatch) */
+  }
+  return false;
+}
+
+/* ponderhit: the move pondered on was played; the clock starts now. */
+static void ponder_hit(engine_t *e) {
+  if (e->searching && atomic_load(&e->pondering)) {
+    int64_t budget = xq_proto_think_ms(&e->go, e->search_pos->side, e->move_overhead_ms);
+    atomic_store(&e->deadline_ms, xq_clock_ms() + (budget > 0 ? budget : 1000));
+    atomic_store(&e->pondering, 0);
+  } else {
+    engine_queue_mark(&e->queue, false, true); /* a `go ponder` not yet started */
+  }
+}
+
+/* A line as it is read: stop, isready, quit and ponderhit act at once; the rest runs now
+ * when nothing is searching or waiting, else waits in the queue. Returns true to quit. */
+static bool dispatch(engine_t *e, const char *line) {
+  const char *args;
+  xq_cmd_t cmd = xq_proto_command(line, &args);
+  bool busy = e->searching || e->queue.len > 0;
+  switch (cmd) {
+  case XQ_CMD_EMPTY:
+  case XQ_CMD_DEBUG:
+    return false;
+  case XQ_CMD_ISREADY:
+    say(e, "readyok");
+    return false;
+  case XQ_CMD_STOP:
+    atomic_store(&e->stop, 1);
+    engine_queue_mark(&e->queue, true, false);
+    return false;
+  case XQ_CMD_PONDERHIT:
+    ponder_hit(e);
+    return false;
+  case XQ_CMD_UNKNOWN:
+    say_unknown(e, line);
+    return false;
+  case XQ_CMD_QUIT:
+    if (!busy) return true;
+    /* Every `go` before the quit answers at once; then the engine exits. */
+    atomic_store(&e->stop, 1);
+    engine_queue_mark(&e->queue, true, false);
+    break;
+  default:
+    if (!busy) return run_command(e, line, false, false);
+    /* A search that never ends by itself is ended by the command after it. */
+    if (e->searching && (e->go.infinite || atomic_load(&e->pondering))) atomic_store(&e->stop, 1);
+    break;
+  }
+  if (!engine_queue_push(&e->queue, line)) {
+    say(e, "info string error: %d commands already wait for the search; this one is dropped",
+        ENGINE_QUEUE_MAX);
+    return cmd == XQ_CMD_QUIT; /* a quit that cannot wait is done now */
+  }
+  if (cmd == XQ_CMD_GO)
+    say(e, "info string go queued: it starts when the running search has answered (stop ends it)");
+  return false;
+}
+
+/* Runs the queued commands while no search runs. Returns true when one was quit. */
+static bool run_queue(engine_t *e) {
+  engine_cmd_t c;
+  while (!e->searching && engine_queue_pop(&e->queue, &c)) {
+    bool quit = run_command(e, c.line, c.stopped, c.ponderhit);
+    free(c.line);
+    if (quit) return true;
+  }
+  return false;
 }
 
 static int engine_loop(engine_t *e) {
+  engine_in_t in;
   char *line = malloc(ENGINE_LINE_MAX);
-  if (!line) return 1;
-  for (;;) {
-    long n = read_line(line, ENGINE_LINE_MAX);
-    if (n == -1) break; /* the GUI went away: as `quit` */
-    if (n == -2) {
+  if (!line || engine_in_init(&in, 0, ENGINE_LINE_MAX)) {
+    free(line);
+    return 1;
+  }
+  bool quit = false, eof = false;
+  while (!quit) {
+    reap_search(e);
+    if (run_queue(e)) break;
+    int got = engine_in_next(&in, line);
+    if (got == ENGINE_IN_LINE) {
+      quit = dispatch(e, line);
+      continue;
+    }
+    if (got == ENGINE_IN_TOO_LONG) {
       say(e, "info string error: line longer than %d bytes ignored", ENGINE_LINE_MAX - 1);
       continue;
     }
-    const char *args;
-    xq_cmd_t cmd = xq_proto_command(line, &args);
-    xq_errbuf_t eb = {{0}};
-    switch (cmd) {
-    case XQ_CMD_EMPTY:
-    case XQ_CMD_DEBUG:
-      break;
-    case XQ_CMD_UCI:
-      cmd_hello(e, XQ_PROTO_UCI);
-      break;
-    case XQ_CMD_UCCI:
-      cmd_hello(e, XQ_PROTO_UCCI);
-      break;
-    case XQ_CMD_ISREADY:
-      say(e, "readyok");
-      break;
-    case XQ_CMD_SETOPTION:
-      finish_search(e);
-      cmd_setoption(e, args);
-      break;
-    case XQ_CMD_NEWGAME:
-      finish_search(e);
-      xq_mcts_clear(e->sr.mcts);
-      xq_pos_startpos(e->pos);
-      break;
-    case XQ_CMD_POSITION:
-      finish_search(e);
-      if (xq_proto_position(e->pos, args, &eb)) say(e, "info string error: %s", eb.msg);
-      break;
-    case XQ_CMD_GO:
-      cmd_go(e, args);
-      break;
-    case XQ_CMD_STOP:
-      stop_search(e);
-      break;
-    case XQ_CMD_PONDERHIT:
-      if (e->searching && atomic_load(&e->pondering)) {
-        int64_t budget = e->go.movetime > 0 ? e->go.movetime
-                                            : xq_proto_time_budget(&e->go, e->search_pos->side);
-        atomic_store(&e->deadline_ms, xq_clock_ms() + (budget > 0 ? budget : 1000));
-        atomic_store(&e->pondering, 0);
-      }
-      break;
-    case XQ_CMD_QUIT:
-      stop_search(e);
-      if (e->proto == XQ_PROTO_UCCI) say(e, "bye");
-      free(line);
-      return 0;
-    case XQ_CMD_UNKNOWN: {
-      char word[40];
-      size_t len = strcspn(line + strspn(line, " \t\r"), " \t\r");
-      if (len > 32) len = 32;
-      memcpy(word, line + strspn(line, " \t\r"), len);
-      word[len] = 0;
-      /* Never echo control bytes back to a GUI. */
-      for (size_t i = 0; i < len; i++)
-        if ((unsigned char)word[i] < 32 || (unsigned char)word[i] == 127) word[i] = '?';
-      say(e, "info string error: unknown command '%s'", word);
-      break;
+    if (got == ENGINE_IN_EOF && !eof) {
+      /* The GUI went away: as `quit` (after what it sent before). */
+      eof = true;
+      quit = dispatch(e, "quit");
+      continue;
     }
-    }
+    /* Nothing to read: wait for input or for the search to answer. */
+    engine_in_wait(&in, e->wake[0], got == ENGINE_IN_EOF ? 50 : -1);
   }
   stop_search(e);
+  engine_queue_free(&e->queue);
+  if (e->proto == XQ_PROTO_UCCI) say(e, "bye");
+  engine_in_close(&in);
   free(line);
   return 0;
 }
@@ -639,6 +777,12 @@ int xqz_cmd_engine(int argc, char **argv) {
   e.multipv = (int)xq_proto_options[XQ_OPT_MULTIPV].def;
   e.simulations = (int64_t)xq_proto_options[XQ_OPT_SIMULATIONS].def;
   e.temperature = xq_proto_options[XQ_OPT_TEMPERATURE].def;
+  e.move_overhead_ms = (int64_t)xq_proto_options[XQ_OPT_MOVE_OVERHEAD].def;
+  e.wake[0] = e.wake[1] = -1;
+  if (pipe(e.wake) || fcntl(e.wake[0], F_SETFL, O_NONBLOCK) || fcntl(e.wake[1], F_SETFL, O_NONBLOCK)) {
+    fprintf(stderr, "xqz engine: cannot make the search's wake-up pipe: %s\n", strerror(errno));
+    goto out;
+  }
   e.pos = malloc(sizeof *e.pos);
   e.search_pos = malloc(sizeof *e.search_pos);
   if (!e.pos || !e.search_pos) {
@@ -661,6 +805,8 @@ out:
   engine_search_free(&e.sr);
   free(e.pos);
   free(e.search_pos);
+  if (e.wake[0] >= 0) close(e.wake[0]);
+  if (e.wake[1] >= 0) close(e.wake[1]);
   pthread_mutex_destroy(&e.out_lock);
   return status;
 }

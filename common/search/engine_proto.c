@@ -141,7 +141,7 @@ out:
   return rc;
 }
 
-/* Parses a non-negative integer token into *out. */
+/* Parses an integer token into *out (any sign; the caller checks the bounds). */
 static int tok_int(const char *t, size_t len, int64_t *out) {
   char buf[32];
   if (!t || len == 0 || len >= sizeof buf) return -1;
@@ -150,12 +150,18 @@ static int tok_int(const char *t, size_t len, int64_t *out) {
   errno = 0;
   long long v = strtoll(buf, &end, 10);
   if (errno || *end) return -1;
-  *out = v < 0 ? 0 : v; /* some GUIs send negative clocks when flagging: treat as 0 */
+  *out = v;
   return 0;
 }
 
+/* True when the token has the shape of an ICCS move (a-i, 0-9, a-i, 0-9). */
+static bool tok_is_move(const char *t, size_t len) {
+  return len == 4 && t[0] >= 'a' && t[0] <= 'i' && t[1] >= '0' && t[1] <= '9' && t[2] >= 'a' &&
+         t[2] <= 'i' && t[3] >= '0' && t[3] <= '9';
+}
+
 int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_errbuf_t *eb) {
-  char word[32];
+  char word[32], val[32];
   *go = (xq_go_t){.nodes = -1, .movetime = -1, .depth = -1, .wtime = -1, .btime = -1,
                   .winc = -1, .binc = -1, .movestogo = -1};
   const char *p = args;
@@ -171,20 +177,40 @@ int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_er
       continue;
     }
     if (tok_is(t, len, "draw")) continue; /* UCCI: the opponent offers a draw; we play on */
+    if (tok_is(t, len, "searchmoves")) {
+      /* The moves run up to the next word that is not one. */
+      const char *q = p, *m;
+      size_t n;
+      while ((m = next_token(&q, &n)) && tok_is_move(m, n)) {
+        if (go->nsearchmoves < XQ_MAX_MOVES) {
+          xq_errbuf_t meb = {{0}};
+          if (xq_move_parse(tok_str(m, n, word, sizeof word), &go->searchmoves[go->nsearchmoves], &meb))
+            return xq_err_set(eb, XQ_EINVAL, "go: searchmoves: bad move '%s'", word);
+          go->nsearchmoves++;
+        }
+        p = q;
+      }
+      if (go->nsearchmoves == 0)
+        return xq_err_set(eb, XQ_EINVAL, "go: searchmoves needs ICCS moves (e.g. h2e2)");
+      continue;
+    }
+    if (tok_is(t, len, "mate"))
+      return xq_err_set(eb, XQ_EINVAL, "go: mate is not supported (an MCTS engine proves no "
+                                       "mates; use depth, nodes or movetime)");
     int64_t *slot = NULL, tmp = 0;
-    int kind = 0; /* 1: depth, 2: movestogo */
-    if (tok_is(t, len, "nodes")) slot = &go->nodes;
-    else if (tok_is(t, len, "movetime")) slot = &go->movetime;
+    int kind = 0; /* 1: depth, 2: movestogo, 3: a clock (negative reads as 0), 4: at least 1 */
+    if (tok_is(t, len, "nodes")) slot = &go->nodes, kind = 4;
+    else if (tok_is(t, len, "movetime")) slot = &go->movetime, kind = 4;
     else if (tok_is(t, len, "depth")) slot = &tmp, kind = 1;
     else if (tok_is(t, len, "movestogo")) slot = &tmp, kind = 2;
-    else if (tok_is(t, len, "wtime")) slot = &go->wtime;
-    else if (tok_is(t, len, "btime")) slot = &go->btime;
-    else if (tok_is(t, len, "winc")) slot = &go->winc;
-    else if (tok_is(t, len, "binc")) slot = &go->binc;
+    else if (tok_is(t, len, "wtime")) slot = &go->wtime, kind = 3;
+    else if (tok_is(t, len, "btime")) slot = &go->btime, kind = 3;
+    else if (tok_is(t, len, "winc")) slot = &go->winc, kind = 3;
+    else if (tok_is(t, len, "binc")) slot = &go->binc, kind = 3;
     else if (proto == XQ_PROTO_UCCI && tok_is(t, len, "time"))
-      slot = side == XQ_RED ? &go->wtime : &go->btime;
+      slot = side == XQ_RED ? &go->wtime : &go->btime, kind = 3;
     else if (proto == XQ_PROTO_UCCI && tok_is(t, len, "increment"))
-      slot = side == XQ_RED ? &go->winc : &go->binc;
+      slot = side == XQ_RED ? &go->winc : &go->binc, kind = 3;
     else if (proto == XQ_PROTO_UCCI && (tok_is(t, len, "opptime") || tok_is(t, len, "oppmovestogo") ||
                                         tok_is(t, len, "oppincrement")))
       slot = &tmp; /* the opponent's clock: parsed and ignored */
@@ -194,11 +220,28 @@ int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_er
     tok_str(t, len, word, sizeof word);
     const char *v = next_token(&p, &len);
     if (tok_int(v, len, slot))
-      return xq_err_set(eb, XQ_EINVAL, "go: '%s' needs a non-negative integer", word);
-    if (kind == 1) go->depth = tmp > 1000 ? 1000 : (int)tmp;
+      return xq_err_set(eb, XQ_EINVAL, "go: '%s' needs a whole number%s%s%s", word,
+                        v ? " (got '" : "", v ? tok_str(v, len, val, sizeof val) : "", v ? "')" : "");
+    if (kind == 3 && *slot < 0) *slot = 0; /* some GUIs send negative clocks when flagging */
+    if ((kind == 1 || kind == 2 || kind == 4) && *slot < 1)
+      return xq_err_set(eb, XQ_ERANGE, "go: %s %lld: must be at least 1%s", word, (long long)*slot,
+                        !strcmp(word, "movetime") ? " (milliseconds)" : "");
+    if (kind == 1) go->depth = tmp > XQ_PROTO_DEPTH_MAX ? XQ_PROTO_DEPTH_MAX : (int)tmp;
     if (kind == 2) go->movestogo = tmp > 1000 ? 1000 : (int)tmp;
   }
   return 0;
+}
+
+int64_t xq_proto_think_ms(const xq_go_t *go, int side, int64_t overhead_ms) {
+  int64_t ms = go->movetime > 0 ? go->movetime : xq_proto_time_budget(go, side);
+  if (ms <= 0) return 0;
+  ms -= overhead_ms > 0 ? overhead_ms : 0;
+  return ms < 1 ? 1 : ms;
+}
+
+int64_t xq_proto_depth_nodes(int depth) {
+  if (depth < 1) depth = 1;
+  return depth >= 36 ? (int64_t)1 << 40 : (int64_t)1 << (depth + 4);
 }
 
 int64_t xq_proto_time_budget(const xq_go_t *go, int side) {
@@ -262,13 +305,15 @@ int xq_proto_value_to_cp(float v) {
   return (int)lround(cp);
 }
 
-/* Threads: root parallelism, one tree and one single-threaded net per thread (cmd_engine.c).
- * Hash: MB of evaluation cache in all, shared out among the trees. Simulations: the size
+/* Threads: threads sharing one tree, each with its own single-threaded net (cmd_engine.c).
+ * Hash: MB for the search tree's node pool (3/4) and the evaluation cache (1/4, shared out
+ * among the threads); a search stops when the pool is full. MoveOverhead: ms kept back
+ * from every time limit. Simulations: the size
  * of a `go` without limits. Temperature: 0 plays the most visited move; above 0 a move is
  * drawn with probability proportional to visits^(1/T). */
 const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT] = {
     [XQ_OPT_THREADS] = {"Threads", "threads", XQ_OPT_SPIN, false, 1, 1, XQ_MCTS_MAX_THREADS, NULL, NULL, "", 0},
-    [XQ_OPT_HASH] = {"Hash", "hashsize", XQ_OPT_SPIN, false, 16, 0, 65536, NULL, NULL, "MB", 0},
+    [XQ_OPT_HASH] = {"Hash", "hashsize", XQ_OPT_SPIN, false, 256, 1, 65536, NULL, NULL, "MB", 0},
     [XQ_OPT_MULTIPV] = {"MultiPV", NULL, XQ_OPT_SPIN, false, 1, 1, XQ_MAX_MOVES, NULL, NULL, "", 0},
     [XQ_OPT_WEIGHTS_FILE] = {"WeightsFile", NULL, XQ_OPT_STRING, false, 0, 0, 0, "", NULL, "", 0},
     [XQ_OPT_SIMULATIONS] = {"Simulations", NULL, XQ_OPT_SPIN, false, 800, 1, 100000000, NULL, NULL,
@@ -280,6 +325,7 @@ const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT] = {
     [XQ_OPT_USEMILLISEC] = {"usemillisec", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "true", NULL, "", 2},
     [XQ_OPT_NEWGAME] = {"newgame", NULL, XQ_OPT_BUTTON, false, 0, 0, 0, NULL, NULL, "", 2},
     [XQ_OPT_PONDER] = {"Ponder", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "false", NULL, "", 1},
+    [XQ_OPT_MOVE_OVERHEAD] = {"MoveOverhead", NULL, XQ_OPT_SPIN, false, 30, 0, 5000, NULL, NULL, "ms", 0},
 };
 
 int xq_proto_option_find(const char *name) {

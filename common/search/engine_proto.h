@@ -51,16 +51,24 @@ xq_cmd_t xq_proto_command(const char *line, const char **args);
 int xq_proto_position(xq_pos_t *pos, const char *args, xq_errbuf_t *eb);
 
 /* The limits of one `go`. Times are in milliseconds; -1 means not given. */
+#define XQ_PROTO_DEPTH_MAX 1000
 typedef struct {
   int64_t nodes, movetime;
   int depth;
   int64_t wtime, btime, winc, binc; /* UCCI's time/increment land in the mover's slot */
   int movestogo;
   bool infinite, ponder;
+  int nsearchmoves;                  /* UCI's searchmoves, checked for syntax only (the */
+  xq_move_t searchmoves[XQ_MAX_MOVES]; /* engine checks them against the position) */
 } xq_go_t;
 
 /* Parses the arguments of `go` for the side to move (UCCI's `time` is that side's clock).
- * Unknown words are an error (XQ_EINVAL with the word in eb), so typos are reported. */
+ * Every problem is an error (XQ_EINVAL, or XQ_ERANGE for a value out of bounds) whose
+ * message names the word: an unknown parameter, a missing value, `nodes`, `movetime`,
+ * `depth` or `movestogo` below 1 (`go movetime -5` and `go nodes 0` are refused, never
+ * run as another search), a move after `searchmoves` that is not ICCS, and `mate` (an
+ * MCTS engine proves no mates: refused, rather than searched as something else). A
+ * negative clock or increment is read as 0 (GUIs send them when a side flags). */
 int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_errbuf_t *eb);
 
 /* Milliseconds to think for a clock: a fraction of the remaining time (1/movestogo, or
@@ -68,6 +76,17 @@ int xq_proto_go(const char *args, xq_proto_t proto, int side, xq_go_t *go, xq_er
  * safety margin (50 ms + 5% of the time left, at most a tenth of it). Returns 0 when go
  * has no clock for `side`. */
 int64_t xq_proto_time_budget(const xq_go_t *go, int side);
+
+/* Milliseconds the search may run for go: movetime, or the clock's budget, less
+ * overhead_ms (the MoveOverhead option: pipe, process and GUI latency), at least 1.
+ * Returns 0 when go has neither (no time limit). */
+int64_t xq_proto_think_ms(const xq_go_t *go, int side, int64_t overhead_ms);
+
+/* The simulations `go depth N` may spend at most: 2^(N+4) (32 at depth 1, 8192 at depth 9,
+ * 65536 at depth 12), capped at 2^40. The search ends when its principal variation is N
+ * moves long or when it has spent these, whichever comes first (docs/engine.md): a depth
+ * search always ends, even where the line never grows. */
+int64_t xq_proto_depth_nodes(int depth);
 
 /* Parses setoption arguments: UCI "name N [value V]" or UCCI "N [V]". Copies the name and
  * the value (empty if none) into the buffers, truncating safely. XQ_EINVAL if no name. */
@@ -89,6 +108,7 @@ typedef enum {
   XQ_OPT_USEMILLISEC,  /* UCCI: clock values in milliseconds (always) */
   XQ_OPT_NEWGAME,      /* UCCI: a button that empties the tree (as ucinewgame) */
   XQ_OPT_PONDER,       /* UCI: the GUI may send `go ponder` (always possible) */
+  XQ_OPT_MOVE_OVERHEAD, /* ms kept back from every time limit for latency */
   XQ_OPT_COUNT
 } xq_opt_id_t;
 

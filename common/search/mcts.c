@@ -45,6 +45,7 @@ struct xq_mcts {
   atomic_llong sims;    /* simulations completed */
   atomic_llong claimed; /* simulations lanes have set out to do (a node limit is shared) */
   atomic_int done;
+  atomic_int full;      /* the pool cannot hold one more expansion */
 };
 
 void xq_mcts_config_default(xq_mcts_config_t *cfg) {
@@ -131,12 +132,41 @@ void xq_mcts_free(xq_mcts_t **ps) {
 
 void xq_mcts_clear(xq_mcts_t *s) { xqt_clear(&s->tree); }
 
+int xq_mcts_nodes_for_bytes(size_t bytes) {
+  size_t n = bytes / xqt_bytes_per_node();
+  if (n > INT32_MAX / 2) n = INT32_MAX / 2;
+  if (n < XQ_MAX_MOVES + 1) n = XQ_MAX_MOVES + 1;
+  return (int)n;
+}
+
+/* Restricts the root to lim's searchmoves (all moves when there are none, or when none of
+ * them is legal here). */
+static void set_root_mask(xqt_tree_t *t, const xq_mcts_limits_t *lim) {
+  t->root_masked = false;
+  const xqt_node_t *r = &t->nodes[0];
+  if (!lim->searchmoves || lim->nsearchmoves <= 0 || !(r->flags & XQT_EXPANDED)) return;
+  int allowed = 0;
+  for (int i = 0; i < r->nchild; i++) {
+    t->root_allowed[i] = 0;
+    for (int k = 0; k < lim->nsearchmoves; k++)
+      if (t->nodes[r->first + i].move == lim->searchmoves[k]) t->root_allowed[i] = 1;
+    allowed += t->root_allowed[i];
+  }
+  t->root_masked = allowed > 0;
+}
+
 /* Gathers up to want leaves, evaluates them, backs up. Returns completed simulations.
  * shared: the tree is shared with other lanes, so it is touched only under the lock. */
 static int run_batch(xq_mcts_t *s, lane_t *l, int want, bool shared) {
   int ne = 0, done = 0;
   if (shared) pthread_mutex_lock(&s->lock);
   for (int b = 0; b < want; b++) {
+    if (s->tree.used + XQ_MAX_MOVES > s->tree.cap) {
+      /* One more expansion might not fit: stop here rather than evaluate leaves that
+       * cannot be expanded (mcts.h). */
+      atomic_store(&s->full, 1);
+      break;
+    }
     xqt_leaf_t *lf = &l->leaves[ne];
     xqt_leaf_kind_t k = xqt_select(&s->tree, &l->slots[ne], lf);
     if (k == XQT_LEAF_COLLISION) {
@@ -170,7 +200,7 @@ static int run_batch(xq_mcts_t *s, lane_t *l, int want, bool shared) {
 static bool search_over(xq_mcts_t *s, int it) {
   const xq_mcts_limits_t *lim = s->lim;
   if (atomic_load(&s->done)) return true;
-  bool over = (lim->stop && atomic_load(lim->stop)) ||
+  bool over = atomic_load(&s->full) || (lim->stop && atomic_load(lim->stop)) ||
               (s->max_sims > 0 && atomic_load(&s->sims) >= s->max_sims) ||
               (lim->movetime_ms > 0 && xq_clock_ms() - s->t0 >= lim->movetime_ms);
   if (!over && lim->depth > 0 && (it & 15) == 0) {
@@ -250,7 +280,8 @@ int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
   for (int k = 0; k < s->nlanes; k++)
     for (int i = 0; i < s->lanes[k].batch; i++) memcpy(&s->lanes[k].slots[i], pos, sizeof *pos);
   if (!(t->nodes[0].flags & XQT_EXPANDED)) run_batch(s, &s->lanes[0], 1, false); /* the root: not counted */
-  bool gumbel = t->cfg.search != XQ_SEARCH_PUCT;
+  set_root_mask(t, lim);
+  bool gumbel = t->cfg.search != XQ_SEARCH_PUCT && !t->root_masked;
   if (!again && !gumbel) xqt_add_noise(t, &s->rng, t->cfg.dirichlet_alpha, t->cfg.noise_frac);
   s->lim = lim;
   s->t0 = t0;
@@ -264,6 +295,7 @@ int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
   atomic_store(&s->sims, 0);
   atomic_store(&s->claimed, 0);
   atomic_store(&s->done, 0);
+  atomic_store(&s->full, 0);
   pthread_t threads[XQ_MCTS_MAX_THREADS];
   lane_arg_t args[XQ_MCTS_MAX_THREADS];
   int started = 0;
@@ -277,6 +309,9 @@ int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
   for (int k = 0; k < started; k++) pthread_join(threads[k], NULL);
   xqt_fill_result(t, res);
   res->simulations = atomic_load(&s->sims);
+  res->pool_full = atomic_load(&s->full) != 0;
+  res->nodes_used = t->used;
+  res->node_cap = t->cap;
   res->elapsed_ms = xq_clock_ms() - t0;
   return 0;
 }

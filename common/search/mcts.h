@@ -13,6 +13,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rules/board.h"
@@ -36,7 +37,8 @@ typedef struct {
   float noise_frac;      /* share of noise in the root priors; 0 = none (0 for play) */
   int batch;             /* leaves gathered per evaluator call, with virtual loss (8) */
   int max_plies;         /* game-length cap used to score draws in the tree (400) */
-  int node_budget;       /* tree nodes the pool holds (1 << 20) */
+  int node_budget;       /* tree nodes the pool holds (1 << 20); xq_mcts_nodes_for_bytes
+                          * sizes it from a memory budget */
   bool mate_probe;       /* a new leaf whose side to move can mate (or stalemate) in one
                           * is a proven win, scored without the net (false; measured in
                           * docs/results.md, Learning curve, 12) */
@@ -54,6 +56,9 @@ typedef struct {
   int64_t movetime_ms;    /* stop after this long (0 = no limit) */
   int depth;              /* stop when the principal variation reaches this depth (0 = none) */
   atomic_int *stop;       /* stop as soon as *stop != 0 (NULL = none) */
+  const xq_move_t *searchmoves; /* (nsearchmoves) only these root moves are searched and
+                                 * played (UCI's go searchmoves; NULL = all) */
+  int nsearchmoves;
 } xq_mcts_limits_t;
 
 typedef struct {
@@ -68,6 +73,9 @@ typedef struct {
   float q[XQ_MAX_MOVES];  /* mean value of each root move, side to move's view (0 unvisited) */
   xq_move_t pv[64];
   int pv_len;
+  bool pool_full;         /* the search stopped because the pool cannot hold one more
+                           * expansion: searching this root again adds nothing */
+  int64_t nodes_used, node_cap; /* the pool's nodes in use and its size */
 } xq_mcts_result_t;
 
 typedef struct xq_mcts xq_mcts_t;
@@ -83,12 +91,20 @@ int xq_mcts_new(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *ev
 int xq_mcts_new_parallel(xq_mcts_t **out, const xq_mcts_config_t *cfg, xq_evaluator_t *const *evs,
                          int nev, uint64_t seed, xq_errbuf_t *eb);
 void xq_mcts_free(xq_mcts_t **s);
+/* The pool size (nodes) that bytes of memory hold, at least the smallest pool a search
+ * can use (XQ_MAX_MOVES + 1 nodes). */
+int xq_mcts_nodes_for_bytes(size_t bytes);
 /* Searches pos (with its history) within lim. Goes on in the same tree if pos is the last
  * searched position itself (same history), and reuses the subtree if it is that position
  * followed by one or two moves. Returns 0, or XQ_EINVAL if pos has no legal
  * move. A position the rules call finished that still has moves (a threefold repetition,
  * no attackers left) is searched: a GUI or referee that adjudicates by other rules may
- * let the game go on, and then a move is owed. */
+ * let the game go on, and then a move is owed.
+ * The pool is never outgrown: before each descent the search checks that one more
+ * expansion fits (XQ_MAX_MOVES nodes), and when it does not, the search stops there with
+ * res->pool_full set and answers from the tree it has. It never evaluates leaves it cannot
+ * expand (which made long searches play worse before). The next move frees what is not
+ * under the new root (tree reuse compacts the pool in place). */
 int xq_mcts_search(xq_mcts_t *s, xq_pos_t *pos, const xq_mcts_limits_t *lim,
                    xq_mcts_result_t *res);
 /* Forgets the tree (new game). */

@@ -15,9 +15,11 @@ int xqt_init(xqt_tree_t *t, const xq_mcts_config_t *cfg) {
   memset(t, 0, sizeof *t);
   t->cfg = *cfg;
   t->cap = cfg->node_budget < XQ_MAX_MOVES + 1 ? XQ_MAX_MOVES + 1 : cfg->node_budget;
+  size_t words = ((size_t)t->cap + 63) / 64;
   t->nodes = malloc((size_t)t->cap * sizeof *t->nodes);
-  t->scratch = malloc((size_t)t->cap * sizeof *t->scratch);
-  if (!t->nodes || !t->scratch) {
+  t->live = malloc(words * sizeof *t->live);
+  t->live_base = malloc(words * sizeof *t->live_base);
+  if (!t->nodes || !t->live || !t->live_base) {
     xqt_free(t);
     return XQ_ENOMEM;
   }
@@ -27,8 +29,16 @@ int xqt_init(xqt_tree_t *t, const xq_mcts_config_t *cfg) {
 
 void xqt_free(xqt_tree_t *t) {
   free(t->nodes);
-  free(t->scratch);
-  t->nodes = t->scratch = NULL;
+  free(t->live);
+  free(t->live_base);
+  t->nodes = NULL;
+  t->live = NULL;
+  t->live_base = NULL;
+}
+
+size_t xqt_bytes_per_node(void) {
+  /* The node, and its share of the live bitmap and of the per-word counts. */
+  return sizeof(xqt_node_t) + 1;
 }
 
 void xqt_clear(xqt_tree_t *t) {
@@ -36,27 +46,56 @@ void xqt_clear(xqt_tree_t *t) {
   t->used = 1;
   t->has_root = false;
   t->gumbel.active = false;
+  t->root_masked = false;
 }
 
-/* Copies the subtree under c into scratch with c as the new root, then swaps the pools. */
+static inline void live_set(uint64_t *live, int32_t i) { live[i >> 6] |= 1ull << (i & 63); }
+static inline bool live_get(const uint64_t *live, int32_t i) { return (live[i >> 6] >> (i & 63)) & 1; }
+
+/* The new index of live node i (i > 0): 1 + the live nodes below it. */
+static inline int32_t live_index(const xqt_tree_t *t, int32_t i) {
+  uint64_t below = t->live[i >> 6] & ((1ull << (i & 63)) - 1);
+  return t->live_base[i >> 6] + (int32_t)__builtin_popcountll(below);
+}
+
+/* Makes node c (c > 0, expanded) the root and drops every node not under it, in place.
+ * A child block is always allocated after its parent node (at the pool's top when the
+ * parent is expanded), and the compaction keeps the order of what it keeps, so one pass
+ * upward marks the subtree and a second slides each live node down to 1 + the live nodes
+ * below it: a node only ever moves to a lower index, over nodes already moved. No second
+ * pool is needed, so the memory is the nodes and a bitmap (Lc0 frees the old tree on
+ * each move; this is the same result without an allocator). */
 static void compact(xqt_tree_t *t, int32_t c) {
-  xqt_node_t *dst = t->scratch;
-  dst[0] = t->nodes[c];
-  int32_t used = 1;
-  for (int32_t i = 0; i < used; i++) {
-    xqt_node_t *d = &dst[i];
-    if (d->nchild && (d->flags & XQT_EXPANDED)) {
-      memcpy(dst + used, t->nodes + d->first, d->nchild * sizeof *dst);
-      d->first = used;
-      used += d->nchild;
-    } else if (!(d->flags & XQT_EXPANDED)) {
-      d->nchild = 0;
+  int32_t used = t->used;
+  size_t words = ((size_t)used + 63) / 64;
+  memset(t->live, 0, words * sizeof *t->live);
+  xqt_node_t root = t->nodes[c];
+  for (int i = 0; i < root.nchild; i++) live_set(t->live, root.first + i);
+  for (int32_t i = root.first; i < used; i++) {
+    if (!live_get(t->live, i)) continue;
+    xqt_node_t *d = &t->nodes[i];
+    if (d->flags & XQT_EXPANDED) {
+      for (int k = 0; k < d->nchild; k++) live_set(t->live, d->first + k);
+    } else {
+      d->nchild = 0; /* a selection never finished: expanded again when reached */
       d->flags &= (uint8_t)~XQT_PENDING;
     }
   }
-  t->scratch = t->nodes;
-  t->nodes = dst;
-  t->used = used;
+  int32_t base = 1;
+  for (size_t w = 0; w < words; w++) {
+    t->live_base[w] = base;
+    base += (int32_t)__builtin_popcountll(t->live[w]);
+  }
+  for (int32_t i = root.first; i < used; i++) {
+    if (!live_get(t->live, i)) continue;
+    int32_t j = live_index(t, i);
+    t->nodes[j] = t->nodes[i];
+    if ((t->nodes[j].flags & XQT_EXPANDED) && t->nodes[j].nchild)
+      t->nodes[j].first = live_index(t, t->nodes[j].first);
+  }
+  if (root.nchild) root.first = live_index(t, root.first);
+  t->nodes[0] = root;
+  t->used = base;
 }
 
 static int32_t find_child(const xqt_tree_t *t, int32_t node, xq_move_t m) {
@@ -85,6 +124,7 @@ bool xqt_set_root(xqt_tree_t *t, const xq_pos_t *pos) {
   }
   if (!kept) xqt_clear(t);
   t->gumbel.active = false;
+  t->root_masked = false;
   memcpy(&t->root_pos, pos, sizeof *pos);
   t->has_root = true;
   return kept;
@@ -160,7 +200,8 @@ static bool can_win_in_one(xq_pos_t *pos, const xq_move_t *moves, int n) {
   return false;
 }
 
-static int32_t select_child(const xqt_tree_t *t, const xqt_node_t *p) {
+/* The PUCT choice among p's children; mask (NULL = none) leaves out child i when 0. */
+static int32_t select_child(const xqt_tree_t *t, const xqt_node_t *p, const uint8_t *mask) {
   const xq_mcts_config_t *c = &t->cfg;
   float pn = (float)p->n;
   float cp = c->cpuct_init + logf((pn + c->cpuct_base + 1.0f) / c->cpuct_base);
@@ -170,6 +211,7 @@ static int32_t select_child(const xqt_tree_t *t, const xqt_node_t *p) {
   int32_t best = p->first;
   float bs = -1e30f;
   for (int i = 0; i < p->nchild; i++) {
+    if (mask && !mask[i]) continue;
     const xqt_node_t *ch = &t->nodes[p->first + i];
     float q = ch->n > 0 ? ch->w / (float)ch->n : fpu;
     float s = q + cp * ch->prior * sq / (1.0f + (float)ch->n);
@@ -237,7 +279,7 @@ xqt_leaf_kind_t xqt_select(xqt_tree_t *t, xq_pos_t *slot, xqt_leaf_t *leaf) {
     if (idx == 0 && t->gumbel.active) idx = nd->first + xqg_select_root(t);
     else if (idx != 0 && t->cfg.search == XQ_SEARCH_GUMBEL_TREE)
       idx = nd->first + xqg_select_interior(t, idx);
-    else idx = select_child(t, nd);
+    else idx = select_child(t, nd, idx == 0 && t->root_masked ? t->root_allowed : NULL);
     xq_pos_make(slot, t->nodes[idx].move);
   }
 }
@@ -299,10 +341,13 @@ float xqt_root_value(const xqt_tree_t *t) {
 int32_t xqt_best_child(const xqt_tree_t *t, int32_t node) {
   const xqt_node_t *p = &t->nodes[node];
   if (!(p->flags & XQT_EXPANDED) || !p->nchild) return -1;
-  int32_t best = p->first;
-  for (int i = 1; i < p->nchild; i++) {
-    const xqt_node_t *c = &t->nodes[p->first + i], *b = &t->nodes[best];
-    if (c->n > b->n || (c->n == b->n && c->prior > b->prior)) best = p->first + i;
+  const uint8_t *mask = node == 0 && t->root_masked ? t->root_allowed : NULL;
+  int32_t best = -1;
+  for (int i = 0; i < p->nchild; i++) {
+    if (mask && !mask[i]) continue;
+    const xqt_node_t *c = &t->nodes[p->first + i];
+    const xqt_node_t *b = best >= 0 ? &t->nodes[best] : NULL;
+    if (!b || c->n > b->n || (c->n == b->n && c->prior > b->prior)) best = p->first + i;
   }
   return best;
 }
@@ -314,13 +359,17 @@ void xqt_fill_result(const xqt_tree_t *t, xq_mcts_result_t *res) {
   res->pv_len = 0;
   res->value = xqt_root_value(t);
   if (r->flags & XQT_EXPANDED) {
+    /* At a masked root (go searchmoves) only the allowed moves are reported. */
+    int n = 0;
     for (int i = 0; i < r->nchild; i++) {
-      res->moves[i] = t->nodes[r->first + i].move;
+      if (t->root_masked && !t->root_allowed[i]) continue;
       const xqt_node_t *ch = &t->nodes[r->first + i];
-      res->visits[i] = ch->n;
-      res->q[i] = ch->n > 0 ? ch->w / (float)ch->n : 0.0f;
+      res->moves[n] = ch->move;
+      res->visits[n] = ch->n;
+      res->q[n] = ch->n > 0 ? ch->w / (float)ch->n : 0.0f;
+      n++;
     }
-    res->nmoves = r->nchild;
+    res->nmoves = n;
   }
   /* The root's move is the Gumbel search's choice while one is active, else the most
    * visited; the principal variation goes on from it by visits. */

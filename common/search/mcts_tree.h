@@ -16,6 +16,7 @@
 #define XQ_MCTS_TREE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rules/board.h"
@@ -41,12 +42,15 @@ typedef struct {
 
 typedef struct xqt_tree {
   xqt_node_t *nodes;   /* (cap) */
-  xqt_node_t *scratch; /* (cap) for compaction on reuse */
+  uint64_t *live;      /* (cap / 64) bitmap: nodes kept by a compaction on reuse */
+  int32_t *live_base;  /* (cap / 64) 1 + the live nodes below each bitmap word */
   int32_t cap, used;
   xq_pos_t root_pos;   /* the root position with its game history */
   bool has_root;
   xq_mcts_config_t cfg;
   xqg_state_t gumbel;  /* the Gumbel root search under way (gumbel.h), if active */
+  bool root_masked;    /* only the root children with root_allowed[i] set are searched */
+  uint8_t root_allowed[XQ_MAX_MOVES]; /* (root nchild) (go searchmoves) */
 } xqt_tree_t;
 
 typedef enum { XQT_LEAF_EVAL, XQT_LEAF_DONE, XQT_LEAF_COLLISION } xqt_leaf_kind_t;
@@ -61,6 +65,8 @@ typedef struct {
 
 int xqt_init(xqt_tree_t *t, const xq_mcts_config_t *cfg);
 void xqt_free(xqt_tree_t *t);
+/* Bytes of memory one node of the pool costs (to size a pool from a memory budget). */
+size_t xqt_bytes_per_node(void);
 /* Drops every node. */
 void xqt_clear(xqt_tree_t *t);
 /* Makes pos the root, keeping the subtree when pos follows the old root by 1 or 2 moves.
@@ -82,7 +88,7 @@ void xqt_add_noise(xqt_tree_t *t, xq_rng_t *rng, float alpha, float frac);
 double xqt_gamma(xq_rng_t *rng, double alpha);
 /* Root value, side to move's view (0 when unvisited). */
 float xqt_root_value(const xqt_tree_t *t);
-/* Most visited child of node (ties by prior), or -1. */
+/* Most visited child of node (ties by prior; at a masked root, among the allowed), or -1. */
 int32_t xqt_best_child(const xqt_tree_t *t, int32_t node);
 /* Fills res's moves, visits, best, value, pv, depth. */
 void xqt_fill_result(const xqt_tree_t *t, xq_mcts_result_t *res);

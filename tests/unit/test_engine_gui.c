@@ -172,13 +172,14 @@ static void test_handshakes(void **state) {
       "id name xqzero " XQ_SOFTWARE_VERSION,
       "id author the xqzero authors",
       "option name Threads type spin default 1 min 1 max 64",
-      "option name Hash type spin default 16 min 0 max 65536",
+      "option name Hash type spin default 256 min 1 max 65536",
       "option name MultiPV type spin default 1 min 1 max 128",
       net_line,
       "option name Simulations type spin default 800 min 1 max 100000000",
       "option name Temperature type string default 0",
       "option name UCI_Variant type combo default xiangqi var xiangqi",
       "option name Ponder type check default false",
+      "option name MoveOverhead type spin default 30 min 0 max 5000",
       "uciok",
       NULL};
   assert_lines(all, uci);
@@ -188,7 +189,7 @@ static void test_handshakes(void **state) {
   const char *const ucci[] = {
       "id name xqzero " XQ_SOFTWARE_VERSION,
       "option threads type spin min 1 max 64 default 1",
-      "option hashsize type spin min 0 max 65536 default 16",
+      "option hashsize type spin min 1 max 65536 default 256",
       "option MultiPV type spin min 1 max 128 default 1",
       net_line,
       "option usemillisec type check default true",
@@ -209,8 +210,9 @@ static void test_bad_option_values(void **state) {
   expect_error(e, "setoption name Threads value 0", "Threads", "1 to 64", NULL);
   expect_error(e, "setoption name Threads value 65", "Threads", "1 to 64", NULL);
   expect_error(e, "setoption name Threads value two", "Threads", "1 to 64", NULL);
-  expect_error(e, "setoption name Hash value -1", "Hash", "0 to 65536 MB", NULL);
-  expect_error(e, "setoption name Hash value 1.5", "Hash", "0 to 65536 MB", NULL);
+  expect_error(e, "setoption name Hash value 0", "Hash", "1 to 65536 MB", NULL);
+  expect_error(e, "setoption name Hash value 1.5", "Hash", "1 to 65536 MB", NULL);
+  expect_error(e, "setoption name MoveOverhead value -1", "MoveOverhead", "0 to 5000 ms", NULL);
   expect_error(e, "setoption name MultiPV value 0", "MultiPV", "1 to 128", NULL);
   expect_error(e, "setoption name MultiPV value 129", "MultiPV", "1 to 128", NULL);
   expect_error(e, "setoption name Simulations value 0", "Simulations", "1 to 100000000", NULL);
@@ -252,15 +254,18 @@ static void test_options_applied(void **state) {
   legal_bestmove(all, at, "startpos moves h2e2");
   assert_int_equal(last_nodes(all), 120);
 
-  /* Hash: 0 turns the evaluation cache off (no hashfull), a size turns it on. */
-  eng_send(e, "setoption name Hash value 0");
-  expect_clean(e, "Hash 0");
+  /* Hash sizes the tree's node pool: hashfull (per mille of the pool) is far higher for
+   * the same search with 1 MB than with the default. */
   search(e, "startpos", "go nodes 30", all, sizeof all);
-  if (strstr(all, "hashfull")) fail_msg("Hash 0 still reports a cache:\n%s", all);
+  const char *hf = strstr(all, " hashfull ");
+  if (!hf) fail_msg("no hashfull:\n%s", all);
+  int full_default = atoi(hf + 10);
   eng_send(e, "setoption name Hash value 1");
   expect_clean(e, "Hash 1");
   search(e, "startpos", "go nodes 30", all, sizeof all);
-  if (!strstr(all, " hashfull ")) fail_msg("Hash 1 reports no cache:\n%s", all);
+  hf = strstr(all, " hashfull ");
+  if (!hf) fail_msg("Hash 1: no hashfull:\n%s", all);
+  if (atoi(hf + 10) <= full_default) fail_msg("Hash 1 does not fill faster than the default:\n%s", all);
 
   /* MultiPV: one info line per root move asked for, each a different legal move. */
   eng_send(e, "setoption name Threads value 1");
@@ -335,14 +340,13 @@ static void test_options_applied(void **state) {
   /* UCCI's spellings of the same options. */
   eng_send(e, "ucci");
   eng_expect(e, "ucciok", NULL, 0, 10000);
-  eng_send(e, "setoption hashsize 0");
+  eng_send(e, "setoption hashsize 2");
   eng_send(e, "setoption threads 2");
   eng_send(e, "setoption usemillisec true");
   expect_clean(e, "UCCI options");
   at = search(e, "startpos", "go nodes 40", all, sizeof all);
   legal_bestmove(all, at, "startpos");
   assert_int_equal(last_nodes(all), 40);
-  if (strstr(all, "hashfull")) fail_msg("hashsize 0 still reports a cache:\n%s", all);
   check_bestmove(e, "startpos moves h2e2 h9g7", "go depth 2");
   eng_send(e, "quit");
   eng_expect(e, "bye", NULL, 0, 10000);

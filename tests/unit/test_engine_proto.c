@@ -16,6 +16,7 @@
 
 #include "rules/fen.h"
 #include "rules/movegen.h"
+#include "rules/notation.h"
 #include "search/engine_proto.h"
 #include "test_helpers.h"
 
@@ -131,6 +132,49 @@ static void test_go(void **state) {
   assert_int_equal(xq_proto_go("time 100", XQ_PROTO_UCI, XQ_RED, &go, &eb), XQ_EINVAL);
 }
 
+/* Issue 52: a bad limit is refused by name, never run as another search; searchmoves is
+ * read, mate refused; negative clocks (a GUI flagging) still read as 0. */
+static void test_go_bad_limits(void **state) {
+  (void)state;
+  xq_go_t go;
+  static const struct {
+    const char *args, *word;
+  } bad[] = {{"movetime -5", "movetime -5"}, {"nodes 0", "nodes 0"},      {"depth 0", "depth 0"},
+             {"depth -3", "depth -3"},       {"movestogo 0", "movestogo 0"}, {"nodes -1", "nodes -1"},
+             {"movetime 0", "movetime 0"},   {"mate 3", "mate"},          {"searchmoves", "searchmoves"},
+             {"searchmoves nodes 5", "searchmoves"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    xq_errbuf_t eb = {{0}};
+    if (!xq_proto_go(bad[i].args, XQ_PROTO_UCI, XQ_RED, &go, &eb)) fail_msg("'go %s' accepted", bad[i].args);
+    if (!strstr(eb.msg, bad[i].word)) fail_msg("'go %s': '%s' does not name '%s'", bad[i].args, eb.msg, bad[i].word);
+  }
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_proto_go("wtime -100 btime 5000 winc -5", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(go.wtime, 0);
+  assert_int_equal(go.winc, 0);
+  assert_int_equal(xq_proto_go("searchmoves h2e2 b0c2 nodes 30", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(go.nsearchmoves, 2);
+  assert_int_equal(go.nodes, 30);
+  char mv[8];
+  xq_move_print(go.searchmoves[1], mv);
+  assert_string_equal(mv, "b0c2");
+  assert_int_equal(xq_proto_go("nodes 30 searchmoves h2e2", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(go.nsearchmoves, 1);
+  /* MoveOverhead comes off movetime and the clock's budget, never below 1 ms. */
+  assert_int_equal(xq_proto_go("movetime 1000", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(xq_proto_think_ms(&go, XQ_RED, 30), 970);
+  assert_int_equal(xq_proto_think_ms(&go, XQ_RED, 5000), 1);
+  assert_int_equal(xq_proto_go("wtime 60000 btime 60000", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(xq_proto_think_ms(&go, XQ_RED, 100), xq_proto_time_budget(&go, XQ_RED) - 100);
+  assert_int_equal(xq_proto_go("infinite", XQ_PROTO_UCI, XQ_RED, &go, &eb), 0);
+  assert_int_equal(xq_proto_think_ms(&go, XQ_RED, 30), 0);
+  /* go depth N: a budget that grows with N and always ends. */
+  assert_int_equal(xq_proto_depth_nodes(1), 32);
+  assert_int_equal(xq_proto_depth_nodes(9), 8192);
+  assert_true(xq_proto_depth_nodes(XQ_PROTO_DEPTH_MAX) == (int64_t)1 << 40);
+  for (int d = 1; d < 60; d++) assert_true(xq_proto_depth_nodes(d + 1) >= xq_proto_depth_nodes(d));
+}
+
 static void test_time_budget(void **state) {
   (void)state;
   xq_go_t go;
@@ -183,9 +227,9 @@ static void test_options(void **state) {
   char line[256];
   const xq_proto_option_t *hash = &xq_proto_options[XQ_OPT_HASH];
   assert_true(xq_proto_option_line(hash, XQ_PROTO_UCI, NULL, line, sizeof line));
-  assert_string_equal(line, "option name Hash type spin default 16 min 0 max 65536");
+  assert_string_equal(line, "option name Hash type spin default 256 min 1 max 65536");
   assert_true(xq_proto_option_line(hash, XQ_PROTO_UCCI, NULL, line, sizeof line));
-  assert_string_equal(line, "option hashsize type spin min 0 max 65536 default 16");
+  assert_string_equal(line, "option hashsize type spin min 1 max 65536 default 256");
   const xq_proto_option_t *wf = &xq_proto_options[XQ_OPT_WEIGHTS_FILE];
   assert_true(xq_proto_option_line(wf, XQ_PROTO_UCI, "nets/a.xqzn", line, sizeof line));
   assert_string_equal(line, "option name WeightsFile type string default nets/a.xqzn");
@@ -205,7 +249,7 @@ static void test_options(void **state) {
   assert_int_equal(xq_proto_option_number(hash, "256", &v, &eb), 0);
   assert_true(v == 256.0);
   assert_int_equal(xq_proto_option_number(hash, "65537", &v, &eb), XQ_ERANGE);
-  assert_string_equal(eb.msg, "option Hash: '65537' is not a whole number from 0 to 65536 MB");
+  assert_string_equal(eb.msg, "option Hash: '65537' is not a whole number from 1 to 65536 MB");
   assert_int_equal(xq_proto_option_number(hash, "", &v, &eb), XQ_ERANGE);
   assert_int_equal(xq_proto_option_number(hash, "2.5", &v, &eb), XQ_ERANGE);
   assert_int_equal(xq_proto_option_number(hash, "nan", &v, &eb), XQ_ERANGE);
@@ -236,7 +280,7 @@ static void test_value_to_cp(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_command_words), cmocka_unit_test(test_position),
-      cmocka_unit_test(test_go),            cmocka_unit_test(test_time_budget),
+      cmocka_unit_test(test_go), cmocka_unit_test(test_go_bad_limits),            cmocka_unit_test(test_time_budget),
       cmocka_unit_test(test_setoption),     cmocka_unit_test(test_value_to_cp),
       cmocka_unit_test(test_options),
   };

@@ -215,7 +215,9 @@ static void test_small_pool(void **state) {
   xq_mcts_result_t res;
   xq_mcts_limits_t lim = {.nodes = 2000};
   assert_int_equal(xq_mcts_search(s, &pos, &lim, &res), 0);
-  assert_int_equal(res.simulations, 2000);
+  /* The pool cannot hold 2000 expansions: the search stops when full (test_mcts_pool.c). */
+  assert_true(res.pool_full);
+  assert_true(res.simulations > 0 && res.simulations < 2000);
   assert_true(xq_move_is_legal(&pos, res.best));
   /* finished positions are refused */
   th_parse(&pos, mate1[0]);
