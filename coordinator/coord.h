@@ -92,6 +92,12 @@ typedef struct {
   int64_t queued_step;
   char last_gating[160];
   bool stopping;
+  /* A decided gating match not yet durable (gating.h): announced only once stored. */
+  xqc_gate_verdict_t verdict;
+  /* campaign.db's file as opened (device, inode), checked on the timer: a database deleted
+   * or replaced while running takes every later write with it (campaign.h). */
+  uint64_t db_dev, db_ino, last_db_check_ms;
+  bool db_lost; /* the check found it deleted or replaced (logged; decisions wait) */
   /* Watching (status.c): per-worker statistics, the trainer's loss, the ingest rate. */
   xqc_workers_t workers;
   uint64_t start_ms, last_workers_save_ms;
@@ -100,6 +106,8 @@ typedef struct {
   uint64_t claims_refused;        /* requests under a worker id the sender does not own */
   uint64_t replayed_games;        /* copies of a game already in the window (replays.h) */
   uint64_t bad_reports;           /* trainer reports refused: step or losses out of range */
+  uint64_t rids_refused, last_rid_log_ms; /* messages under a routing id refused (guard.h) */
+  uint64_t reply_bytes;           /* bytes of every reply sent on the ROUTER (guard.h) */
   xqc_loss_row_t last_loss;       /* newest report (step 0: none yet) */
   xqc_loss_row_t loss_acc;        /* sums since the last stored row */
   uint32_t loss_acc_steps;
@@ -181,6 +189,9 @@ void xqc_promote_candidate_lost(xqc_t *c, const char *why);
 /* nets.c found the best net unservable: the previous best net with an intact file becomes
  * the best again (recorded, announced; an open match is replayed against it). */
 void xqc_promote_best_lost(xqc_t *c, const char *why);
+/* From the timer: checks that campaign.db is still the file opened, and retries storing a
+ * gating decision that waits (gating.h), never blocking. */
+void xqc_promote_tick(xqc_t *c, uint64_t now_ms);
 
 /* anchors.c: anchor matches (anchors.h); their pairs go out and come back through
  * promote.c, after the gating pairs. */

@@ -49,6 +49,23 @@ typedef struct {
   xq_openings_t openings;
 } xqc_gate_t;
 
+/* A decided gating match on its way to disk (promote.c): durable first, announced second.
+ * The decision is kept here, with the match still open in the gate (no pair handed out, no
+ * result taken), until one campaign.db transaction holds its matches row, the nets' states
+ * and the promotions row; only then is it written to promotions.log, made the best net
+ * and announced. A transaction that fails (the database locked by another program, a full
+ * disk) is retried from the timer, never waited for on the loop thread. */
+typedef struct {
+  bool active;          /* a decision waits to be stored */
+  bool promote;
+  uint64_t match_id, cand, best;
+  int64_t step, w, d, l;
+  double score, elo, new_elo; /* new_elo: the candidate's Elo if promoted */
+  int tries;                  /* failed attempts so far */
+  uint64_t next_try_ms, since_ms;
+  char cause[1024];           /* why the last attempt failed */
+} xqc_gate_verdict_t;
+
 /* Opens a match of as many pairs as the gating mode's game cap (cfg); openings are the
  * built-in arena set. */
 int xqc_gate_open(xqc_gate_t *g, const xqc_config_t *cfg, uint64_t match_id, uint64_t cand,

@@ -82,6 +82,7 @@ void xqc_seen_free(xqc_seen_t *s) {
 typedef struct {
   int result, reason, plies;
   uint64_t copy_hash; /* copies.h, of the record sent under the key given */
+  uint64_t net_id;    /* the net that played it (0, "no net", is refused on ingest) */
 } game_facts_t;
 
 /* Replays one stored or received record into samples; returns the count or an error.
@@ -103,7 +104,7 @@ static int record_samples(const unsigned char *buf, size_t len, double material_
       *out = NULL;
     }
     *facts = (game_facts_t){(int)rec.result, (int)rec.reason, rec.nplies,
-                            xqc_copies_hash(key, &rec)};
+                            xqc_copies_hash(key, &rec), rec.net_id};
   }
   xq_record_free(&rec);
   return rc;
@@ -274,6 +275,12 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   game_facts_t facts = {0};
   int n = record_samples(g->record.data, g->record.len, c->cfg.adjudicate_material, p->key,
                          &s, &facts, &eb);
+  if (n >= 0 && facts.net_id == 0) { /* 0 is "no net": no net played this game */
+    free(s);
+    s = NULL;
+    n = xq_err_set(&eb, XQ_EINVAL, "net id 0 (the no-net value): a game names the net that"
+                   " played it");
+  }
   if (n < 0) {
     c->rejected_games++;
     p->rejected++;

@@ -18,6 +18,7 @@
 
 #include "campaign.h"
 #include "coord.h"
+#include "guard.h"
 #include "identity.h"
 #include "net_files.h"
 #include "roles.h"
@@ -39,6 +40,7 @@ uint64_t xqc_now_ms(void) {
 void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env) {
   int rc = xq_wire_send(c->router, rid, rid_len, env, ZMQ_DONTWAIT);
   if (rc < 0) XQ_LOGW(COMP, "reply not sent (peer gone or slow) err=\"%s\"", xq_strerror(rc));
+  else c->reply_bytes += xqz__envelope__get_packed_size(env); /* per peer in dispatch */
 }
 
 void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
@@ -318,7 +320,35 @@ static void on_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq,
   xqc_promotions_free(&pr);
 }
 
+/* Requests whose reply may be large, answered only while the peer reads its replies. */
+static bool large_reply(int body) {
+  return body == XQZ__ENVELOPE__BODY_NET_REQUEST || body == XQZ__ENVELOPE__BODY_STATUS_REQUEST ||
+         body == XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST;
+}
+
+/* false (refused, counted as a fault) when p asks for another large reply while more than
+ * XQC_GUARD_UNREAD_MAX bytes of its replies are unread (guard.h). */
+static bool reader_ok(xqc_t *c, xqc_peer_t *p, int body, uint64_t rq) {
+  uint64_t unread;
+  if (!large_reply(body) || xqc_guard_unread_ok(p, &unread)) return true;
+  char why[200];
+  snprintf(why, sizeof why, "%llu bytes of replies unread: read them before asking for more"
+           " (at most %u unread)", (unsigned long long)unread, XQC_GUARD_UNREAD_MAX);
+  xqc_peer_error(c, p, why);
+  if (!p->cut) xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD, why);
+  return false;
+}
+
+static void dispatch_body(xqc_t *c, int pi, Xqz__Envelope *env);
+
+/* Dispatches env from peer pi and charges the bytes of its replies to the peer. */
 static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
+  uint64_t before = c->reply_bytes;
+  dispatch_body(c, pi, env);
+  c->peers[pi].sent_bytes += c->reply_bytes - before;
+}
+
+static void dispatch_body(xqc_t *c, int pi, Xqz__Envelope *env) {
   xqc_peer_t *p = &c->peers[pi];
   uint64_t rq = env->request_id;
   if (p->hello) {
@@ -338,6 +368,7 @@ static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
     else xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_NOT_ALLOWED, why);
     return;
   }
+  if (!reader_ok(c, p, (int)env->body_case, rq)) return;
   switch (env->body_case) {
   case XQZ__ENVELOPE__BODY_HELLO: on_hello(c, p, rq, env->hello); break;
   case XQZ__ENVELOPE__BODY_HEARTBEAT: on_heartbeat(c, p, rq, env->heartbeat); break;
@@ -374,6 +405,12 @@ static void drain(xqc_t *c) {
     xq_wire_head_t head;
     int rc = xq_wire_recv_head(c->router, rid, &rid_len, &env, ZMQ_DONTWAIT, &head, &eb);
     if (rc == XQ_EIO) continue; /* EAGAIN or a vanished frame: look at ZMQ_EVENTS again */
+    char why[200];
+    if (!xqc_guard_rid_ok(c, rid, rid_len, &head, why, sizeof why)) {
+      xq_wire_free(&env);
+      xqc_reply_error(c, rid, rid_len, head.request_id, XQ_ERROR_NOT_ALLOWED, why);
+      continue;
+    }
     int pi = xqc_peers_admit(c, rid, rid_len, &head, rc == 0 ? env : NULL);
     if (pi < 0) {
       xq_wire_free(&env); /* out of memory, or a cut-off identity: ignored */
@@ -444,6 +481,7 @@ static void on_timer(uv_timer_t *t) {
     c->last_status_ms = now;
     status_line(c);
   }
+  xqc_promote_tick(c, now); /* a gating decision waiting for campaign.db; its file's identity */
   xqc_peers_expire(c, now);
   xqc_auth_drain(&c->auth);
   drain(c); /* our sends may have consumed the fd's edge */
@@ -460,13 +498,19 @@ static void on_close(uv_handle_t *h) { (void)h; }
 
 int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   c->zctx = zmq_ctx_new();
+  /* Before the ROUTER exists: its first routing id comes from rand() (guard.h). */
+  if (xqc_guard_seed_routing_ids() < 0)
+    return xq_err_set(eb, XQ_EIO, "getrandom failed: cannot make routing ids unpredictable");
   c->router = zmq_socket(c->zctx, ZMQ_ROUTER);
   c->pub = zmq_socket(c->zctx, ZMQ_PUB);
   if (!c->router || !c->pub) return xq_err_set(eb, XQ_EIO, "zmq sockets: %s", zmq_strerror(zmq_errno()));
-  int one = 1;
-  zmq_setsockopt(c->router, ZMQ_ROUTER_HANDOVER, &one, sizeof one);
+  /* No handover: a connection may not take over a routing id in use (guard.h). A bounded
+   * queue per connection: the unread bytes are bounded by the loop (reader_ok). */
+  int off = 0, hwm = XQC_GUARD_SNDHWM;
   int64_t maxmsg = c->cfg.max_message_bytes;
   if (xq_wire_socket_setup(c->router) < 0 || xq_wire_socket_setup(c->pub) < 0 ||
+      zmq_setsockopt(c->router, ZMQ_ROUTER_HANDOVER, &off, sizeof off) != 0 ||
+      zmq_setsockopt(c->router, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
       zmq_setsockopt(c->router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) != 0)
     return xq_err_set(eb, XQ_EIO, "zmq socket options: %s", zmq_strerror(zmq_errno()));
   /* The ZAP handler must be bound before the CURVE sockets accept anyone. */

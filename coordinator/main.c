@@ -120,12 +120,17 @@ static int settings(xqc_t *c, const char *dir, const override_t *ov, int nov,
  * the loop until a signal or an error. */
 static int run_campaign(xqc_t *c, xq_errbuf_t *eb) {
   xq_rng_seed(&c->rng, (uint64_t)c->cfg.seed ^ (uint64_t)time(NULL));
-  c->next_match_id = (uint64_t)time(NULL) * 1000u;
   snprintf(c->last_gating, sizeof c->last_gating, "none yet");
   int rc = xqc_auth_open(&c->auth, &c->cfg, eb); /* CURVE settings first: fail fast */
   if (rc == 0)
     rc = xqc_campaign_open(c->dir, &c->cfg, &c->db, &c->campaign_id, &c->best, &c->best_elo,
                            &c->promotions, eb);
+  /* Match ids from a counter kept in campaign.db, never the clock (a clock step reordered
+   * them); the database file's identity, watched by the timer (promote.c). */
+  if (rc == 0 && xqc_db_next_match_id(c->db, &c->next_match_id) < 0)
+    rc = xq_err_set(eb, XQ_EIO, "%s/campaign.db: cannot read the match ids", c->dir);
+  if (rc == 0 && xqc_campaign_db_id(c->dir, &c->db_dev, &c->db_ino) < 0)
+    rc = xq_err_set(eb, XQ_EIO, "%s/campaign.db: vanished right after it was opened", c->dir);
   /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
   if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, eb);
   if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)
@@ -137,6 +142,10 @@ static int run_campaign(xqc_t *c, xq_errbuf_t *eb) {
   if (rc == 0) xqc_admin_mark_workers(c); /* bans may have changed while stopped */
   if (rc == 0) rc = xqc_ingest_open(c, eb);
   if (rc == 0) rc = xqc_run(c, eb);
+  if (c->verdict.active)
+    XQ_LOGW(COMP, "stopped with a gating decision not stored (campaign.db did not take it);"
+            " it was never announced, and the match resumes at the next start match=%llu"
+            " cause=\"%s\"", (unsigned long long)c->verdict.match_id, c->verdict.cause);
   if (rc == 0 && xqc_seg_failed(&c->seg))
     rc = xq_err_set(eb, XQ_EIO, "game segments cannot be made durable: %s", c->seg.error);
   return rc;

@@ -2,14 +2,22 @@
  * promote.c: the promotion lifecycle. A CandidateNet is stored (nets/<id>.xqzn and a
  * "candidate" row) and opens a gating match against the best net (one match at a time: a
  * candidate arriving during a match waits, the latest one winning). The match's pairs go
- * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides. A
- * decision writes the matches row and the promotions log; a promotion also makes the
- * candidate the best net and announces it on the PUB socket.
+ * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides.
+ *
+ * Durable first, announced second: a decision is first stored, in one campaign.db
+ * transaction (the matches row, the open match forgotten, the nets' states, the promotions
+ * row), with the candidate's net file checked; only then is it written to promotions.log,
+ * made the best net and announced on the PUB socket. When the transaction fails (another
+ * program holds the database's lock, the disk is full), the decision waits, unannounced,
+ * with the match still open but handing out nothing, and the timer retries it
+ * (xqc_promote_tick) without ever blocking the loop. Net id 0 means "no net": it is never
+ * a candidate, and a stored match that names it is dropped at start.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "campaign.h"
@@ -53,6 +61,11 @@ static void stored(int rc, const char *what) {
 
 static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
   xq_errbuf_t eb;
+  if (cand == 0 || c->best == 0) { /* defensive: refused where they come in */
+    XQ_LOGE(COMP, "gating match not opened: net id 0 means no net candidate=%016llx"
+            " best=%016llx", (unsigned long long)cand, (unsigned long long)c->best);
+    return;
+  }
   uint64_t mid = c->next_match_id++;
   if (xqc_gate_open(&c->gate, &c->cfg, mid, cand, c->best, parent, step, &eb) < 0) {
     XQ_LOGE(COMP, "cannot open gating match reason=\"%s\"", eb.msg);
@@ -96,6 +109,30 @@ static bool resume_match(xqc_t *c, const xqc_open_match_t *m) {
 
 static void close_match(xqc_t *c, xqc_gate_decision_t d);
 
+/* How often the timer checks that campaign.db is the file opened (campaign.h). */
+#define XQC_DB_CHECK_MS 2000
+
+/* A stored gating match that can never complete (net id 0 on either side: "no net", which
+ * no worker can fetch; or no pairs) is closed and its candidate row marked rejected, so it
+ * does not wedge gating across restarts; *found is cleared when m was one. A "candidate"
+ * row of net id 0 is marked rejected too. */
+static void drop_impossible(xqc_t *c, const xqc_open_match_t *m, bool *found) {
+  if (*found && (m->net_a == 0 || m->net_b == 0 || m->npairs <= 0)) {
+    XQ_LOGW(COMP, "stored gating match dropped: it can never complete (net id 0 means no"
+            " net); gating goes on with the next candidate match=%llu candidate=%016llx"
+            " best=%016llx pairs=%d", (unsigned long long)m->match_id,
+            (unsigned long long)m->net_a, (unsigned long long)m->net_b, m->npairs);
+    stored(xqc_store_match_closed(c->db, m->match_id), "impossible match");
+    *found = false;
+  }
+  char state[16] = "";
+  if (xqc_db_net_state(c->db, 0, state, sizeof state, NULL) == 0 &&
+      !strcmp(state, "candidate")) {
+    XQ_LOGW(COMP, "stored candidate of net id 0 (no net) marked rejected; it is never played");
+    stored(xqc_db_set_net_state(c->db, 0, "rejected", 0.0), "candidate 0");
+  }
+}
+
 void xqc_promote_resume(xqc_t *c) {
   /* The last decision survives a restart: it is the newest row of the matches table. */
   xqc_match_info_t *last = NULL;
@@ -106,10 +143,11 @@ void xqc_promote_resume(xqc_t *c) {
   free(last);
   uint64_t pend;
   int64_t pend_step;
-  if (xqc_db_pending_candidate(c->db, &pend, &pend_step) < 0 || !pend) pend = 0;
   xqc_open_match_t m;
   bool found = false;
   if (xqc_store_match_find(c->db, "gating", &m, &found) < 0) found = false;
+  drop_impossible(c, &m, &found);
+  if (xqc_db_pending_candidate(c->db, &pend, &pend_step) < 0) pend = 0;
   /* The stored match goes on while its candidate is undecided and the best net is the
    * one it plays; any other (decided, or the best changed) is stale. A newer candidate
    * that waited for it waits again. */
@@ -149,7 +187,9 @@ bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, cha
   if (!arena_slot && !anchor_slot) return false;
   uint64_t now = xqc_now_ms();
   xqc_gate_t *g = &c->gate;
-  int pair = arena_slot && g->open ? xqc_gate_next_pair(g, now, pair_deadline_ms(c)) : -1;
+  /* A decided match waiting to be stored hands out nothing more. */
+  int pair = arena_slot && g->open && !c->verdict.active
+                 ? xqc_gate_next_pair(g, now, pair_deadline_ms(c)) : -1;
   if (pair < 0 && c->anchor.gate.open && (p->features & XQ_FEATURE_ANCHOR_JOBS)) {
     g = &c->anchor.gate;
     pair = xqc_gate_next_pair(g, now, pair_deadline_ms(c));
@@ -173,7 +213,7 @@ bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, cha
   return true;
 }
 
-static void publish_announce(xqc_t *c) {
+static void publish_announce(xqc_t *c, uint64_t parent) {
   xq_errbuf_t eb;
   if (xqc_nets_load(&c->nets, c->dir, c->best, &eb) < 0) {
     XQ_LOGE(COMP, "promoted net file unreadable reason=\"%s\"", eb.msg);
@@ -184,7 +224,7 @@ static void publish_announce(xqc_t *c) {
   xq_wire_init(&env);
   xqz__net_announce__init(&a);
   a.net_id = c->best;
-  a.parent_id = c->gate.cand_parent;
+  a.parent_id = parent;
   a.size = c->nets.size;
   a.file_crc32 = c->nets.crc;
   a.elo = c->best_elo;
@@ -194,16 +234,69 @@ static void publish_announce(xqc_t *c) {
   if (rc < 0) XQ_LOGW(COMP, "announce not published err=\"%s\"", xq_strerror(rc));
 }
 
-static void close_match(xqc_t *c, xqc_gate_decision_t d) {
+/* The candidate's net file before a promotion is stored: 0 when it reads back whole; 1
+ * when it is missing or damaged for good (the promotion becomes a rejection: no worker
+ * could play it); XQ_EIO when it cannot be read now (the decision waits). */
+static int check_net_file(xqc_t *c, xqc_gate_verdict_t *v) {
+  char path[1024];
+  xqc_net_path(path, sizeof path, c->dir, v->cand);
+  nn_file_meta_t meta;
+  xq_errbuf_t eb;
+  int rc = nn_file_info(path, &meta, 1, &eb);
+  if (rc == 0 && meta.net_id == v->cand) return 0;
+  if (rc == 0 || rc != XQ_EIO || access(path, F_OK) != 0) {
+    XQ_LOGE(COMP, "the candidate's net file is missing or damaged: the match is recorded as"
+            " rejected, not promoted (no worker could play it) net=%016llx file=%s"
+            " error=\"%s\"", (unsigned long long)v->cand, path,
+            rc == 0 ? "another net id inside" : eb.msg);
+    return 1;
+  }
+  snprintf(v->cause, sizeof v->cause, "%s", eb.msg);
+  return XQ_EIO;
+}
+
+/* Stores the decision v in one transaction; 0 when it is durable, else XQ_EIO with the
+ * cause (the database file and SQLite's reason) in v->cause and nothing changed. */
+static int store_verdict(xqc_t *c, xqc_gate_verdict_t *v) {
+  if (c->db_lost) {
+    snprintf(v->cause, sizeof v->cause, "%s/campaign.db was deleted or replaced while the"
+             " coordinator ran (see the error above)", c->dir);
+    return XQ_EIO;
+  }
+  if (v->promote) {
+    int k = check_net_file(c, v);
+    if (k < 0) return k;
+    if (k > 0) v->promote = false;
+  }
+  xqc_db_t *db = c->db;
+  xqc_match_row_t row = {v->match_id, v->cand, v->best, v->w, v->d, v->l, v->score, v->elo,
+                         v->promote ? "promoted" : "rejected"};
+  int rc = xqc_db_begin(db);
+  if (rc == 0) rc = xqc_db_add_match(db, &row);
+  if (rc == 0) rc = xqc_store_match_closed(db, v->match_id);
+  if (rc == 0 && v->promote) rc = xqc_db_set_net_state(db, v->best, "retired", c->best_elo);
+  if (rc == 0)
+    rc = xqc_db_set_net_state(db, v->cand, v->promote ? "best" : "rejected",
+                              v->promote ? v->new_elo : c->best_elo + v->elo);
+  if (rc == 0 && v->promote)
+    rc = xqc_db_add_promotion(db, v->cand, v->best, v->step, v->match_id, v->score,
+                              v->new_elo);
+  if (rc == 0) rc = xqc_db_commit(db);
+  if (rc < 0) {
+    char why[200];
+    xqc_db_cause(db, why, sizeof why);
+    snprintf(v->cause, sizeof v->cause, "%s/campaign.db: %s", c->dir, why);
+    xqc_db_rollback(db);
+  }
+  return rc;
+}
+
+/* After v is durable: promotions.log, Status.last_gating, the best net in memory, the PUB
+ * announcement, the net files, the anchors; then the match closes and a waiting candidate
+ * opens the next one. */
+static void announce_verdict(xqc_t *c, uint64_t now) {
+  xqc_gate_verdict_t *v = &c->verdict;
   xqc_gate_t *g = &c->gate;
-  double score, elo;
-  xqc_gate_score(g, &score, &elo);
-  bool promote = d == XQC_GATE_PROMOTE;
-  xqc_match_row_t row = {g->match_id, g->cand, g->best, g->w, g->d, g->l, score, elo,
-                         promote ? "promoted" : "rejected"};
-  xqc_db_add_match(c->db, &row);
-  stored(xqc_store_match_closed(c->db, g->match_id), "match decided");
-  double new_elo = c->best_elo + elo;
   xq_errbuf_t eb;
   char line[600];
   snprintf(line, sizeof line,
@@ -211,28 +304,29 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
            "\"w\":%lld,\"d\":%lld,\"l\":%lld,\"score\":%.4f,\"match_elo\":%.1f,"
            "\"elo\":%.1f,\"promoted\":%s,\"mode\":\"%s\",\"time\":%lld,"
            "\"games\":%llu,\"positions\":%llu}",
-           (unsigned long long)g->cand, (unsigned long long)g->best, (long long)g->cand_step,
-           (unsigned long long)g->match_id, (long long)g->w, (long long)g->d, (long long)g->l,
-           score, elo, promote ? new_elo : c->best_elo, promote ? "true" : "false",
-           xqc_gating_name(c->cfg.gating), (long long)time(NULL), (unsigned long long)c->games,
-           (unsigned long long)c->positions);
+           (unsigned long long)v->cand, (unsigned long long)v->best, (long long)v->step,
+           (unsigned long long)v->match_id, (long long)v->w, (long long)v->d, (long long)v->l,
+           v->score, v->elo, v->promote ? v->new_elo : c->best_elo,
+           v->promote ? "true" : "false", xqc_gating_name(c->cfg.gating), (long long)time(NULL),
+           (unsigned long long)c->games, (unsigned long long)c->positions);
   if (xqc_campaign_log_line(c->dir, "promotions.log", line, &eb) < 0)
-    XQ_LOGE(COMP, "promotions.log not written reason=\"%s\"", eb.msg);
-  describe(c, g->cand, g->w, g->d, g->l, score, promote ? "promoted" : "rejected");
-  if (promote) {
-    xqc_db_set_net_state(c->db, g->best, "retired", c->best_elo);
-    xqc_db_set_net_state(c->db, g->cand, "best", new_elo);
-    xqc_db_add_promotion(c->db, g->cand, g->best, g->cand_step, g->match_id, score, new_elo);
-    c->best = g->cand;
-    c->best_elo = new_elo;
+    XQ_LOGE(COMP, "promotions.log not written; campaign.db holds the decision (xqz promotions"
+            " reads it) reason=\"%s\"", eb.msg);
+  describe(c, v->cand, v->w, v->d, v->l, v->score, v->promote ? "promoted" : "rejected");
+  if (v->promote) {
+    c->best = v->cand;
+    c->best_elo = v->new_elo;
     c->promotions++;
-    publish_announce(c);
+    publish_announce(c, c->gate.cand_parent);
     xqc_anchor_schedule(c);
-  } else {
-    xqc_db_set_net_state(c->db, g->cand, "rejected", c->best_elo + elo);
   }
-  xqc_net_files_decided(c->dir, g->cand, promote);
+  xqc_net_files_decided(c->dir, v->cand, v->promote);
+  if (v->tries)
+    XQ_LOGI(COMP, "gating decision stored after waiting for campaign.db; now announced"
+            " match=%llu tries=%d waited_ms=%llu", (unsigned long long)v->match_id, v->tries + 1,
+            (unsigned long long)(now - v->since_ms));
   XQ_LOGI(COMP, "gating decided %s", c->last_gating);
+  memset(v, 0, sizeof *v);
   xqc_gate_close(g);
   if (c->queued_cand) {
     uint64_t q = c->queued_cand;
@@ -241,8 +335,129 @@ static void close_match(xqc_t *c, xqc_gate_decision_t d) {
   }
 }
 
+/* Tries to store the waiting decision (when its retry is due) and announces it once
+ * stored; a failure is logged with its cause, then retried later from the timer. */
+static void settle(xqc_t *c, uint64_t now) {
+  xqc_gate_verdict_t *v = &c->verdict;
+  if (!v->active || now < v->next_try_ms) return;
+  if (store_verdict(c, v) == 0) {
+    announce_verdict(c, now);
+    return;
+  }
+  v->tries++;
+  uint64_t wait = 100ull << (v->tries < 5 ? v->tries : 5);
+  if (wait > 2000) wait = 2000;
+  v->next_try_ms = now + wait;
+  if (v->tries == 1 || v->tries % 30 == 0)
+    XQ_LOGE(COMP, "gating decision not stored: it waits, not announced, and is retried every"
+            " %llu ms until campaign.db takes it. If another program holds the database"
+            " (a sqlite3 shell inside a transaction), end its transaction; if the disk is"
+            " full, free space match=%llu candidate=%016llx decision=%s tries=%d"
+            " waited_ms=%llu cause=\"%s\"", (unsigned long long)wait,
+            (unsigned long long)v->match_id, (unsigned long long)v->cand,
+            v->promote ? "promote" : "reject", v->tries,
+            (unsigned long long)(now - v->since_ms), v->cause);
+}
+
+/* The gate decided d: the decision is kept (gating.h) and stored, then announced. */
+static void close_match(xqc_t *c, xqc_gate_decision_t d) {
+  xqc_gate_t *g = &c->gate;
+  xqc_gate_verdict_t *v = &c->verdict;
+  double score, elo;
+  xqc_gate_score(g, &score, &elo);
+  uint64_t now = xqc_now_ms();
+  *v = (xqc_gate_verdict_t){.active = true, .promote = d == XQC_GATE_PROMOTE,
+                            .match_id = g->match_id, .cand = g->cand, .best = g->best,
+                            .step = g->cand_step, .w = g->w, .d = g->d, .l = g->l,
+                            .score = score, .elo = elo, .new_elo = c->best_elo + elo,
+                            .since_ms = now};
+  settle(c, now);
+}
+
+/* Whether campaign.db is still the file opened at start. A database deleted or replaced
+ * under a running coordinator takes every later write with it (they go to the old file):
+ * this is said loudly (at once, then once a minute), a copy of the live database is
+ * written beside it (campaign.db.rescue) so nothing the coordinator knows is lost, and
+ * gating decisions wait (store_verdict) until the file is back. */
+static void watch_db(xqc_t *c, uint64_t now) {
+  uint64_t dev = 0, ino = 0;
+  bool same = xqc_campaign_db_id(c->dir, &dev, &ino) == 0 && dev == c->db_dev &&
+              ino == c->db_ino;
+  static uint64_t last_log_ms;
+  if (same) {
+    if (c->db_lost)
+      XQ_LOGI(COMP, "campaign.db is back (the file opened at start); decisions are stored"
+              " again file=%s/campaign.db", c->dir);
+    c->db_lost = false;
+    return;
+  }
+  if (c->db_lost && now - last_log_ms < 60000) return;
+  bool first = !c->db_lost;
+  c->db_lost = true;
+  last_log_ms = now;
+  char rescue[1024] = "";
+  if (first) {
+    xq_errbuf_t eb;
+    snprintf(rescue, sizeof rescue, "%s/campaign.db.rescue", c->dir);
+    if (xqc_db_backup(c->db, rescue, &eb) < 0) {
+      XQ_LOGE(COMP, "cannot write a rescue copy of campaign.db error=\"%s\"", eb.msg);
+      rescue[0] = 0;
+    }
+  }
+  XQ_LOGE(COMP, "campaign.db was %s while the coordinator runs: its writes go to the file"
+          " opened at start, which a restart would not find, and gating decisions wait."
+          " Recover: put the original file back (mv it back to campaign.db), or stop the"
+          " coordinator and rename campaign.db.rescue (a copy of the live database, written"
+          " when this was found) to campaign.db before starting it again file=%s/campaign.db"
+          " rescue=%s", dev || ino ? "replaced by another file" : "deleted or moved away",
+          c->dir, rescue[0] ? rescue : "(see earlier lines)");
+}
+
+void xqc_promote_candidate_lost(xqc_t *c, const char *why) {
+  if (!c->gate.open || c->verdict.active) return;
+  XQ_LOGW(COMP, "the open match's candidate cannot be served: the match closes with it"
+          " rejected, and gating moves on match=%llu candidate=%016llx why=\"%s\"",
+          (unsigned long long)c->gate.match_id, (unsigned long long)c->gate.cand, why);
+  close_match(c, XQC_GATE_REJECT);
+}
+
+void xqc_promote_best_lost(xqc_t *c, const char *why) {
+  uint64_t bad = c->best, prev = 0;
+  double prev_elo = 0;
+  xq_errbuf_t eb = {{0}};
+  if (xqc_nets_previous_best(c->db, c->dir, bad, &prev, &prev_elo, &eb) < 0) {
+    XQ_LOGE(COMP, "the best net cannot be served and no earlier best net is intact: restore"
+            " nets/%016llx.xqzn from a backup (or a worker's cache of it) why=\"%s\""
+            " error=\"%s\"", (unsigned long long)bad, why, eb.msg);
+    return;
+  }
+  xqc_nets_record_fallback(c->db, c->dir, bad, prev, prev_elo, why);
+  c->best = prev;
+  c->best_elo = prev_elo;
+  xqc_net_files_open(c->dir, prev);
+  publish_announce(c, 0);
+  /* An open match played the lost net: it is played again against the new best. */
+  if (c->gate.open && !c->verdict.active && c->gate.best == bad) {
+    uint64_t cand = c->gate.cand;
+    int64_t step = c->gate.cand_step;
+    stored(xqc_store_match_closed(c->db, c->gate.match_id), "match against a lost best");
+    xqc_gate_close(&c->gate);
+    open_match(c, cand, prev, step);
+  }
+}
+
+void xqc_promote_tick(xqc_t *c, uint64_t now_ms) {
+  if (now_ms - c->last_db_check_ms >= XQC_DB_CHECK_MS) {
+    c->last_db_check_ms = now_ms;
+    watch_db(c, now_ms);
+  }
+  settle(c, now_ms);
+}
+
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r) {
-  xqc_gate_t *g = c->gate.open && r->match_id == c->gate.match_id ? &c->gate
+  /* A decided match (also one waiting to be stored) takes no more results. */
+  xqc_gate_t *g = c->gate.open && !c->verdict.active && r->match_id == c->gate.match_id
+                    ? &c->gate
                 : c->anchor.gate.open && r->match_id == c->anchor.gate.match_id ? &c->anchor.gate
                 : NULL;
   if (!g) {
@@ -314,6 +529,12 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
     send_ack(c, p, rq, cn->step, false, "step out of range");
     return;
   }
+  if (meta.net_id == 0) {
+    /* 0 is the "no net" value everywhere (Hello, jobs, announces): never a candidate. */
+    xqc_peer_fault(c, p, "candidate with net id 0");
+    send_ack(c, p, rq, cn->step, false, "net id 0 is the no-net value; give the net an id");
+    return;
+  }
   char why[400];
   if (!xqc_identity_candidate_ok(c, p, &meta, why, sizeof why)) {
     send_ack(c, p, rq, cn->step, false, why);
@@ -323,21 +544,36 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
   char path[1024];
   xqc_net_path(path, sizeof path, c->dir, meta.net_id);
   int known = known_net(c, path, meta.net_id, &cn->net);
-  if (known) {
+  char state[16] = "";
+  if (known > 0 && xqc_db_net_state(c->db, meta.net_id, state, sizeof state, NULL) < 0)
+    snprintf(state, sizeof state, "?");
+  if (known < 0 || (known > 0 && state[0])) {
     /* A trainer uploads a candidate again when its Ack was lost (a coordinator restart):
      * the same bytes are acknowledged again and change nothing, also after the gate
      * rejected them; another net under a known id is refused. */
     send_ack(c, p, rq, cn->step, known > 0, known > 0 ? "" : "net id already known");
     return;
   }
+  /* known > 0 with no row: the file was stored, its row was not (campaign.db was locked
+   * or full); the resend completes it. */
   const void *parts[1] = {cn->net.data};
   size_t sizes[1] = {cn->net.len};
-  if (xq_atomic_write(path, parts, sizes, 1, &eb) < 0) {
+  if (!known && xq_atomic_write(path, parts, sizes, 1, &eb) < 0) {
     XQ_LOGE(COMP, "cannot store candidate reason=\"%s\"", eb.msg);
     xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "cannot store the net");
     return;
   }
-  xqc_db_add_net(c->db, meta.net_id, c->best, (int64_t)cn->step, "candidate");
+  if (xqc_db_add_net(c->db, meta.net_id, c->best, (int64_t)cn->step, "candidate") < 0) {
+    /* Not acknowledged: the trainer resends it (trainer.c), and the resend stores the row. */
+    char cause[200];
+    xqc_db_cause(c->db, cause, sizeof cause);
+    XQ_LOGE(COMP, "candidate not recorded in campaign.db; not acknowledged, the trainer"
+            " resends it net=%016llx file=%s/campaign.db cause=\"%s\"",
+            (unsigned long long)meta.net_id, c->dir, cause);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL,
+                    "campaign.db cannot take the candidate now; resend it later");
+    return;
+  }
   XQ_LOGI(COMP, "candidate received net=%016llx step=%llu bytes=%zu",
           (unsigned long long)meta.net_id, (unsigned long long)cn->step, cn->net.len);
   send_ack(c, p, rq, cn->step, true, "");

@@ -253,6 +253,7 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_
     memcpy(p->key, key, sizeof p->key);
   }
   if (head->peer_address[0]) memcpy(p->address, head->peer_address, sizeof p->address);
+  p->fd = head->fd;
   uint64_t now = xqc_now_ms();
   p->last_seen_ms = now;
   char id[XQC_IDENTITY_MAX];

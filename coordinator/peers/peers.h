@@ -33,6 +33,8 @@ typedef struct {
    * by the ZAP handler); empty when CURVE is off. */
   char key[XQ_Z85_KEY_LEN + 1];
   char address[64];       /* IP address it connects from ("" when not TCP) */
+  int fd;                 /* its connection's descriptor (libzmq's; -1 unknown), guard.h */
+  uint64_t sent_bytes;    /* bytes of the replies dispatch sent it (guard.h) */
   int role;               /* the role its Hello claims (statistics only: roles.h decides) */
   uint32_t features;      /* its Hello's XQ_FEATURE_* bits (0 before a Hello) */
   uint64_t last_seen_ms;

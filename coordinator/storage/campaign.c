@@ -1,8 +1,12 @@
 /*
- * campaign.c: creating and resuming a campaign directory (see campaign.h).
+ * campaign.c: creating and resuming a campaign directory (see campaign.h). Start-up never
+ * guesses: a directory with nets, game segments or a promotions log but no campaign.db is
+ * an existing campaign whose database was lost, and the start stops with what is missing
+ * and how to recover; a new campaign is made only in a directory with none of them.
  */
 #include "campaign.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -16,6 +20,7 @@
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
 #include "nets.h"
+#include "support/campaign_nets.h"
 #include "support/ini_value.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
@@ -136,12 +141,68 @@ static int create_first_net(const char *dir, const xqc_config_t *cfg, xqc_db_t *
   return 0;
 }
 
+/* Files in dir/sub whose names end in suffix (0 when the folder is missing). */
+static int count_files(const char *dir, const char *sub, const char *suffix) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, sub);
+  DIR *d = opendir(p);
+  if (!d) return 0;
+  int n = 0;
+  size_t sl = strlen(suffix);
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t nl = strlen(de->d_name);
+    if (nl > sl && !strcmp(de->d_name + nl - sl, suffix) &&
+        strcmp(de->d_name, XQ_CAMPAIGN_BEST_NAME) != 0)
+      n++;
+  }
+  closedir(d);
+  return n;
+}
+
+/* campaign.db (at db_path) is missing: a new campaign when the directory holds nothing of
+ * one, else the refusal naming what is there and how to recover. */
+static int missing_db(const char *dir, const char *db_path, xq_errbuf_t *eb) {
+  int nets = count_files(dir, "nets", ".xqzn") +
+             count_files(dir, "nets/" XQ_CAMPAIGN_REJECTED_DIR, ".xqzn");
+  int segs = count_files(dir, "games", ".bin");
+  char p[1100];
+  snprintf(p, sizeof p, "%s/promotions.log", dir);
+  bool log = access(p, F_OK) == 0;
+  snprintf(p, sizeof p, "%s-wal", db_path);
+  bool wal = access(p, F_OK) == 0;
+  if (!nets && !segs && !log) return 0;
+  XQ_LOGE("campaign", "%s is missing, but this directory holds a campaign (%d net file(s) in"
+          " nets/, %d game segment(s) in games/%s%s): its database was deleted or moved. A new"
+          " campaign is not started over an old one (a new campaign id and net 1 beside the"
+          " old games). Recover: restore campaign.db from a backup (or campaign.db.rescue,"
+          " if the coordinator wrote one) into %s and start again; or, to start a new"
+          " campaign, use another --campaign directory", db_path, nets, segs,
+          log ? ", promotions.log" : "", wal ? ", a campaign.db-wal without its database" : "",
+          dir);
+  return xq_err_set(eb, XQ_EIO, "%s is missing beside an existing campaign's nets and games:"
+                    " restore it from a backup (see the line above)", db_path);
+}
+
+int xqc_campaign_db_id(const char *dir, uint64_t *dev, uint64_t *ino) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/campaign.db", dir);
+  struct stat st;
+  *dev = *ino = 0;
+  if (stat(p, &st) != 0) return XQ_EIO;
+  *dev = (uint64_t)st.st_dev;
+  *ino = (uint64_t)st.st_ino;
+  return 0;
+}
+
 int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
                       uint64_t *campaign_id, uint64_t *best, double *best_elo,
                       int64_t *promotions, xq_errbuf_t *eb) {
   char p[1024];
   snprintf(p, sizeof p, "%s/campaign.db", dir);
-  int rc = xqc_db_open(db, p, eb);
+  int rc = access(p, F_OK) == 0 ? 0 : missing_db(dir, p, eb);
+  if (rc < 0) return rc;
+  rc = xqc_db_open(db, p, eb);
   if (rc < 0) return rc;
   if ((rc = xqc_db_best(*db, best, best_elo, promotions)) < 0) return rc;
   if ((rc = campaign_identity(*db, *best == 0, campaign_id, eb)) < 0) return rc;

@@ -28,6 +28,8 @@ int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
                       uint64_t *campaign_id, uint64_t *best, double *best_elo,
                       int64_t *promotions, xq_errbuf_t *eb);
 /* Appends one line to DIR/name (promotions.log, anchors.log) and fsyncs it. */
+/* The device and inode of dir/campaign.db: 0, or XQ_EIO when there is no such file. */
+int xqc_campaign_db_id(const char *dir, uint64_t *dev, uint64_t *ino);
 int xqc_campaign_log_line(const char *dir, const char *name, const char *line,
                           xq_errbuf_t *eb);
 

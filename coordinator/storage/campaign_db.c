@@ -2,17 +2,26 @@
  * campaign_db.c: SQLite tables of a campaign. Net ids are 64-bit; they are stored as
  * SQLite INTEGER (the same 64 bits, signed) and as 16-digit hex text for people reading
  * the database with the sqlite3 shell.
+ *
+ * The loop thread never waits on the database: once open, the busy timeout is a few
+ * milliseconds (XQC_DB_BUSY_MS), so a write that meets another program's lock (an
+ * operator's sqlite3 shell inside BEGIN IMMEDIATE) fails at once with SQLITE_BUSY and its
+ * caller decides: a gating decision waits and is retried from the timer (promote.c), other
+ * rows are logged and retried by their own next write.
  */
 #include "campaign_db.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "schema.h"
+#include "support/atomic_file.h"
 #include "support/log.h"
 
 int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
@@ -23,6 +32,7 @@ int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
     sqlite3_close(h);
     return XQ_EIO;
   }
+  /* Start-up may wait for a lock (the migration); the loop never does (see the top). */
   sqlite3_busy_timeout(h, 2000);
   char *err = NULL;
   /* journal_mode cannot change inside a transaction: before the migration. */
@@ -38,8 +48,80 @@ int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
     sqlite3_close(h);
     return rc;
   }
+  sqlite3_busy_timeout(h, XQC_DB_BUSY_MS);
   *db = h;
   return 0;
+}
+
+int xqc_db_begin(xqc_db_t *db) {
+  return sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : XQ_EIO;
+}
+
+int xqc_db_commit(xqc_db_t *db) {
+  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) return 0;
+  return XQ_EIO;
+}
+
+void xqc_db_rollback(xqc_db_t *db) {
+  /* A failed COMMIT may have rolled back already (SQLITE_FULL, SQLITE_IOERR): only an open
+   * transaction is rolled back, so the real cause stays in sqlite3_errmsg. */
+  if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void xqc_db_cause(xqc_db_t *db, char *buf, size_t n) {
+  int ext = sqlite3_extended_errcode(db);
+  snprintf(buf, n, "%s (%s)", sqlite3_errmsg(db), sqlite3_errstr(ext));
+}
+
+int xqc_db_backup(xqc_db_t *db, const char *path, xq_errbuf_t *eb) {
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  unlink(tmp);
+  sqlite3 *dst = NULL;
+  if (sqlite3_open(tmp, &dst) != SQLITE_OK) {
+    int rc = xq_err_set(eb, XQ_EIO, "%s: %s", tmp, dst ? sqlite3_errmsg(dst) : "cannot open");
+    sqlite3_close(dst);
+    return rc;
+  }
+  /* synchronous=FULL (the default) in rollback mode: durable when the copy's step ends. */
+  sqlite3_backup *b = sqlite3_backup_init(dst, "main", db, "main");
+  int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+  if (b) sqlite3_backup_finish(b);
+  if (rc != SQLITE_DONE) {
+    xq_err_set(eb, XQ_EIO, "%s: backup failed: %s", tmp, sqlite3_errmsg(dst));
+    sqlite3_close(dst);
+    unlink(tmp);
+    return XQ_EIO;
+  }
+  sqlite3_close(dst);
+  if (rename(tmp, path) != 0)
+    return xq_err_set(eb, XQ_EIO, "%s: rename to %s failed: %s", tmp, path, strerror(errno));
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = 0;
+  if (xq_fsync_dir(slash ? dir : ".") != 0)
+    return xq_err_set(eb, XQ_EIO, "%s: fsync of its directory failed", path);
+  return 0;
+}
+
+int xqc_db_next_match_id(xqc_db_t *db, uint64_t *id) {
+  /* Every id a match ever had: decided, open, anchor results, and the match a promotion
+   * names. Ids come from this counter, never the clock, so a clock step cannot reorder
+   * them (campaigns made before kept their clock-made ids: the counter goes on above). */
+  *id = 1;
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT MAX(COALESCE((SELECT MAX(id) FROM matches), 0),"
+                                     " COALESCE((SELECT MAX(id) FROM open_matches), 0),"
+                                     " COALESCE((SELECT MAX(id) FROM anchor_results), 0),"
+                                     " COALESCE((SELECT MAX(match) FROM promotions), 0))");
+  if (!st) return XQ_EIO;
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    sqlite3_int64 max = sqlite3_column_int64(st, 0);
+    *id = max > 0 ? (uint64_t)max + 1 : 1;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_ROW ? 0 : XQ_EIO;
 }
 
 void xqc_db_close(xqc_db_t **db) {
@@ -105,7 +187,8 @@ int xqc_db_set_net_state(xqc_db_t *db, uint64_t id, const char *state, double el
 }
 
 int xqc_db_add_match(xqc_db_t *db, const xqc_match_row_t *m) {
-  sqlite3_stmt *st = xqc_db_prep(db, "INSERT OR REPLACE INTO matches VALUES(?,?,?,?,?,?,?,?,?,?)");
+  /* Plain INSERT: a decided match is never overwritten (a repeated id is a bug, refused). */
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO matches VALUES(?,?,?,?,?,?,?,?,?,?)");
   if (!st) return XQ_EIO;
   sqlite3_bind_int64(st, 1, (sqlite3_int64)m->match_id);
   sqlite3_bind_int64(st, 2, (sqlite3_int64)m->net_a);

@@ -10,6 +10,7 @@
 #define XQC_CAMPAIGN_DB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "support/error.h"
@@ -45,6 +46,10 @@ typedef struct {
   double loss, policy, value;
 } xqc_loss_row_t;
 
+/* The busy timeout of campaign.db once open: the loop thread waits at most this long for
+ * another program's lock, then the write fails with SQLITE_BUSY (campaign_db.c). */
+#define XQC_DB_BUSY_MS 5
+
 /* Opens path, migrating its layout to XQC_SCHEMA_VERSION (schema.h). XQ_EVERSION: the
  * database is of a newer version (both named in eb). */
 int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb);
@@ -53,10 +58,26 @@ int xqc_db_campaign_id(xqc_db_t *db, uint64_t *id);
 /* Stores the campaign id (non-zero) unless one is stored already. */
 int xqc_db_campaign_id_set(xqc_db_t *db, uint64_t id);
 void xqc_db_close(xqc_db_t **db);
+/* A write transaction (BEGIN IMMEDIATE): 0, or XQ_EIO when another program holds the
+ * write lock (or the disk fails); then nothing is open. */
+int xqc_db_begin(xqc_db_t *db);
+/* COMMIT: 0 when the transaction is durable (synchronous=FULL), else XQ_EIO and the caller
+ * calls xqc_db_rollback. */
+int xqc_db_commit(xqc_db_t *db);
+/* Rolls back the open transaction, if one is still open. */
+void xqc_db_rollback(xqc_db_t *db);
+/* The last error of db, "database is locked (database is locked)", into buf (n bytes). */
+void xqc_db_cause(xqc_db_t *db, char *buf, size_t n);
+/* Writes a consistent copy of db to path (through path.tmp, fsynced, renamed): the rescue
+ * copy of a database deleted under the running coordinator. */
+int xqc_db_backup(xqc_db_t *db, const char *path, xq_errbuf_t *eb);
+/* The next match id: one above every match id campaign.db holds (1 for a new campaign). */
+int xqc_db_next_match_id(xqc_db_t *db, uint64_t *id);
 /* Best net id and its Elo (0 / 0 when there is none yet). */
 int xqc_db_best(xqc_db_t *db, uint64_t *net_id, double *elo, int64_t *promotions);
 int xqc_db_add_net(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t step, const char *state);
 int xqc_db_set_net_state(xqc_db_t *db, uint64_t id, const char *state, double elo);
+/* A decided match; a row of the same id is never replaced (XQ_EIO, logged). */
 int xqc_db_add_match(xqc_db_t *db, const xqc_match_row_t *m);
 int xqc_db_add_promotion(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t step,
                          uint64_t match_id, double score, double elo);

@@ -13,7 +13,8 @@
 #include "support/log.h"
 
 int xqc_store_match_open(xqc_db_t *db, const xqc_open_match_t *m) {
-  sqlite3_stmt *st = xqc_db_prep(db, "INSERT OR REPLACE INTO open_matches(id, kind, net_a,"
+  /* Plain INSERT: match ids come from a counter (campaign_db.h), a repeat is a bug. */
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO open_matches(id, kind, net_a,"
                                      " net_b, anchor, parent, step, npairs, opened)"
                                      " VALUES(?,?,?,?,?,?,?,?,?)");
   if (!st) return XQ_EIO;

@@ -25,7 +25,7 @@ typedef struct {
   char anchor[64]; /* the anchor player's spec (players.h) of an anchor match, else "" */
 } xqc_open_match_t;
 
-/* Records a match that opens (replacing a row of the same id). */
+/* Records a match that opens (a row of the same id is refused, never replaced). */
 int xqc_store_match_open(xqc_db_t *db, const xqc_open_match_t *m);
 /* Records that pair went to holder (a peer identity). */
 int xqc_store_pair_issued(xqc_db_t *db, uint64_t match_id, int pair, const char *holder);

@@ -78,16 +78,15 @@ static void honest_game(void *w) {
   }
 }
 
-/* A hostile connection: its own routing id and its own worker id in its Hello (answered:
- * not an error). Faults are counted per identity (the worker id here), so each connection
- * starts with none. */
+/* A hostile connection: its own routing id (the coordinator's, one per connection: a
+ * chosen one is refused) and its own worker id in its Hello (answered: not an error).
+ * Faults are counted per identity (the worker id here), so each connection starts with
+ * none. */
 static void *hostile_connect(void *ctx, int n) {
   void *s = zmq_socket(ctx, ZMQ_DEALER);
   int t = 8000, linger = 0;
-  char rid[32], addr[64], wid[48];
-  snprintf(rid, sizeof rid, "hostile-%d", n);
+  char addr[64], wid[48];
   snprintf(wid, sizeof wid, "%s-%d", HOSTILE, n);
-  zmq_setsockopt(s, ZMQ_ROUTING_ID, rid, strlen(rid));
   zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
   zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
   snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
