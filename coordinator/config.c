@@ -17,6 +17,7 @@
 #include "nn/nn_model.h"
 #include "rules/material.h"
 #include "support/net_addr.h"
+#include "support/opt_name.h"
 #include "wire/wire.h"
 
 /* T_ENUM: an int field holding the index of its value in the row's names. */
@@ -212,9 +213,11 @@ static int check_string(const crow_t *r, const char *v, xq_errbuf_t *eb) {
   return 0;
 }
 
+/* The row of a setting; '-' and '_' are the same in its name (min-positions is
+ * min_positions), as the worker and trainer spell their options with dashes. */
 static const crow_t *find_row(const char *name) {
   for (int i = 0; i < NROWS; i++)
-    if (strcmp(ROWS[i].name, name) == 0) return &ROWS[i];
+    if (xq_opt_name_eq(name, ROWS[i].name)) return &ROWS[i];
   return NULL;
 }
 
@@ -285,7 +288,16 @@ void xqc_config_defaults(xqc_config_t *c) {
 
 int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbuf_t *eb) {
   const crow_t *r = find_row(key);
-  if (!r) return xq_err_set(eb, XQ_EINVAL, "unknown setting '%s' (see --help)", key);
+  if (!r) {
+    xq_opt_near_t near;
+    xq_opt_near_init(&near, key);
+    for (int i = 0; i < NROWS; i++) xq_opt_near_add(&near, ROWS[i].name);
+    const char *best = xq_opt_near_best(&near);
+    if (best)
+      return xq_err_set(eb, XQ_EINVAL, "unknown setting '%s'; did you mean '%s'? (see --help)",
+                        key, best);
+    return xq_err_set(eb, XQ_EINVAL, "unknown setting '%s' (see --help)", key);
+  }
   return set_row(c, r, value, eb);
 }
 

@@ -13,6 +13,7 @@
 #include "nn/nn_model.h"
 #include "nn/nn_optim.h"
 #include "nn/nn_train_pool.h"
+#include "support/opt_name.h"
 #include "wire/endpoint.h"
 #include "wire/wire.h"
 
@@ -158,11 +159,18 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
       return 1;
     }
     const opt_row_t *r = NULL;
-    if (!strncmp(arg, "--", 2))
+    if (!strncmp(arg, "--", 2)) /* --min_positions is --min-positions (opt_name.h) */
       for (int i = 0; i < NROWS; i++)
-        if (!strcmp(arg + 2, rows[i].name)) r = &rows[i];
+        if (xq_opt_name_eq(arg + 2, rows[i].name)) r = &rows[i];
     if (!r) {
-      fprintf(stderr, "xqz-trainer: unknown option '%s' (see --help)\n", arg);
+      xq_opt_near_t near;
+      xq_opt_near_init(&near, arg + strspn(arg, "-"));
+      for (int i = 0; i < NROWS; i++) xq_opt_near_add(&near, rows[i].name);
+      if (xq_opt_near_best(&near))
+        fprintf(stderr, "xqz-trainer: unknown option '%s'; did you mean --%s? (see --help)\n",
+                arg, xq_opt_near_best(&near));
+      else
+        fprintf(stderr, "xqz-trainer: unknown option '%s' (see --help)\n", arg);
       return -1;
     }
     if (a + 1 >= argc) {

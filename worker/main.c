@@ -12,6 +12,7 @@
 #include "nn/blas_core.h"
 #include "wire/endpoint.h"
 #include "support/log.h"
+#include "support/opt_name.h"
 #include "wire/wire.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -75,12 +76,22 @@ int main(int argc, char **argv) {
       printf("%s\n", XQ_VERSION_LINE);
       return 0;
     }
-    int k = -1;
+    int k = -1; /* '-' and '_' are the same in a name: --games_per_thread (opt_name.h) */
     for (int j = 0; j < O_N; j++)
-      if (!strncmp(argv[i], "--", 2) && !strcmp(argv[i] + 2, opts[j].name)) k = j;
-    if (k < 0 || i + 1 >= argc) {
-      fprintf(stderr, "xqz-worker: %s '%s' (try --help)\n",
-              k < 0 ? "unknown option" : "missing value for", argv[i]);
+      if (!strncmp(argv[i], "--", 2) && xq_opt_name_eq(argv[i] + 2, opts[j].name)) k = j;
+    if (k < 0) {
+      xq_opt_near_t near;
+      xq_opt_near_init(&near, argv[i] + strspn(argv[i], "-"));
+      for (int j = 0; j < O_N; j++) xq_opt_near_add(&near, opts[j].name);
+      if (xq_opt_near_best(&near))
+        fprintf(stderr, "xqz-worker: unknown option '%s'; did you mean --%s? (try --help)\n",
+                argv[i], xq_opt_near_best(&near));
+      else
+        fprintf(stderr, "xqz-worker: unknown option '%s' (try --help)\n", argv[i]);
+      return 2;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "xqz-worker: missing value for '%s' (try --help)\n", argv[i]);
       return 2;
     }
     val[k] = argv[++i];
