@@ -5,6 +5,7 @@
  */
 #include "web.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,10 +87,20 @@ static char *matches_text(xqc_t *c, uint64_t after) {
   return json;
 }
 
-/* ?after=N in a query string (0 when absent or malformed). */
-static uint64_t query_after(const char *q) {
-  for (const char *p = q; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
-    if (strncmp(p, "after=", 6) == 0) return strtoull(p + 6, NULL, 10);
+/* ?after=N in a query string into *after (0 when absent). Returns -1 when it is there but
+ * not a match id (a whole number): the caller answers 400 rather than the whole list. */
+static int query_after(const char *q, uint64_t *after) {
+  *after = 0;
+  for (const char *p = q; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+    if (strncmp(p, "after=", 6) != 0) continue;
+    const char *v = p + 6;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || errno || (*end && *end != '&')) return -1;
+    *after = x;
+    return 0;
+  }
   return 0;
 }
 
@@ -104,7 +115,12 @@ static void on_request(void *user, const xqc_http_request_t *rq, xqc_http_respon
   } else if (strcmp(rq->path, "/api/status") == 0) {
     set_owned(res, JSON_TYPE, status_text(c, xq_status_json));
   } else if (strcmp(rq->path, "/api/promotions") == 0) {
-    set_owned(res, JSON_TYPE, matches_text(c, query_after(rq->query)));
+    uint64_t after;
+    if (query_after(rq->query, &after) < 0)
+      set_text(res, 400, "bad query: after must be a match id, a whole number such as the"
+               " match_id of the last match seen (/api/promotions?after=0 lists them all)\n");
+    else
+      set_owned(res, JSON_TYPE, matches_text(c, after));
   } else {
     set_text(res, 404, "not found; this server has /, /metrics, /api/status and /api/promotions\n");
   }

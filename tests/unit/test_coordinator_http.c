@@ -3,7 +3,7 @@
  * metrics.c, compiled in here, with stand-ins for status.c over a hand-filled Status), on
  * 127.0.0.1 with an ephemeral port and the server's loop in a thread of its own (and the
  * head parser, http_parse.c, alone on a table and 200k mutated heads): the
- * routes (the compiled-in page, /api/status, /api/promotions paged to the end, ?after=), GET and HEAD with exact Content-Length, 404, 405 with Allow,
+ * routes (the compiled-in page, /api/status, /api/promotions paged to the end, ?after=, and 400 for an after that is no match id), GET and HEAD with exact Content-Length, 404, 405 with Allow,
  * an oversized head (431), malformed request lines (400), random bytes (never a crash, the
  * server goes on), a silent client cut off at the deadline, the connection cap, and /metrics
  * as valid Prometheus text (every sample `name{labels} value` after its TYPE line, hostile
@@ -653,6 +653,19 @@ static void test_api(void **state) {
   assert_non_null(strstr(b, "\"match_id\":24990,"));
   get("GET /api/promotions?after=25000 HTTP/1.1\r\n\r\n");
   assert_string_equal(body_of(g_buf), "[]");
+  /* Issue 49 item 11: an after that is not a match id is a 400 naming the fix, never the
+   * whole list. */
+  static const char *const bad_after[] = {"abc", "", "-5", "12x", "99999999999999999999999"};
+  for (size_t i = 0; i < sizeof bad_after / sizeof bad_after[0]; i++) {
+    char rq[128];
+    snprintf(rq, sizeof rq, "GET /api/promotions?after=%s&x=1 HTTP/1.1\r\n\r\n", bad_after[i]);
+    get(rq);
+    if (status_of(g_buf) != 400) fail_msg("after=%s: status %d, want 400", bad_after[i], status_of(g_buf));
+    assert_non_null(strstr(body_of(g_buf), "after must be a match id"));
+  }
+  get("GET /api/promotions?after=24990&x=1 HTTP/1.1\r\n\r\n");
+  assert_int_equal(status_of(g_buf), 200);
+  assert_int_equal(count(body_of(g_buf), "\"match_id\":"), 1);
   /* A failing status source is a 500, not a crash or an empty 200. */
   g_fail_status = true;
   get("GET /api/status HTTP/1.1\r\n\r\n");
