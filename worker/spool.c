@@ -1,4 +1,8 @@
-/* spool.c: unacknowledged games in memory and on disk (see spool.h). */
+/* spool.c: unacknowledged games in memory and on disk (see spool.h). Sequence numbers come
+ * from a counter: seq.next in the spool holds a durable reservation (SEQ_BLOCK seqs ahead),
+ * so a restart continues above every seq handed out before, whatever the clock does; the
+ * clock (in microseconds) is only the floor of a spool without one (a fresh spool under a
+ * worker id used before must not reuse that id's seqs). */
 #include "spool.h"
 
 #include <dirent.h>
@@ -21,6 +25,8 @@
 #define SPOOL_MAGIC "XQZS"
 #define SPOOL_VERSION 1u
 #define SPOOL_MAX_FILE (64u << 20)
+#define SEQ_FILE "seq.next"
+#define SEQ_BLOCK (1ull << 20) /* seqs reserved per write of SEQ_FILE */
 
 typedef struct {
   char *worker_id;
@@ -37,6 +43,7 @@ struct xq_spool {
   entry_t *e; /* (n) in seq order of arrival */
   size_t n, cap;
   uint64_t next_seq;
+  uint64_t reserved; /* seqs below this are reserved in SEQ_FILE */
   xq_dirlock_t dirlock; /* held while open: one worker per spool */
 };
 
@@ -109,6 +116,31 @@ static int load_one(xq_spool_t *sp, const unsigned char *b, size_t n) {
   return push(sp, wid, seq, b + off, rl);
 }
 
+/* The reservation an earlier run left in dir/SEQ_FILE (0 when none or unreadable). */
+static uint64_t seq_load(const char *dir) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/" SEQ_FILE, dir);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  uint64_t v = 0;
+  if (fscanf(f, "%" SCNu64, &v) != 1) v = 0;
+  fclose(f);
+  return v;
+}
+
+/* Reserves the seqs from `from` to from + SEQ_BLOCK durably (temp, fsync, rename). */
+static int seq_reserve(xq_spool_t *sp, uint64_t from, xq_errbuf_t *eb) {
+  char path[2048], txt[32];
+  snprintf(path, sizeof path, "%s/" SEQ_FILE, sp->dir);
+  uint64_t r = from + SEQ_BLOCK;
+  int n = snprintf(txt, sizeof txt, "%" PRIu64 "\n", r);
+  const void *parts[1] = {txt};
+  size_t sizes[1] = {(size_t)n};
+  int rc = xq_atomic_write(path, parts, sizes, 1, eb);
+  if (rc == 0) sp->reserved = r;
+  return rc;
+}
+
 int xq_spool_open(xq_spool_t **out, const char *dir, size_t max_games, xq_errbuf_t *eb) {
   *out = NULL;
   if (xq_mkdir_p(dir, eb) < 0) return XQ_EIO;
@@ -126,8 +158,8 @@ int xq_spool_open(xq_spool_t **out, const char *dir, size_t max_games, xq_errbuf
     return lrc;
   }
   sp->max = max_games;
-  /* Sequence numbers start at the clock in microseconds so a restarted worker with the same
-   * --id never reuses one the coordinator has already seen (and would drop as a duplicate). */
+  /* The clock in microseconds is only the floor (see the top): seq.next, read below, keeps
+   * a restarted worker above its earlier seqs after a clock step back. */
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   sp->next_seq = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
@@ -156,6 +188,12 @@ int xq_spool_open(xq_spool_t **out, const char *dir, size_t max_games, xq_errbuf
     }
   }
   closedir(d);
+  uint64_t stored = seq_load(dir);
+  if (stored > sp->next_seq) sp->next_seq = stored;
+  if (seq_reserve(sp, sp->next_seq, eb) < 0) {
+    xq_spool_free(&sp);
+    return XQ_EIO;
+  }
   *out = sp;
   return 0;
 }
@@ -181,6 +219,10 @@ int xq_spool_add(xq_spool_t *sp, const char *worker_id, const void *rec, size_t 
   if (wl == 0 || wl > 255 || len > SPOOL_MAX_FILE - 512)
     return xq_err_set(eb, XQ_EINVAL, "spool: bad worker id or record size");
   pthread_mutex_lock(&sp->lock);
+  if (sp->next_seq >= sp->reserved && seq_reserve(sp, sp->next_seq, eb) < 0) {
+    pthread_mutex_unlock(&sp->lock);
+    return XQ_EIO;
+  }
   uint64_t s = sp->next_seq++;
   unsigned char head[12 + 4 + 255 + 12];
   memcpy(head, SPOOL_MAGIC, 4);
