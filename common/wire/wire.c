@@ -190,13 +190,23 @@ int xq_wire_recv(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out,
   return xq_wire_recv_head(sock, rid, rid_len, out, flags, NULL, eb);
 }
 
+/* The connection's properties carried by frame m (User-Id, Peer-Address, its fd) into
+ * head, where the frame has them: libzmq 4.3.4 gives the routing id frame of a prefetched
+ * message none, so a body frame is the one to ask. */
+static void connection_of(zmq_msg_t *m, xq_wire_head_t *head) {
+  property_of(m, "User-Id", head->user_id, sizeof head->user_id);
+  property_of(m, "Peer-Address", head->peer_address, sizeof head->peer_address);
+  int fd = zmq_msg_get(m, ZMQ_SRCFD);
+  if (fd >= 0) head->fd = fd;
+}
+
 int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope **out,
                       int flags, xq_wire_head_t *head, xq_errbuf_t *eb) {
   *out = NULL;
-  if (head) {
-    memset(head, 0, sizeof *head);
-    head->fd = -1;
-  }
+  xq_wire_head_t conn;
+  memset(&conn, 0, sizeof conn);
+  conn.fd = -1;
+  if (head) *head = conn;
   zmq_msg_t m;
   if (rid) {
     zmq_msg_init(&m);
@@ -208,9 +218,12 @@ int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope *
     if (n > 255) n = 255;
     memcpy(rid, zmq_msg_data(&m), n);
     *rid_len = n;
-    if (head) property_of(&m, "User-Id", head->user_id, sizeof head->user_id);
+    connection_of(&m, &conn);
     zmq_msg_close(&m);
-    if (!has_more(sock)) return xq_err_set(eb, XQ_EFORMAT, "message without a body frame");
+    if (!has_more(sock)) {
+      if (head) *head = conn;
+      return xq_err_set(eb, XQ_EFORMAT, "message without a body frame");
+    }
     flags = 0; /* the rest of a message is already here */
   }
   zmq_msg_init(&m);
@@ -218,24 +231,19 @@ int xq_wire_recv_head(void *sock, uint8_t *rid, size_t *rid_len, Xqz__Envelope *
     zmq_msg_close(&m);
     return XQ_EIO;
   }
+  connection_of(&m, &conn); /* also for a message refused below, so it is charged right */
+  int rc;
   if (has_more(sock)) {
-    zmq_msg_close(&m);
     drain(sock);
-    return xq_err_set(eb, XQ_EFORMAT, "message with more than one body frame");
+    rc = xq_err_set(eb, XQ_EFORMAT, "message with more than one body frame");
+  } else {
+    rc = xq_wire_unpack_head(zmq_msg_data(&m), zmq_msg_size(&m), out, head, eb);
   }
-  char user[sizeof head->user_id] = "", address[sizeof head->peer_address] = "";
-  int fd = -1;
-  if (head) {
-    property_of(&m, "User-Id", user, sizeof user);
-    property_of(&m, "Peer-Address", address, sizeof address);
-    fd = zmq_msg_get(&m, ZMQ_SRCFD);
-  }
-  int rc = xq_wire_unpack_head(zmq_msg_data(&m), zmq_msg_size(&m), out, head, eb);
   zmq_msg_close(&m);
-  if (head && user[0]) memcpy(head->user_id, user, sizeof user);
   if (head) {
-    memcpy(head->peer_address, address, sizeof address);
-    head->fd = fd < 0 ? -1 : fd;
+    memcpy(head->user_id, conn.user_id, sizeof conn.user_id);
+    memcpy(head->peer_address, conn.peer_address, sizeof conn.peer_address);
+    head->fd = conn.fd;
   }
   return rc;
 }
