@@ -13,6 +13,8 @@
  * A game under a worker id the sender does not own (peers.h) is refused unstored; a copy
  * of a game already in the window (same key, moves and result: copies.h) is refused.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,9 +192,13 @@ static void storage_blocked(xqc_t *c, const char *why) {
   }
   if (g->blocked_logged_ms && now - g->blocked_logged_ms < 60000) return;
   g->blocked_logged_ms = now;
+  /* The advice follows the cause: out of descriptors is not a full disk. */
+  bool fds = strstr(why, strerror(EMFILE)) || strstr(why, strerror(ENFILE));
   XQ_LOGE(COMP, "cannot store games; acknowledgements paused (workers keep their games and"
-          " resend them): free space in %s, storing resumes by itself blocked_s=%llu"
-          " games_not_stored=%llu reason=\"%s\"", g->dir,
+          " resend them): %s%s, storing resumes by itself blocked_s=%llu"
+          " games_not_stored=%llu reason=\"%s\"",
+          fds ? "the process is out of file descriptors (connections take them: look for a"
+                " client holding many, raise LimitNOFILE) in " : "free space in ", g->dir,
           (unsigned long long)((now - g->blocked_since_ms) / 1000u),
           (unsigned long long)g->blocked_games, why);
 }

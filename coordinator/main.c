@@ -3,9 +3,11 @@
  * Creates or resumes the campaign in DIR, rebuilds the replay window from the game
  * segments and runs the loop until SIGINT/SIGTERM; then flushes, fsyncs and closes.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -169,6 +171,29 @@ static void coordinator_free(xqc_t *c) {
   free(c);
 }
 
+/* Raises the soft open-file limit to the hard one and logs both: every connection takes a
+ * descriptor, and at a shell's 1024 a flood of idle connections had left none for the game
+ * segments (EMFILE) and locked new workers out (issue 47). */
+static void raise_open_files(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+    XQ_LOGW(COMP, "cannot read the open-file limit err=\"%s\"", strerror(errno));
+    return;
+  }
+  unsigned long long was = (unsigned long long)rl.rlim_cur;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+      XQ_LOGW(COMP, "cannot raise the open-file limit to its hard limit; connections beyond"
+              " it are refused and storage may fail (raise LimitNOFILE / ulimit -n) limit=%llu"
+              " hard=%llu err=\"%s\"", was, (unsigned long long)rl.rlim_max, strerror(errno));
+      return;
+    }
+  }
+  XQ_LOGI(COMP, "open-file limit limit=%llu was=%llu hard=%llu (each connection takes one)",
+          (unsigned long long)rl.rlim_cur, was, (unsigned long long)rl.rlim_max);
+}
+
 int main(int argc, char **argv) {
   const char *dir = NULL;
   override_t *ov = calloc((size_t)argc, sizeof *ov);
@@ -191,6 +216,7 @@ int main(int argc, char **argv) {
     free(c);
     return 2;
   }
+  raise_open_files();
   rc = run_campaign(c, &eb);
   if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
   coordinator_free(c);

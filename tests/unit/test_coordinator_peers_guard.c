@@ -268,6 +268,66 @@ static void test_slow_reader_bounded(void **state) {
   remove_dir();
 }
 
+/* The soft "Max open files" of process pid. */
+static long open_files_limit(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/limits", (int)pid);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  long soft = -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Max open files %ld", &soft) == 1) break;
+  fclose(f);
+  return soft;
+}
+
+static void test_connection_flood(void **state) {
+  (void)state;
+  enum { FLOOD = 1100 };
+  struct rlimit rl, shell;
+  assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  if (rl.rlim_max < 4 * FLOOD) skip(); /* no room to raise here */
+  fresh_dir();
+  /* Started from a shell's 1024; this process keeps room for its own connections. */
+  shell = rl;
+  shell.rlim_cur = 1024;
+  assert_int_equal(setrlimit(RLIMIT_NOFILE, &shell), 0);
+  pid_t pid = start_coordinator();
+  assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+  void *ctx = zmq_ctx_new();
+  void *w = connect_dealer(ctx);
+  hello_as(w, "flooded");
+  assert_int_equal(open_files_limit(pid), (long)rl.rlim_max);
+  assert_int_equal(log_count("open-file limit"), 1);
+  /* 1,100 idle connections that never speak. */
+  static int fds[FLOOD];
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((uint16_t)g_router_port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < FLOOD; i++) {
+    fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fds[i] >= 0);
+    assert_int_equal(connect(fds[i], (struct sockaddr *)&a, sizeof a), 0);
+  }
+  /* A new peer still gets in, and games are still stored. */
+  void *late = connect_dealer(ctx);
+  send_status_request(late);
+  Xqz__Envelope *r = recv_within(late, 5000);
+  if (!r) fail_msg("a new peer was locked out by %d idle connections", FLOOD);
+  xq_wire_free(&r);
+  r = game_reply(w, "flooded", 1, 9001);
+  if (!accepted(r)) fail_msg("a game was not stored during the flood");
+  xq_wire_free(&r);
+  for (int i = 0; i < FLOOD; i++) close(fds[i]);
+  zmq_close(late);
+  zmq_close(w);
+  zmq_ctx_term(ctx);
+  coord_stop(pid);
+  remove_dir();
+}
+
 int main(void) {
   /* XQZ_COORDINATOR=path runs another build (say, one from before the fix). */
   if (getenv("XQZ_COORDINATOR")) g_coordinator = getenv("XQZ_COORDINATOR");
@@ -277,6 +337,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_takeover_while_connected, teardown),
       cmocka_unit_test_teardown(test_takeover_after_leaving, teardown),
       cmocka_unit_test_teardown(test_slow_reader_bounded, teardown),
+      cmocka_unit_test_teardown(test_connection_flood, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
