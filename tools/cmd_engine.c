@@ -296,7 +296,8 @@ static void *search_main(void *arg) {
       best = r->best;
       ponder = r->pv_len >= 2 ? r->pv[1] : 0;
     }
-    print_info(e, r, nodes, xq_clock_ms() - e->start_ms);
+    /* A search stopped before its first simulation has no line worth showing. */
+    if (nodes > 0 || r->pv_len > 0) print_info(e, r, nodes, xq_clock_ms() - e->start_ms);
     if (r->pool_full) {
       /* The tree cannot grow: searching on would only repeat what it knows. */
       say(e, "info string node pool full (%" PRId64 " nodes, Hash %d MB): answering with the "
