@@ -8,6 +8,8 @@
  */
 #include "status.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -60,8 +62,17 @@ static void tmp_free(tmp_t *t) {
   memset(t, 0, sizeof *t);
 }
 
+/* An Elo as shown: rounded to 0.01 and never -0, so chained sums show 0, not 5.68e-14
+ * (issue 49 item 8). Infinite and NaN values pass as they are (JSON null). */
+static double tidy_elo(double elo) {
+  if (!isfinite(elo)) return elo;
+  return round(elo * 100.0) / 100.0 + 0.0; /* + 0.0 turns -0 into 0 */
+}
+
 /* One MatchStatus for Status.open_match, Status.recent_matches and Promotions. The Elo
- * interval comes from the W/D/L (trinomial); `elo` is the one the gate decided with. */
+ * interval comes from the W/D/L (trinomial); `elo` is the one the gate decided with. A
+ * match without a decisive game has no interval (the draws alone say nothing of its width,
+ * and "0 +- 0" claimed certainty): both ends are left open, shown as null in JSON. */
 static Xqz__MatchStatus *match_status(tmp_t *t, const xqc_match_info_t *r) {
   Xqz__MatchStatus *m = tmp_alloc(t, sizeof *m);
   if (!m) return NULL;
@@ -76,12 +87,13 @@ static Xqz__MatchStatus *match_status(tmp_t *t, const xqc_match_info_t *r) {
   m->draws = r->draws;
   m->losses = r->losses;
   m->score = r->score;
-  m->elo = r->elo;
-  m->elo_lo = est.elo_lo;
-  m->elo_hi = est.elo_hi;
+  m->elo = tidy_elo(r->elo);
+  bool decisive = r->wins + r->losses > 0;
+  m->elo_lo = decisive ? tidy_elo(est.elo_lo) : -INFINITY;
+  m->elo_hi = decisive ? tidy_elo(est.elo_hi) : INFINITY;
   m->decision = tmp_str(t, r->decision);
   m->time = r->time;
-  m->best_elo = r->best_elo;
+  m->best_elo = tidy_elo(r->best_elo);
   return m->decision ? m : NULL;
 }
 
@@ -334,7 +346,7 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.campaign = base_name(&t, c->dir);
   s.software_version = XQ_SOFTWARE_NAME;
   s.protocol_version = XQ_PROTOCOL_VERSION;
-  s.best_elo = c->best_elo;
+  s.best_elo = tidy_elo(c->best_elo);
   s.positions_per_s = xqc_status_rate(c);
   s.window_capacity = c->replay.cap;
   s.samples_served = c->samples_served;

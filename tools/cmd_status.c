@@ -84,8 +84,9 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
   printf("campaign   %s   id %016llx   at %s   (coordinator %s, protocol %u, up %s)\n",
          s->campaign, (unsigned long long)s->campaign_id, addr, s->software_version,
          s->protocol_version, up);
-  printf("best net   %016llx   Elo %+.1f   promotions %llu\n",
-         (unsigned long long)s->best_net_id, s->best_elo, (unsigned long long)s->promotions);
+  char elo[64];
+  printf("best net   %016llx   Elo %s   promotions %llu\n", (unsigned long long)s->best_net_id,
+         xqz_elo_text(elo, sizeof elo, s->best_elo, 1), (unsigned long long)s->promotions);
   printf("trainer    step %llu", (unsigned long long)s->trainer_step);
   if (s->last_loss)
     printf("   loss %.4f (policy %.4f, value %.4f) at step %llu", s->last_loss->loss,
@@ -116,9 +117,10 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
   printf("gating     %s", s->gating_mode);
   const Xqz__MatchStatus *m = s->open_match;
   if (m)
-    printf("; open: %016llx vs %016llx  %lld-%lld-%lld  score %.3f  Elo %+.0f [%+.0f, %+.0f]\n",
+    printf("; open: %016llx vs %016llx  %lld-%lld-%lld  score %.3f  Elo %s\n",
            (unsigned long long)m->net_a, (unsigned long long)m->net_b, (long long)m->wins,
-           (long long)m->draws, (long long)m->losses, m->score, m->elo, m->elo_lo, m->elo_hi);
+           (long long)m->draws, (long long)m->losses, m->score,
+           xqz_match_elo_text(elo, sizeof elo, m));
   else
     printf("; no match open; last: %s\n", s->last_gating);
   printf("anchors    best net: ");

@@ -131,13 +131,34 @@ void xqz_match_header(FILE *f) {
           "W-D-L", "score", "Elo (95%)", "decision", "time");
 }
 
+const char *xqz_elo_text(char *buf, size_t cap, double elo, int decimals) {
+  if (isnan(elo)) snprintf(buf, cap, "-");
+  else if (isinf(elo)) snprintf(buf, cap, "%s", elo > 0 ? "+inf" : "-inf");
+  else if (fabs(elo) < 0.5 * pow(10.0, -decimals)) snprintf(buf, cap, "%.*f", decimals, 0.0);
+  else snprintf(buf, cap, "%+.*f", decimals, elo);
+  return buf;
+}
+
+const char *xqz_match_elo_text(char *buf, size_t cap, const Xqz__MatchStatus *m) {
+  char e[32], lo[32], hi[32];
+  xqz_elo_text(e, sizeof e, m->elo, 0);
+  double ci = (m->elo_hi - m->elo_lo) / 2;
+  if (m->wins + m->losses == 0 && m->draws == 0) snprintf(buf, cap, "- (no games)");
+  else if (m->wins + m->losses == 0) snprintf(buf, cap, "%s (draws only)", e);
+  else if (isfinite(ci))
+    snprintf(buf, cap, "%s ± %.0f", e, ci);
+  else if (isfinite(m->elo_lo) || isfinite(m->elo_hi))
+    snprintf(buf, cap, "%s [%s, %s]", e, xqz_elo_text(lo, sizeof lo, m->elo_lo, 0),
+             xqz_elo_text(hi, sizeof hi, m->elo_hi, 0));
+  else snprintf(buf, cap, "%s (interval open)", e);
+  return buf;
+}
+
 void xqz_match_row(FILE *f, const Xqz__MatchStatus *m) {
-  char wdl[40], elo[40], when[32] = "-";
+  char wdl[40], elo[64], when[32] = "-";
   snprintf(wdl, sizeof wdl, "%lld-%lld-%lld", (long long)m->wins, (long long)m->draws,
            (long long)m->losses);
-  double ci = (m->elo_hi - m->elo_lo) / 2;
-  if (isfinite(ci)) snprintf(elo, sizeof elo, "%+.0f ± %.0f", m->elo, ci);
-  else snprintf(elo, sizeof elo, "%+.0f ± inf", m->elo);
+  xqz_match_elo_text(elo, sizeof elo, m);
   if (m->time > 0) {
     time_t t = (time_t)m->time;
     struct tm tm;

@@ -50,6 +50,13 @@ Xqz__Envelope *xqz_remote_call(xqz_remote_t *r, Xqz__Envelope *env,
                                Xqz__Envelope__BodyCase want);
 
 /* A gating match as one table row (xqz status, xqz promotions). */
+/* An Elo for the screen: "+12", "-3", "0" for anything that rounds to zero (never "+0",
+ * "-0" or 5.68e-14), "+inf"/"-inf", "-" for NaN; decimals after the point. Returns buf. */
+const char *xqz_elo_text(char *buf, size_t cap, double elo, int decimals);
+/* A match's Elo with its 95% interval: "+35 ± 40"; "0 (draws only)" when no game was
+ * decisive (the interval is undefined, not 0); "+inf [+200, +inf]" or "(interval open)"
+ * when an end is infinite; "- (no games)". Returns buf. */
+const char *xqz_match_elo_text(char *buf, size_t cap, const Xqz__MatchStatus *m);
 void xqz_match_header(FILE *f);
 void xqz_match_row(FILE *f, const Xqz__MatchStatus *m);
 /* Strength against the anchors (oldest first, as Status and Promotions carry them):

@@ -66,8 +66,15 @@ int xq_addr_check_zmq_bind(const char *what, const char *ep, xq_errbuf_t *eb) {
                       "%s: '%s' is not a ZeroMQ endpoint: write tcp://HOST:PORT (e.g."
                       " tcp://127.0.0.1:5555, tcp://*:5555 for every interface) or ipc://PATH",
                       what, ep);
-  const char *a = ep + 6, *colon = strrchr(a, ':');
-  if (!colon || colon == a || !host_chars_ok(a, (size_t)(colon - a)))
+  const char *a = ep + 6, *colon = strrchr(a, ':'), *bracket = strrchr(a, ']');
+  /* Say which part is missing: "tcp://127.0.0.1" lacks only its port (issue 49). */
+  if (*a && (!colon || (bracket && colon < bracket)))
+    return xq_err_set(eb, XQ_EINVAL, "%s: '%s' has no port: add one, as in %s:5555", what, ep,
+                      ep);
+  if (colon == a)
+    return xq_err_set(eb, XQ_EINVAL, "%s: '%s' has no host: give an address, a name or *"
+                      " before the port, as in tcp://127.0.0.1%s", what, ep, colon);
+  if (!colon || !host_chars_ok(a, (size_t)(colon - a)))
     return xq_err_set(eb, XQ_EINVAL,
                       "%s: '%s': want tcp://HOST:PORT with HOST an address, a name or *"
                       " (e.g. tcp://127.0.0.1:5555)",

@@ -11,6 +11,7 @@
 #include "schema.h"
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,6 +161,17 @@ static int user_version(sqlite3 *db, int *v) {
   return rc;
 }
 
+/* The tables in db (-1 when it cannot be read). */
+static int table_count(sqlite3 *db) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM sqlite_master WHERE type='table'", -1, &st,
+                         NULL) != SQLITE_OK)
+    return -1;
+  int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+  sqlite3_finalize(st);
+  return n;
+}
+
 int xqc_schema_migrate(sqlite3 *db, const char *path, xq_errbuf_t *eb) {
   int v = 0;
   if (user_version(db, &v) < 0)
@@ -173,6 +185,9 @@ int xqc_schema_migrate(sqlite3 *db, const char *path, xq_errbuf_t *eb) {
     return xq_err_set(eb, XQ_EFORMAT, "%s: schema version %d found, expected 0 to %d", path, v,
                       XQC_SCHEMA_VERSION);
   if (v == XQC_SCHEMA_VERSION) return 0;
+  /* An empty database is a new campaign's: its log says "created", not "migrated from 0"
+   * (a version-0 database with tables is one of the last unversioned build). */
+  bool fresh = v == 0 && table_count(db) == 0;
   char *err = NULL;
   if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &err) != SQLITE_OK) {
     xq_err_set(eb, XQ_EIO, "%s: cannot start the migration: %s", path, err ? err : "?");
@@ -206,6 +221,7 @@ int xqc_schema_migrate(sqlite3 *db, const char *path, xq_errbuf_t *eb) {
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
   }
-  XQ_LOGI("db", "schema migrated path=%s from=%d to=%d", path, v, XQC_SCHEMA_VERSION);
+  if (fresh) XQ_LOGI("db", "schema created path=%s version=%d", path, XQC_SCHEMA_VERSION);
+  else XQ_LOGI("db", "schema migrated path=%s from=%d to=%d", path, v, XQC_SCHEMA_VERSION);
   return 0;
 }

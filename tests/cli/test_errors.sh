@@ -30,7 +30,7 @@ refused "xqz-worker --coordinator without tcp://" "$tcp" "$WORKER" --coordinator
 refused "xqz-trainer --coordinator without tcp://" "$tcp" \
   "$TRAINER" --dir "$dir/t" --coordinator 127.0.0.1:5655
 refused "xqz status --coordinator without tcp://" "$tcp" "$XQZ" status --coordinator 127.0.0.1:5655
-refused "xqz promotions --coordinator without a port" "has no host and port: give tcp://HOST:PORT" \
+refused "xqz promotions --coordinator without a port" "has no port: add one, as in tcp://127.0.0.1:5555" \
   "$XQZ" promotions --coordinator tcp://127.0.0.1
 refused "xqz-worker --pub without tcp://" "'127.0.0.1:5656' is not a ZeroMQ endpoint" \
   "$WORKER" --pub 127.0.0.1:5656

@@ -29,6 +29,23 @@ static void test_zmq_accepted(void **state) {
   }
 }
 
+/* The refusal names the part that is missing (issue 49: tcp://127.0.0.1 was said to have
+ * "no host and port"). */
+static void test_zmq_names_the_part(void **state) {
+  (void)state;
+  static const struct {
+    const char *ep, *says;
+  } cases[] = {{"tcp://127.0.0.1", "'tcp://127.0.0.1' has no port: add one, as in tcp://127.0.0.1:5555"},
+               {"tcp://[::1]", "has no port"},
+               {"tcp://:5555", "'tcp://:5555' has no host"},
+               {"tcp://127.0.0.1:55a5", "the port must be 0..65535 or *"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    xq_errbuf_t eb = {{0}};
+    assert_int_equal(xq_addr_check_zmq_bind("router", cases[i].ep, &eb), XQ_EINVAL);
+    if (!strstr(eb.msg, cases[i].says)) fail_msg("%s: '%s', want '%s'", cases[i].ep, eb.msg, cases[i].says);
+  }
+}
+
 static void test_zmq_refused(void **state) {
   (void)state;
   static const char *const bad[] = {"127.0.0.1:5555", "tcp://127.0.0.1", "tcp://127.0.0.1:",
@@ -68,6 +85,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_zmq_accepted),
       cmocka_unit_test(test_zmq_refused),
+      cmocka_unit_test(test_zmq_names_the_part),
       cmocka_unit_test(test_hostport),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
