@@ -97,8 +97,8 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void usage(void) {
-  fprintf(stderr, "usage: xqz bench coordinator --endpoint tcp://127.0.0.1:PORT [--workers N]\n"
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz bench coordinator --endpoint tcp://127.0.0.1:PORT [--workers N]\n"
                   "         [--seconds S] [--inflight K] [--pool P] [--records CAMPAIGN_DIR|FILE.xqzg]\n"
                   "         [--rate GAMES_PER_S | --position-rate POSITIONS_PER_S (0: as fast as acked)]\n"
                   "         [--trainer] [--batch B]\n"
@@ -344,13 +344,18 @@ typedef struct {
   uint64_t seed;
 } bench_opts_t;
 
-/* Returns 0, or 2 after printing the usage. */
+/* Returns 0, 1 after printing the usage for --help, or 2 after printing it for a bad
+ * command line. */
 static int parse_opts(bench_opts_t *o, int argc, char **argv) {
   *o = (bench_opts_t){.workers = 4, .inflight = 64, .pool_n = -1, .batch = 256, .prefetch = 1,
                       .seconds = 20.0, .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has = i + 1 < argc;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return 1;
+    }
     if (!strcmp(a, "--endpoint") && has) o->endpoint = argv[++i];
     else if (!strcmp(a, "--workers") && has) o->workers = atoi(argv[++i]);
     else if (!strcmp(a, "--seconds") && has) o->seconds = atof(argv[++i]);
@@ -366,7 +371,7 @@ static int parse_opts(bench_opts_t *o, int argc, char **argv) {
     else if (!strcmp(a, "--trainer")) o->trainer = true;
     else if (!strcmp(a, "--json")) o->json = true;
     else {
-      usage();
+      usage(stderr);
       return 2;
     }
   }
@@ -376,7 +381,7 @@ static int parse_opts(bench_opts_t *o, int argc, char **argv) {
       o->inflight > BENCH_MAX_INFLIGHT || o->pool_n < 1 || o->batch < 1 || o->batch > 8192 ||
       !(o->trainer_rate >= 0) || !(o->rate >= 0) || !(o->prate >= 0) ||
       (o->rate > 0 && o->prate > 0) || o->prefetch < 1 || o->prefetch > BENCH_MAX_PREFETCH) {
-    usage();
+    usage(stderr);
     return 2;
   }
   return 0;
@@ -683,7 +688,8 @@ static void run(bench_t *b, double t0) {
 
 int xqz_bench_coordinator(int argc, char **argv) {
   bench_opts_t o;
-  if (parse_opts(&o, argc, argv)) return 2;
+  int prc = parse_opts(&o, argc, argv);
+  if (prc) return prc == 1 ? 0 : 2;
   bench_t b = {.o = &o};
   b.pool = build_pool(&o, &b.pool_n);
   if (!b.pool) return 1;

@@ -25,6 +25,10 @@ static const struct {
 int xqz_bench_movegen(int argc, char **argv) {
   int games = 200;
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      printf("usage: xqz bench movegen [--games N]\n");
+      return 0;
+    }
     if (!strcmp(argv[i], "--games") && i + 1 < argc) games = atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: xqz bench movegen [--games N]\n");

@@ -48,6 +48,11 @@ int xqz_bench_selfplay(int argc, char **argv) {
   static const char *const base_name[] = {"", "openblas", "dense"};
   static const char *const new_name[] = {"", "narrow", "legal"};
   for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      printf("usage: xqz bench selfplay [--net FILE] [--sims S] [--seconds T] "
+             "[--parallel G,G,...] [--vs-openblas | --vs-dense]\n");
+      return 0;
+    }
     bool openblas = !strcmp(argv[i], "--vs-openblas");
     if (openblas || !strcmp(argv[i], "--vs-dense")) {
       if (vs != VS_NONE) goto usage;

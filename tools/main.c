@@ -17,11 +17,11 @@ typedef struct {
 
 static const xqz_command_t commands[] = {
     {"perft", xqz_cmd_perft, "count legal move paths: perft FEN|startpos DEPTH [--divide]"},
-    {"bench", xqz_cmd_bench, "benchmarks: bench movegen | bench nn"},
+    {"bench", xqz_cmd_bench, "benchmarks: bench movegen | nn | selfplay | coordinator | train (bench --help)"},
     {"net", xqz_cmd_net, "networks: net init --size S|--blocks B --channels C --out F | net info F"},
     {"arena", xqz_cmd_arena, "match two players: arena A B --games N [--openings F] [--sprt E0,E1]"},
-    {"engine", xqz_cmd_engine, "UCI/UCCI engine on stdin/stdout: engine --net FILE [--seed S]"},
-    {"play", xqz_cmd_play, "play a net in the terminal: play --net FILE [--sims N] [--as red|black]"},
+    {"engine", xqz_cmd_engine, "UCI/UCCI engine on stdin/stdout: engine [--net FILE | --campaign DIR] [--threads N] [--seed S] (default: the shipped net)"},
+    {"play", xqz_cmd_play, "play a net in the terminal: play [--net FILE | --campaign DIR] [--sims N] [--as red|black] (default: the shipped net)"},
     {"explain", xqz_cmd_explain, "what a net sees: explain FEN|startpos --net FILE [--json] (value, worth of each piece)"},
     {"status", xqz_cmd_status, "a running campaign on one screen: status [--coordinator ADDR] [--json]"},
     {"games", xqz_cmd_games, "how stored games end and what they teach: games CAMPAIGN|FILE... [--adjudicate P] [--json]"},
