@@ -131,7 +131,9 @@ static int parse_threads(trainer_opts_t *o) {
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz-trainer --dir DIR [options]\n\n"
              "Trains the network on batches from the coordinator, uploads candidates,\n"
-             "checkpoints to DIR/trainer.xqzc and resumes from it (docs/trainer.md).\n\n");
+             "checkpoints to DIR/trainer.xqzc (keeping older ones as trainer.xqzc.1 ...) and\n"
+             "resumes from the newest that loads; stops, writing nothing, if training\n"
+             "diverges (docs/trainer.md).\n\n");
   for (int i = 0; i < NROWS; i++) {
     char head[64];
     snprintf(head, sizeof head, "--%s %s", rows[i].name,
