@@ -270,7 +270,7 @@ int nn_file_verify(nn_file_meta_t *meta, const unsigned char *buf, size_t len, x
   if (!meta) meta = &local;
   int rc = nn_file_decode_header(meta, buf, len, eb);
   if (rc) return rc;
-  size_t np, ns, want;
+  size_t np = 0, ns = 0, want = 0;
   if ((rc = nn_file_expected_size(meta, &want, eb))) return rc;
   nn_arch_counts(&meta->arch, &np, &ns);
   if (meta->nparams != np || meta->nstats != ns)
