@@ -9,9 +9,11 @@ build_pkgs=(build-essential cmake pkg-config git ca-certificates
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libopenblas-dev
       libuv1-dev libsqlite3-dev libinih-dev)
 # The tests: chromium is the headless browser of the dashboard test; iproute2 makes the
-# network namespaces of test_netns; shellcheck checks the deployment scripts.
+# network namespaces of test_netns; shellcheck checks the deployment scripts; faketime
+# steps the coordinator's wall clock in the chaos soak (scripts/bench/chaos.sh); util-linux
+# gives it unshare and mount for the full-disk fault.
 test_pkgs=(libcmocka-dev fairy-stockfish sqlite3 python3
-      chromium fonts-dejavu-core iproute2 procps shellcheck)
+      chromium fonts-dejavu-core iproute2 procps shellcheck faketime util-linux)
 pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}")
 for a in "$@"; do
   case "$a" in
