@@ -4,6 +4,7 @@
  * segments and runs the loop until SIGINT/SIGTERM; then flushes, fsyncs and closes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +114,14 @@ static int settings(xqc_t *c, const char *dir, const override_t *ov, int nov,
   if (rc == 0) rc = xq_dirlock_acquire(dirlock, dir, "xqz-coordinator", eb);
   xqc_config_defaults(&c->cfg);
   if (rc == 0) rc = xqc_config_load(&c->cfg, ini, eb);
+  xqc_config_t file = c->cfg; /* campaign.ini alone: what the command line changes */
   if (rc == 0) rc = apply_overrides(&c->cfg, ov, nov, eb);
   if (rc == 0) rc = xqc_config_check(&c->cfg, eb);
+  /* A campaign it cannot write is refused now, naming the file, not after listening. */
+  bool endpoints = strcmp(file.router, c->cfg.router) || strcmp(file.pub, c->cfg.pub) ||
+                   strcmp(file.http, c->cfg.http);
+  if (rc == 0) rc = xqc_campaign_check_writable(dir, endpoints, eb);
+  if (rc == 0) xqc_campaign_settings_changes(dir, &c->cfg, &file);
   return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "json_out.h"
@@ -226,6 +227,12 @@ static int add_file(games_file_t **files, int *n, const char *path, double pawns
  * campaign one directory up; a record file to none. */
 static int expand(const char *p, games_file_t **files, int *n, double given, xq_errbuf_t *eb) {
   char dir[1200], camp[1300] = "";
+  /* Checked before anything is printed: an error comes alone, never after the header. */
+  if (access(p, R_OK) != 0)
+    return errno == ENOENT
+               ? xq_err_set(eb, XQ_EIO, "%s: no such campaign directory or file (check the"
+                            " path: a campaign directory, its games/ or game files)", p)
+               : xq_err_set(eb, XQ_EIO, "%s: cannot read it: %s", p, strerror(errno));
   if (!is_dir(p)) {
     const char *slash = strrchr(p, '/');
     if (xq_seg_number(slash ? slash + 1 : p) >= 0)

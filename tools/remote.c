@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "support/ini_value.h"
@@ -56,12 +57,16 @@ int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i) {
  * interface (host "*" or 0.0.0.0) is reached on loopback. */
 static int campaign_address(xqz_remote_t *r, xq_errbuf_t *eb) {
   char ini[1100], bind[256];
+  struct stat st;
+  if (stat(r->campaign, &st) != 0 || !S_ISDIR(st.st_mode))
+    return xq_err_set(eb, XQ_EINVAL, "%s: no such campaign directory (check the path; or give"
+                      " --coordinator ADDR)", r->campaign);
   snprintf(ini, sizeof ini, "%s/campaign.ini", r->campaign);
-  int rc = xq_ini_get(ini, "router", bind, sizeof bind, eb);
-  if (rc < 0)
-    return xq_err_set(eb, XQ_EINVAL, "--campaign %s: %s (is it a campaign directory? its"
-                      " coordinator writes campaign.ini at its first start)", r->campaign,
-                      eb->msg);
+  xq_errbuf_t e2;
+  int rc = xq_ini_get(ini, "router", bind, sizeof bind, &e2);
+  if (rc < 0) /* e2 names the file already */
+    return xq_err_set(eb, XQ_EINVAL, "%s (is %s a campaign directory? its coordinator writes"
+                      " campaign.ini at its first start)", e2.msg, r->campaign);
   if (rc == 0) snprintf(bind, sizeof bind, "%s", XQZ_REMOTE_DEFAULT_ADDR);
   const char *host = strstr(bind, "://");
   host = host ? host + 3 : bind;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -20,6 +21,7 @@
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
 #include "nets.h"
+#include "support/atomic_file.h"
 #include "support/campaign_nets.h"
 #include "support/ini_value.h"
 #include "support/log.h"
@@ -78,6 +80,139 @@ void xqc_campaign_record_endpoints(const char *dir, const xqc_config_t *cfg) {
   if (changed)
     XQ_LOGI("campaign", "recorded the endpoints in use in campaign.ini router=%s pub=%s"
             " http=%s", cfg->router, cfg->pub, cfg->http);
+}
+
+/* The fix for a path this process may not write, by the errno of access(2): a read-only
+ * file system, an immutable file (chattr +i, also refused to root) or a file mode. */
+static void write_fix(char *out, size_t n, const char *path, int err) {
+  struct stat st;
+  if (err == EROFS)
+    snprintf(out, n, "it is on a read-only file system: remount it read-write, or copy the"
+             " campaign directory to a writable disk and start there");
+  else if (err == EPERM)
+    snprintf(out, n, "it is immutable or append-only: see lsattr %s, then chattr -i -a %s",
+             path, path);
+  else if (stat(path, &st) == 0)
+    snprintf(out, n, "this process (uid %u) may not write it (owner uid %u, mode %04o): make"
+             " it writable (chmod u+w %s) or run the coordinator as its owner",
+             (unsigned)geteuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), path);
+  else
+    snprintf(out, n, "%s: make it writable for the coordinator's user", strerror(err));
+}
+
+int xqc_campaign_check_writable(const char *dir, bool ini_must_change, xq_errbuf_t *eb) {
+  /* What the coordinator writes while it runs: the directory and its folders (segments,
+   * nets, the database's -wal and -shm), the database, its logs. A file absent is made
+   * later in its (checked) directory. */
+  static const char *const paths[] = {"", "/games", "/nets", "/campaign.db",
+                                      "/campaign.db-wal", "/campaign.db-shm",
+                                      "/promotions.log", "/anchors.log", "/campaign.ini"};
+  for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+    bool ini = strcmp(paths[i], "/campaign.ini") == 0;
+    if (ini && !ini_must_change) continue;
+    char p[1100], fix[1400];
+    snprintf(p, sizeof p, "%s%s", dir, paths[i]);
+    if (access(p, F_OK) != 0 && i > 0) continue;
+    if (access(p, W_OK) == 0) continue;
+    int err = errno;
+    write_fix(fix, sizeof fix, p, err);
+    /* The whole story in the log (an error buffer holds 256 bytes), the gist in eb. */
+    if (ini)
+      XQ_LOGE("campaign", "%s is read-only (%s), and the command line gives other endpoints"
+              " (router, pub, http) than it holds, which the coordinator records there for"
+              " clients (xqz status --campaign) and the next start: %s; or write the endpoints"
+              " into campaign.ini yourself", p, strerror(err), fix);
+    else
+      XQ_LOGE("campaign", "%s is read-only (%s), and the coordinator writes it (%s): %s", p,
+              strerror(err),
+              i == 0 ? "segments, nets, the database's journal" :
+              i <= 2 ? "games and nets" :
+              i <= 5 ? "nets, matches, promotions" : "one line per decision",
+              fix);
+    return xq_err_set(eb, XQ_EIO, "%s is read-only (%s): the fix is in the line above", p,
+                      strerror(err));
+  }
+  return 0;
+}
+
+/* The settings in text, one "key = value" line each (xqc_config_write); malloc'd or NULL. */
+static char *settings_text(const xqc_config_t *cfg, size_t *len) {
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, len);
+  if (!f) return NULL;
+  int rc = xqc_config_write(cfg, f);
+  if (fclose(f) != 0 || rc < 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+/* The value of key in text of len bytes ("key = value" lines; ';' comments), copied into
+ * out (n bytes); false when the key is absent. */
+static bool setting_value(const char *text, size_t len, const char *key, char *out, size_t n) {
+  size_t kl = strlen(key);
+  for (const char *l = text, *end = text + len; l < end;) {
+    const char *nl = memchr(l, '\n', (size_t)(end - l));
+    size_t ll = nl ? (size_t)(nl - l) : (size_t)(end - l);
+    if (ll >= kl + 3 && !memcmp(l, key, kl) && !memcmp(l + kl, " = ", 3)) {
+      snprintf(out, n, "%.*s", (int)(ll - kl - 3), l + kl + 3);
+      return true;
+    }
+    l += ll + 1;
+  }
+  return false;
+}
+
+void xqc_campaign_settings_changes(const char *dir, const xqc_config_t *now,
+                                   const xqc_config_t *file) {
+  char path[1100];
+  snprintf(path, sizeof path, "%s/%s", dir, XQC_CAMPAIGN_LAST_START);
+  size_t nlen = 0, flen = 0, llen = 0;
+  char *ntext = settings_text(now, &nlen), *ftext = settings_text(file, &flen);
+  unsigned char *last = NULL;
+  xq_errbuf_t eb;
+  if (!ntext || !ftext) {
+    XQ_LOGW("campaign", "out of memory comparing the settings with the last start's");
+    free(ntext);
+    free(ftext);
+    return;
+  }
+  if (access(path, F_OK) == 0 && xq_read_file(path, 1 << 20, &last, &llen, &eb) < 0)
+    XQ_LOGW("campaign", "cannot read the last start's settings; changes are not listed this"
+            " time error=\"%s\"", eb.msg);
+  int changed = 0;
+  for (const char *l = ntext, *end = ntext + nlen; last && l < end;) {
+    const char *nl = memchr(l, '\n', (size_t)(end - l)), *eq = strstr(l, " = ");
+    size_t ll = nl ? (size_t)(nl - l) : (size_t)(end - l);
+    char key[64], was[600], is[600], in_file[600];
+    if (*l != ';' && eq && eq < l + ll && (size_t)(eq - l) < sizeof key) {
+      snprintf(key, sizeof key, "%.*s", (int)(eq - l), l);
+      if (setting_value((const char *)last, llen, key, was, sizeof was) &&
+          setting_value(ntext, nlen, key, is, sizeof is) && strcmp(was, is) != 0) {
+        bool from_ini = setting_value(ftext, flen, key, in_file, sizeof in_file) &&
+                        !strcmp(in_file, is);
+        XQ_LOGW("campaign", "setting differs from the last start key=%s was=\"%s\" now=\"%s\""
+                " from=%s", key, was, is, from_ini ? "campaign.ini" : "command-line");
+        changed++;
+      }
+    }
+    l += ll + 1;
+  }
+  if (changed)
+    XQ_LOGW("campaign", "%d setting(s) differ from the last start (listed above); if that was"
+            " not meant, stop and start again with the last start's options (they are in %s)",
+            changed, path);
+  const char *head = "; settings in force at the last start of xqz-coordinator, written at each"
+                     " start to list what changed at the next; edit campaign.ini, not this\n";
+  const void *parts[2] = {head, ntext};
+  size_t sizes[2] = {strlen(head), nlen};
+  if (xq_atomic_write(path, parts, sizes, 2, &eb) < 0)
+    XQ_LOGW("campaign", "cannot record the settings of this start; the next start cannot list"
+            " what changed error=\"%s\"", eb.msg);
+  free(ntext);
+  free(ftext);
+  free(last);
 }
 
 /* 64 random bits from the kernel; without them (very old kernel, early boot), a net-style

@@ -6,6 +6,7 @@
 #ifndef XQC_CAMPAIGN_H
 #define XQC_CAMPAIGN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,19 @@ int xqc_campaign_init_dir(const char *dir, xq_errbuf_t *eb);
  * (xqz status --campaign DIR) then finds this coordinator, and the next start without the
  * options listens on the same ones. Failure is logged, not fatal. */
 void xqc_campaign_record_endpoints(const char *dir, const xqc_config_t *cfg);
+/* Refuses to start (XQ_EIO, naming the file, the cause and the fix) on a campaign this
+ * process cannot write: the directory, games/, nets/, campaign.db and its -wal/-shm,
+ * promotions.log and anchors.log; and campaign.ini when ini_must_change (the command line
+ * gives endpoints it must record). Else the coordinator would listen and fail each write. */
+int xqc_campaign_check_writable(const char *dir, bool ini_must_change, xq_errbuf_t *eb);
+/* The settings in force at the last start, in the campaign directory (campaign.ini form). */
+#define XQC_CAMPAIGN_LAST_START "last-start.ini"
+/* Logs (WARN) each setting of now that differs from the last start's (XQC_CAMPAIGN_LAST_START),
+ * with its source: campaign.ini when file (campaign.ini alone) holds it, else the command
+ * line; then records now's. A restart with other options no longer changes them silently.
+ * Failures are logged, not fatal. */
+void xqc_campaign_settings_changes(const char *dir, const xqc_config_t *now,
+                                   const xqc_config_t *file);
 /* Opens the db (migrating its layout); reads the campaign id, making one when the
  * campaign has none; creates net 1 (recording the id) when there is no best net yet. */
 int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,

@@ -32,6 +32,14 @@ int xqc_db_open(xqc_db_t **db, const char *path, xq_errbuf_t *eb) {
     sqlite3_close(h);
     return XQ_EIO;
   }
+  /* SQLite falls back to read-only when it may not write the file; the coordinator would
+   * then listen and fail every write (campaign.c checks first; this is the last guard). */
+  if (sqlite3_db_readonly(h, "main") == 1) {
+    xq_err_set(eb, XQ_EIO, "%s: opened read-only (it, its -wal/-shm or its directory is"
+               " not writable): make them writable or run as their owner", path);
+    sqlite3_close(h);
+    return XQ_EIO;
+  }
   /* Start-up may wait for a lock (the migration); the loop never does (see the top). */
   sqlite3_busy_timeout(h, 2000);
   char *err = NULL;
