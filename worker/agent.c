@@ -2,6 +2,7 @@
 #include "agent.h"
 
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest.h"
 #include "job_check.h"
 #include "link.h"
 #include "nn/blas_core.h"
@@ -35,6 +37,8 @@
 #define STOP_GRACE_MS 10000      /* ... and the play thread this long to return, at most */
 #define JOB_RETRY_MS 2000        /* ask for another job this long after giving one up */
 #define HELLO_RETRY_MS 5000      /* say Hello again this long after it was refused */
+#define PAUSE_DRAIN_MS 20000     /* on a pause, running games get this long to finish */
+#define NETCACHE_KEEP_LAST 3     /* the newest cached nets kept whatever the size cap */
 
 typedef struct {
   const xq_worker_opts_t *o;
@@ -75,6 +79,16 @@ typedef struct {
   int fatal; /* stop now, exit non-zero (another protocol, or another campaign) */
   /* progress */
   int64_t last_progress_ms, last_progress_pos;
+  /* a lent machine (guest.h) */
+  volatile sig_atomic_t *pause_sig; /* SIGUSR1 sets, SIGUSR2 clears */
+  unsigned pause;                   /* XQ_PAUSE_* bits in force */
+  int64_t pause_ms;                 /* when the current pause began (0: playing) */
+  bool pause_aborted;               /* the running task was cut short for this pause */
+  xq_idle_t idle;
+  int64_t load_ms;                  /* time of the last CPU sample (0: none) */
+  uint64_t load_busy, load_self;
+  unsigned memory_bit;              /* XQ_PAUSE_MEMORY while the RSS is above the cap */
+  long rss_mb;
 } agent_t;
 
 static void send_env(agent_t *a, Xqz__Envelope *env, int request) {
@@ -131,6 +145,8 @@ static void send_heartbeat(agent_t *a) {
   h.worker_id = a->worker_id;
   h.net_id = a->playing_net;
   h.games_done = (uint64_t)atomic_load(&a->play.games);
+  h.paused = a->pause != 0;
+  h.pause_reason = (char *)xq_pause_reason(a->pause);
   env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
   env.heartbeat = &h;
   send_env(a, &env, 0);
@@ -164,6 +180,27 @@ static int want_net(agent_t *a, uint64_t id) {
   return 0;
 }
 
+/* Keeps the net cache under --cache-mb: the best net, the nets of the current and the
+ * pending jobs, the net being played and the NETCACHE_KEEP_LAST newest stay whatever the
+ * size; the least recently used others go first. */
+static void prune_cache(agent_t *a) {
+  uint64_t keep[] = {a->best_net, a->announced, a->announce_pending, a->playing_net,
+                     a->job_net, a->arena.net_a, a->arena.net_b, a->fetch.id};
+  xq_netcache_usage_t u;
+  xq_errbuf_t eb = {{0}};
+  int rc = xq_netcache_prune(a->o->cache, keep, (int)(sizeof keep / sizeof keep[0]),
+                             NETCACHE_KEEP_LAST, (uint64_t)a->o->cache_mb << 20, &u, &eb);
+  if (rc < 0)
+    XQ_LOGW(C, "cannot trim the net cache; it may grow past --cache-mb dir=%s error=\"%s\"",
+            a->o->cache, eb.msg);
+  else if (u.removed)
+    XQ_LOGI(C, "net cache trimmed to --cache-mb removed=%d nets=%d mb=%.1f cap_mb=%d",
+            u.removed, u.files, (double)u.bytes / 1048576.0, a->o->cache_mb);
+  else if (u.bytes > (uint64_t)a->o->cache_mb << 20)
+    XQ_LOGW(C, "the nets in use alone exceed --cache-mb; raise it nets=%d mb=%.1f cap_mb=%d",
+            u.files, (double)u.bytes / 1048576.0, a->o->cache_mb);
+}
+
 static void on_chunk(agent_t *a, const Xqz__NetChunk *c) {
   if (!a->fetch.id || c->net_id != a->fetch.id) return;
   xq_errbuf_t eb = {{0}};
@@ -175,6 +212,9 @@ static void on_chunk(agent_t *a, const Xqz__NetChunk *c) {
   }
   if (rc == 1) {
     XQ_LOGI(C, "net fetched and verified net=%016" PRIx64 " bytes=%" PRIu64, c->net_id, c->total);
+    xq_netfetch_close(&a->fetch);
+    prune_cache(a);
+    return;
   } else {
     XQ_LOGW(C, "net fetch failed; not retried for %d s net=%016" PRIx64 " error=\"%s\"",
             FETCH_RETRY_MS / 1000, c->net_id, eb.msg);
@@ -351,7 +391,7 @@ static int poll_once(agent_t *a, int timeout_ms) {
 
 /* Chooses and posts the next task when the play thread is idle. */
 static void schedule(agent_t *a, int stopping) {
-  if (stopping || !xq_play_loop_idle(&a->play) || !a->job_kind) return;
+  if (stopping || a->pause || !xq_play_loop_idle(&a->play) || !a->job_kind) return;
   int64_t now = xq_clock_ms();
   if (a->job_pending && now - a->job_pending_ms < a->o->request_timeout_ms) return;
   if (xq_spool_full(a->spool)) {
@@ -379,6 +419,8 @@ static void schedule(agent_t *a, int stopping) {
     snprintf(t.anchor_b, sizeof t.anchor_b, "%s", a->arena_anchor);
     t.match_id = a->arena.match_id;
     t.pair_index = a->arena.pair_index;
+    xq_netcache_touch(a->o->cache, a->arena.net_a);
+    if (!anchor) xq_netcache_touch(a->o->cache, a->arena.net_b);
     xq_netcache_path(a->o->cache, a->arena.net_a, t.path_a, sizeof t.path_a);
     xq_netcache_path(a->o->cache, a->arena.net_b, t.path_b, sizeof t.path_b);
     snprintf(t.opening, sizeof t.opening, "%s", a->arena_fen);
@@ -403,7 +445,10 @@ static void schedule(agent_t *a, int stopping) {
       }
     }
     t.net_id = net;
-    if (net) xq_netcache_path(a->o->cache, net, t.net_path, sizeof t.net_path);
+    if (net) {
+      xq_netcache_touch(a->o->cache, net);
+      xq_netcache_path(a->o->cache, net, t.net_path, sizeof t.net_path);
+    }
     apply_settings(a, &t.cfg);
     t.games = a->job_games > 0 && a->job_games < (int64_t)t.cfg.threads * t.cfg.parallel
                   ? a->job_games : (int64_t)t.cfg.threads * t.cfg.parallel;
@@ -414,8 +459,10 @@ static void schedule(agent_t *a, int stopping) {
 }
 
 static void task_done(agent_t *a, const xq_task_t *t) {
-  if (t->aborted) { /* stopping: an arena pair cut short has no result */
-    XQ_LOGI(C, "running %s abandoned on stop", t->kind == XQ_TASK_ARENA ? "arena pair" : "games");
+  if (t->aborted) { /* stopping or pausing: an arena pair cut short has no result */
+    XQ_LOGI(C, "running %s abandoned on %s", t->kind == XQ_TASK_ARENA ? "arena pair" : "games",
+            a->pause_aborted ? "pause" : "stop");
+    if (a->pause_aborted && a->welcomed) send_job_request(a);
     return;
   }
   if (t->rc) XQ_LOGE(C, "task failed error=\"%s: %s\"", xq_strerror(t->rc), t->err);
@@ -443,10 +490,10 @@ static void progress(agent_t *a, int64_t now) {
   long long pos = atomic_load(&a->play.positions);
   double dt = (double)(now - a->last_progress_ms) / 1000.0;
   XQ_LOGI(C, "progress games=%lld positions=%lld pos_per_s=%.1f net=%016" PRIx64
-          " unacked=%zu connected=%d",
+          " unacked=%zu connected=%d paused=%s",
           (long long)atomic_load(&a->play.games), pos,
           dt > 0 ? (double)(pos - a->last_progress_pos) / dt : 0.0, a->playing_net,
-          xq_spool_count(a->spool), a->welcomed);
+          xq_spool_count(a->spool), a->welcomed, a->pause ? xq_pause_reason(a->pause) : "no");
   a->last_progress_ms = now;
   a->last_progress_pos = pos;
 }
@@ -483,6 +530,71 @@ static int agent_open(agent_t *a) {
   }
   if (xq_play_loop_start(&a->play, a->spool, a->worker_id)) return 2;
   return 3;
+}
+
+/* The machine's side of one loop turn (guest.h): the pause signal, the --active window,
+ * the load of other processes (--idle-only) and the resident memory (--max-rss-mb) give
+ * the pause bits. A pause stops new tasks at once, lets the running games finish for up
+ * to PAUSE_DRAIN_MS and then abandons them, so the machine is quiet within that time;
+ * the connection, heartbeats and spool go on. A change is logged and told to the
+ * coordinator in a heartbeat at once. */
+static void guest_tick(agent_t *a, int64_t now, bool stopping) {
+  const xq_worker_opts_t *o = a->o;
+  unsigned mask = *a->pause_sig ? XQ_PAUSE_SIGNAL : 0;
+  if (o->active_on && !xq_active_in(&o->active, xq_active_minute_now())) mask |= XQ_PAUSE_SCHEDULE;
+  if (!a->load_ms || now - a->load_ms >= XQ_IDLE_SAMPLE_MS) {
+    uint64_t busy, self;
+    if ((o->idle_only > 0 || o->max_rss_mb > 0) && xq_cpu_sample(&busy, &self) == 0) {
+      if (a->load_ms && o->idle_only > 0) {
+        double ticks = (double)sysconf(_SC_CLK_TCK) * (double)(now - a->load_ms) / 1000.0;
+        double other = ((double)(busy - a->load_busy) - (double)(self - a->load_self)) / ticks;
+        xq_idle_step(&a->idle, other < 0 ? 0 : other, now);
+      }
+      a->load_busy = busy;
+      a->load_self = self;
+    }
+    a->load_ms = now;
+    if (o->max_rss_mb > 0) {
+      a->rss_mb = xq_guest_rss_mb();
+      if (a->rss_mb > o->max_rss_mb && xq_play_loop_idle(&a->play)) {
+        malloc_trim(0); /* freed task memory back to the system before judging */
+        a->rss_mb = xq_guest_rss_mb();
+      }
+      unsigned bit = a->rss_mb > o->max_rss_mb ? XQ_PAUSE_MEMORY : 0;
+      if (bit && !a->memory_bit)
+        XQ_LOGW(C, "resident memory above --max-rss-mb; no new games until it is below"
+                " (lower --games-per-thread or --threads, or raise --max-rss-mb) rss_mb=%ld"
+                " cap_mb=%d", a->rss_mb, o->max_rss_mb);
+      a->memory_bit = bit;
+    }
+  }
+  if (a->idle.paused) mask |= XQ_PAUSE_BUSY;
+  mask |= a->memory_bit;
+  if (stopping) return;
+  if (mask != a->pause) {
+    if (mask && !a->pause) {
+      a->pause_ms = now;
+      a->pause_aborted = false;
+      XQ_LOGI(C, "pausing: no new games; the running ones get %d s to finish reason=%s"
+              " other_load=%.2f", PAUSE_DRAIN_MS / 1000, xq_pause_reason(mask),
+              a->idle.last_load);
+      xq_play_loop_interrupt(&a->play);
+    } else if (!mask) {
+      XQ_LOGI(C, "resuming after %lld s paused", (long long)((now - a->pause_ms) / 1000));
+      a->pause_ms = 0;
+    } else {
+      XQ_LOGI(C, "still paused reason=%s", xq_pause_reason(mask));
+    }
+    a->pause = mask;
+    if (a->welcomed) send_heartbeat(a);
+  }
+  if (a->pause && !a->pause_aborted && now - a->pause_ms >= PAUSE_DRAIN_MS &&
+      !xq_play_loop_idle(&a->play)) {
+    XQ_LOGI(C, "pausing: abandoning the games still running reason=%s",
+            xq_pause_reason(a->pause));
+    a->pause_aborted = true;
+    xq_play_loop_abort(&a->play);
+  }
 }
 
 /* After a stop signal: true once the running games are done and the last acks had their
@@ -546,12 +658,18 @@ static void link_tick(agent_t *a, int64_t now, bool stopping) {
       now >= a->link.next_connect_ms) {
     const char *hint = xq_link_handshake_hint(&a->link);
     if (hint)
-      XQ_LOGW(C, "coordinator not answering: %s; reconnecting handshake_failures=%d"
-              " unacked=%zu attempt=%" PRId64, hint, a->link.handshake_failures,
-              xq_spool_count(a->spool), a->link.reconnects + 1);
+      XQ_LOGW(C, "coordinator not answering: %s; reconnecting coordinator=%s"
+              " handshake_failures=%d unacked=%zu attempt=%" PRId64, hint, o->coordinator,
+              a->link.handshake_failures, xq_spool_count(a->spool), a->link.reconnects + 1);
+    else if (!a->link.connects)
+      XQ_LOGW(C, "coordinator not answering: no connection to %s (nothing listens there:"
+              " the coordinator is not running, or the host or port is wrong, or a firewall"
+              " drops it); reconnecting coordinator=%s unacked=%zu attempt=%" PRId64,
+              o->coordinator, o->coordinator, xq_spool_count(a->spool), a->link.reconnects + 1);
     else
-      XQ_LOGW(C, "coordinator not answering; reconnecting unacked=%zu attempt=%" PRId64,
-              xq_spool_count(a->spool), a->link.reconnects + 1);
+      XQ_LOGW(C, "coordinator not answering; reconnecting coordinator=%s unacked=%zu"
+              " attempt=%" PRId64, o->coordinator, xq_spool_count(a->spool),
+              a->link.reconnects + 1);
     xq_errbuf_t eb = {{0}};
     if (xq_link_reconnect(&a->link, &eb)) XQ_LOGE(C, "reconnect failed error=\"%s\"", eb.msg);
     a->first_unanswered_ms = 0;
@@ -559,10 +677,13 @@ static void link_tick(agent_t *a, int64_t now, bool stopping) {
   }
 }
 
-int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
+int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop,
+                  volatile sig_atomic_t *pause) {
   agent_t *a = calloc(1, sizeof *a);
   if (!a) return 1;
   a->o = o;
+  a->pause_sig = pause;
+  a->idle.limit = o->idle_only;
   if (gethostname(a->host, sizeof a->host - 1)) snprintf(a->host, sizeof a->host, "unknown");
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -575,6 +696,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
           " blas_core=%s blas_fallback=%s", a->worker_id, o->coordinator, o->pub, o->threads,
           o->games_per_thread, xq_spool_count(a->spool), nn_blas_core(),
           blas_was ? blas_was : "none");
+  prune_cache(a);
   a->heartbeat_ms = 5000;
   a->last_progress_ms = xq_clock_ms();
   send_hello(a);
@@ -604,6 +726,7 @@ int xq_worker_run(const xq_worker_opts_t *o, volatile sig_atomic_t *stop) {
       break;
     }
     now = xq_clock_ms();
+    guest_tick(a, now, stop_ms != 0);
     link_tick(a, now, stop_ms != 0);
     if (now - a->last_progress_ms >= (int64_t)o->progress_s * 1000) progress(a, now);
     poll_once(a, 100);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <zmq.h>
@@ -102,13 +103,18 @@ static void drain_monitor(xq_link_t *l) {
     int more = zmq_msg_more(&m);
     if (zmq_msg_size(&m) >= 2) {
       uint16_t ev;
+      uint32_t value = 0;
       memcpy(&ev, zmq_msg_data(&m), 2);
+      if (zmq_msg_size(&m) >= 6) memcpy(&value, (const char *)zmq_msg_data(&m) + 2, 4);
       if (ev == ZMQ_EVENT_CONNECTED && ++l->connects > 1) l->reconnected = 1;
       if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) l->handshake_failures = 0;
       if (ev & (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) {
         l->handshake_failures++;
         l->auth_refused = ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+        /* ZeroMQ refuses a peer of the wrong socket type as invalid metadata. */
+        l->wrong_type = ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+                        value == ZMQ_PROTOCOL_ERROR_ZMTP_INVALID_METADATA;
       }
     }
     zmq_msg_close(&m);
@@ -123,6 +129,20 @@ static void drain_monitor(xq_link_t *l) {
 
 const char *xq_link_handshake_hint(const xq_link_t *l) {
   if (l->handshake_failures < XQ_LINK_HANDSHAKE_HINT_AFTER) return NULL;
+  if (l->wrong_type) {
+    static char hint[512];
+    const char *colon = strrchr(l->coord, ':');
+    long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+    if (port > 1)
+      snprintf(hint, sizeof hint, "%s answers as another kind of ZeroMQ socket: this looks"
+               " like the coordinator's PUB port (its ROUTER port + 1); give --coordinator"
+               " %.*s:%ld", l->coord, (int)(colon - l->coord), l->coord, port - 1);
+    else
+      snprintf(hint, sizeof hint, "%s answers as another kind of ZeroMQ socket: this looks"
+               " like the coordinator's PUB port (its ROUTER port + 1); give --coordinator"
+               " the ROUTER port", l->coord);
+    return hint;
+  }
   if (l->auth_refused)
     return "the coordinator refuses this worker's key: copy this worker's .pub into the"
            " coordinator's curve_allow_dir (it re-reads the directory by itself)";

@@ -25,6 +25,8 @@ typedef struct {
   int reconnected;         /* set when the DEALER connected again (peer restarted) */
   int handshake_failures;  /* ZMTP/CURVE handshakes failed since the last that succeeded */
   int auth_refused;        /* the last failure was the coordinator's ZAP refusing our key */
+  int wrong_type;          /* the last failure: the peer's socket type does not pair with a
+                            * DEALER (e.g. the coordinator's PUB port) */
   char coord[256], pub[256];
   int64_t last_rx_ms;      /* last message from the coordinator (ROUTER side) */
   int64_t backoff_ms;      /* wait before the next reconnect */
@@ -42,9 +44,10 @@ void xq_link_close(xq_link_t *l);
 /* Reopens the DEALER (the SUB reconnects by itself); doubles the backoff. */
 int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb);
 /* After a few failed handshakes in a row (XQ_LINK_HANDSHAKE_HINT_AFTER: the port answers,
- * the security handshake does not), the likely cause and its fix in one sentence: keys
- * missing against a CURVE coordinator, keys swapped or not the coordinator's, or this
- * key not allowed; NULL while handshakes succeed. Static storage. */
+ * the handshake does not), the likely cause and its fix in one sentence: the port is
+ * another ZeroMQ socket (the coordinator's PUB port, router + 1), keys missing against a
+ * CURVE coordinator, keys swapped or not the coordinator's, or this key not allowed; NULL
+ * while handshakes succeed. Static storage, valid until the next call. */
 #define XQ_LINK_HANDSHAKE_HINT_AFTER 3
 const char *xq_link_handshake_hint(const xq_link_t *l);
 /* Sends env (request_id filled in when 0); never blocks (a full queue drops: the owner

@@ -15,12 +15,15 @@
 #include "support/opt_name.h"
 #include "wire/wire.h"
 
-static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t stop_flag, pause_flag;
 
 static void on_signal(int sig) {
   (void)sig;
   stop_flag = 1;
 }
+
+/* SIGUSR1 pauses the play thread, SIGUSR2 resumes it (guest.h). */
+static void on_pause_signal(int sig) { pause_flag = sig == SIGUSR1; }
 
 typedef struct {
   const char *name, *arg, *def, *help;
@@ -40,9 +43,17 @@ static const opt_t opts[] = {
     {"timeout", "MS", "10000", "reconnect when the coordinator has not answered for this long"},
     {"server-key", "FILE", "none: no CURVE", "the coordinator's public key (.pub), when it uses CURVE"},
     {"key", "FILE", "none: no CURVE", "this worker's secret key (.secret, from xqz keygen)"},
+    {"nice", "N", "19", "CPU priority, 0..19 (19: the lowest; with idle I/O priority)"},
+    {"active", "HH:MM-HH:MM", "always", "play only in this daily window of local time"
+     " (may wrap midnight: 19:00-08:00); paused outside it"},
+    {"idle-only", "LOAD", "off", "pause while other processes keep more than LOAD cores"
+     " busy; resume when below 3/4 of it for 30 s"},
+    {"cache-mb", "MB", "200", "net cache size cap; the least recently used nets go first"},
+    {"max-rss-mb", "MB", "0", "start no new games while resident memory is above this"
+     " (0: no cap)"},
 };
 enum { O_COORD, O_PUB, O_THREADS, O_GPT, O_CACHE, O_SPOOL, O_ID, O_MAXSPOOL, O_PROGRESS, O_TIMEOUT,
-       O_SERVER_KEY, O_KEY, O_N };
+       O_SERVER_KEY, O_KEY, O_NICE, O_ACTIVE, O_IDLE_ONLY, O_CACHE_MB, O_MAX_RSS, O_N };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz-worker [options]\n"
@@ -54,6 +65,8 @@ static void usage(FILE *f) {
   }
   fprintf(f, "  %-34s %s\n", "--help", "this text");
   fprintf(f, "  %-34s %s\n", "--version", "print the software and protocol versions");
+  fprintf(f, "\nsignals: SIGUSR1 pauses the games (the connection and the spool stay), SIGUSR2"
+             " resumes them;\nSIGTERM stops the worker.\n");
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out) {
@@ -126,12 +139,36 @@ int main(int argc, char **argv) {
     long lo, hi;
   } ints[] = {{O_THREADS, &o.threads, 1, 256},       {O_GPT, &o.games_per_thread, 1, 4096},
               {O_MAXSPOOL, &o.max_spool, 1, 10000000}, {O_PROGRESS, &o.progress_s, 1, 86400},
-              {O_TIMEOUT, &o.request_timeout_ms, 100, 3600000}};
+              {O_TIMEOUT, &o.request_timeout_ms, 100, 3600000}, {O_CACHE_MB, &o.cache_mb, 1, 1000000},
+              {O_MAX_RSS, &o.max_rss_mb, 0, 10000000}};
+  int nice_val = 19;
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
     const char *s = val[ints[i].idx] ? val[ints[i].idx] : opts[ints[i].idx].def;
     if (parse_int(s, ints[i].lo, ints[i].hi, ints[i].dst)) {
       fprintf(stderr, "xqz-worker: --%s must be a number from %ld to %ld, not '%s'\n",
               opts[ints[i].idx].name, ints[i].lo, ints[i].hi, s);
+      return 2;
+    }
+  }
+  if (val[O_NICE] && parse_int(val[O_NICE], 0, 19, &nice_val)) {
+    fprintf(stderr, "xqz-worker: --nice must be a number from 0 (normal) to 19 (the lowest"
+            " priority), not '%s'\n", val[O_NICE]);
+    return 2;
+  }
+  if (val[O_ACTIVE]) {
+    if (xq_active_parse(&o.active, val[O_ACTIVE], &eb) < 0) {
+      fprintf(stderr, "xqz-worker: %s\n", eb.msg);
+      return 2;
+    }
+    o.active_on = true;
+  }
+  if (val[O_IDLE_ONLY]) {
+    char *end;
+    o.idle_only = strtod(val[O_IDLE_ONLY], &end);
+    if (!*val[O_IDLE_ONLY] || *end || !(o.idle_only >= 0.05 && o.idle_only <= 4096)) {
+      fprintf(stderr, "xqz-worker: --idle-only must be a load in cores from 0.05 to 4096"
+              " (e.g. 0.5: pause while others use more than half a core), not '%s'\n",
+              val[O_IDLE_ONLY]);
       return 2;
     }
   }
@@ -148,6 +185,22 @@ int main(int argc, char **argv) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  sa.sa_handler = on_pause_signal;
+  sigaction(SIGUSR1, &sa, NULL);
+  sigaction(SIGUSR2, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  return xq_worker_run(&o, &stop_flag);
+  /* Before any thread starts: every thread inherits the priority (guest.h). */
+  int got_nice = nice_val;
+  if (xq_guest_priority(nice_val, true, &got_nice, &eb) < 0)
+    XQ_LOGW("worker", "priority not fully set; going on error=\"%s\"", eb.msg);
+  int io = xq_guest_io_class();
+  char active[32] = "always";
+  if (o.active_on)
+    snprintf(active, sizeof active, "%02d:%02d-%02d:%02d", o.active.from / 60, o.active.from % 60,
+             o.active.to / 60, o.active.to % 60);
+  XQ_LOGI("worker", "priority nice=%d io=%s active=%s idle_only=%g cache_mb=%d max_rss_mb=%d"
+          " (SIGUSR1 pauses, SIGUSR2 resumes)", got_nice,
+          io == 3 ? "idle" : io == 2 || io == 0 ? "best-effort" : io == 1 ? "realtime" : "unknown",
+          active, o.idle_only, o.cache_mb, o.max_rss_mb);
+  return xq_worker_run(&o, &stop_flag, &pause_flag);
 }

@@ -120,6 +120,7 @@ void xq_play_loop_post(xq_play_loop_t *pl, const xq_task_t *t) {
   pl->task = *t;
   pl->state = 1;
   atomic_store(&pl->stop, 0);
+  atomic_store(&pl->abort, 0); /* a pause's abort ends with it (stopping posts nothing) */
   pthread_cond_signal(&pl->cond);
   pthread_mutex_unlock(&pl->lock);
 }

@@ -64,8 +64,8 @@ int xq_play_loop_take(xq_play_loop_t *pl, xq_task_t *t);
 /* Asks the current task to stop at the next finished game. */
 void xq_play_loop_interrupt(xq_play_loop_t *pl);
 /* Ends the current task now: searches stop and unfinished games are abandoned, so the
- * thread is idle within moments whatever the job's simulations. Stays set (a stopping
- * worker posts nothing more). */
+ * thread is idle within moments whatever the job's simulations. Stays set until the next
+ * post (a stopping worker posts nothing more; a paused one posts again on resuming). */
 void xq_play_loop_abort(xq_play_loop_t *pl);
 /* Stops the thread (after its task) and joins it. */
 void xq_play_loop_join(xq_play_loop_t *pl);

@@ -27,6 +27,23 @@ void xq_netcache_path(const char *dir, uint64_t id, char *out, size_t cap);
 /* 1 when the cached file of id exists and is valid, else 0. */
 int xq_netcache_has(const char *dir, uint64_t id);
 
+/* Marks id's cached file as used now (its mtime), so the cache keeps the nets in use. */
+void xq_netcache_touch(const char *dir, uint64_t id);
+
+/* What a cache directory holds: its net files and their bytes (after a prune). */
+typedef struct {
+  int files, removed;
+  uint64_t bytes;
+} xq_netcache_usage_t;
+
+/* Keeps dir's net files ("<16 hex digits>.xqzn") to max_bytes: the ids in keep (nkeep, 0s
+ * ignored) and the keep_newest most recently used (mtime) stay whatever their size; the
+ * others are deleted, least recently used first, until the total is at most max_bytes.
+ * Other files are left alone. *u gets what stays. 0, or XQ_EIO when dir cannot be read
+ * (a file that cannot be deleted is skipped and the rest goes on). */
+int xq_netcache_prune(const char *dir, const uint64_t *keep, int nkeep, int keep_newest,
+                      uint64_t max_bytes, xq_netcache_usage_t *u, xq_errbuf_t *eb);
+
 /* One fetch in progress. The caller owns the struct; close frees the buffer. */
 typedef struct {
   uint64_t id;
