@@ -23,7 +23,8 @@
 #include "train/game_summary.h"
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: xqz games PATH... [--adjudicate PAWNS] [--json]\n\n"
+  fprintf(f, "usage: xqz games PATH... [--adjudicate PAWNS] [--json]\n"
+             "       xqz games export PATH... [--out FILE] ...  (PGN; games export --help)\n\n"
              "Summarises stored self-play games, one row per file, and a total row when\n"
              "there is more than one file. PATH: a campaign directory, its games/\n"
              "directory, segment files (seg-NNNNNN.bin) or `xqz selfplay` record files.\n"
@@ -311,6 +312,7 @@ static int parse_args(int argc, char **argv, const char **paths, int *npaths, do
 }
 
 int xqz_cmd_games(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "export")) return xqz_cmd_games_export(argc - 1, argv + 1);
   int json = 0, help = 0, npaths = 0;
   double given = -1.0;
   const char **paths = calloc((size_t)argc, sizeof *paths);
