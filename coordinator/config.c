@@ -73,6 +73,15 @@ static int check_net_size(const char *name, const char *v, xq_errbuf_t *eb) {
   return 0;
 }
 
+/* min_peer_version: "" (any) or MAJOR.MINOR.PATCH, as in XQ_SOFTWARE_VERSION. */
+static int check_version(const char *name, const char *v, xq_errbuf_t *eb) {
+  unsigned a, b, c;
+  int end = 0;
+  if (!*v || (sscanf(v, "%u.%u.%u%n", &a, &b, &c, &end) == 3 && v[end] == '\0')) return 0;
+  return xq_err_set(eb, XQ_ERANGE, "%s: '%s' is not a version: give MAJOR.MINOR.PATCH, as"
+                    " in 0.2.0 (xqz version prints this build's), or empty for any", name, v);
+}
+
 /* The default of max_message_bytes below, spelled out because defaults are text. */
 _Static_assert(XQ_WIRE_MAX_FRAME == 67112960, "update the max_message_bytes default");
 
@@ -170,6 +179,9 @@ static const crow_t ROWS[] = {
    "games per anchor of each anchor match, played at gating_sims (0 = no anchor matches)"},
   {"anchor_every", T_INT, O(anchor_every), "1", 1, 100000, NULL,
    "measure net 1 and then every Nth promoted net against the anchors"},
+  {"keep_rejected_nets", T_INT, O(keep_rejected_nets), "50", 0, 1000000, NULL,
+   "rejected candidates' files kept in nets/rejected/, the newest; older ones are deleted"
+   " (their campaign.db rows stay)"},
   {"fsync_ms", T_INT, O(fsync_ms), "200", 1, 60000, NULL, "fsync batching interval (ms)"},
   {"heartbeat_ms", T_INT, O(heartbeat_ms), "5000", 100, 600000, NULL,
    "heartbeat interval asked of peers (ms)"},
@@ -197,6 +209,9 @@ static const crow_t ROWS[] = {
   {"trainer_addresses", T_STRING, O(trainer_addresses), "", SZ(trainer_addresses), 0, NULL,
    "without CURVE: IP addresses, besides loopback, the trainer may connect from (a,b)"},
   {"seed", T_INT, O(seed), "1", 0, 9.2e18, NULL, "random seed (sampling, net 1 weights)"},
+  {"min_peer_version", T_STRING, O(min_peer_version), "", SZ(min_peer_version), 0, NULL,
+   "workers and trainers older than this software version (e.g. 0.2.0) are refused, told"
+   " which to install; empty = any"},
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
 
@@ -205,7 +220,7 @@ static const struct {
   size_t off;
   ccheck_t check;
 } CHECKS[] = {{O(router), check_zmq}, {O(pub), check_zmq}, {O(http), check_http},
-              {O(net_size), check_net_size}};
+              {O(net_size), check_net_size}, {O(min_peer_version), check_version}};
 
 static int check_string(const crow_t *r, const char *v, xq_errbuf_t *eb) {
   for (size_t i = 0; i < sizeof CHECKS / sizeof CHECKS[0]; i++)

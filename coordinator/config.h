@@ -55,6 +55,7 @@ typedef struct {
   /* anchor matches (anchors.h): the best net against fixed built-in players */
   char anchors[160];       /* comma-separated built-in player specs */
   int64_t anchor_games, anchor_every; /* games per anchor (0 = off); every Nth promotion */
+  int64_t keep_rejected_nets; /* files in nets/rejected/ kept, the newest (net_files.h) */
   /* durability and liveness */
   int64_t fsync_ms, heartbeat_ms, worker_timeout_ms, status_ms, segment_bytes;
   int64_t max_peer_errors, seed;
@@ -66,6 +67,7 @@ typedef struct {
   char trainer_addresses[512]; /* without CURVE: addresses besides loopback of the trainer */
   int64_t max_message_bytes;  /* ZMQ_MAXMSGSIZE on the ROUTER */
   int64_t fault_window_s, cutoff_s;
+  char min_peer_version[32]; /* MAJOR.MINOR.PATCH: older workers and trainers refused; "" any */
 } xqc_config_t;
 
 /* The setting's spelling of a gating mode: "sprt", "threshold" or "none". */

@@ -108,6 +108,7 @@ typedef struct {
   uint64_t bad_reports;           /* trainer reports refused: step or losses out of range */
   uint64_t rids_refused, last_rid_log_ms; /* messages under a routing id refused (guard.h) */
   uint64_t reply_bytes;           /* bytes of every reply sent on the ROUTER (guard.h) */
+  char trainer_version[64];       /* BatchRequest.software_version of the last request */
   xqc_loss_row_t last_loss;       /* newest report (step 0: none yet) */
   xqc_loss_row_t loss_acc;        /* sums since the last stored row */
   uint32_t loss_acc_steps;

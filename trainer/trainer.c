@@ -317,6 +317,7 @@ static int send_batch_request(trainer_t *t) {
   br.size = (uint32_t)t->max_n;
   br.trainer_step = (uint64_t)t->opt.step;
   br.campaign_id = t->meta.campaign_id;
+  br.software_version = (char *)XQ_SOFTWARE_NAME; /* the coordinator's min_peer_version */
   if (t->report_n > 0) { /* the coordinator keeps the loss curve (Status.loss_history) */
     double k = 1.0 / t->report_n;
     br.loss_steps = (uint32_t)t->report_n;
@@ -588,9 +589,15 @@ static int run(trainer_t *t) {
     int rrc = xq_wire_recv(t->sock, NULL, NULL, &env, ZMQ_DONTWAIT, &eb);
     if (rrc == XQ_EVERSION || xq_wire_is_version_refusal(env)) {
       /* Retrying cannot help: save the work and stop. */
-      XQ_LOGE(COMP, "the coordinator speaks another protocol version; stopping (upgrade the"
-              " trainer or the coordinator) this_trainer=\"%s\" reason=\"%s\"", XQ_VERSION_LINE,
-              env ? env->error->message : eb.msg);
+      const char *why = env ? env->error->message : eb.msg;
+      if (!strncmp(why, XQ_WIRE_TOO_OLD, strlen(XQ_WIRE_TOO_OLD)))
+        XQ_LOGE(COMP, "the coordinator admits only newer trainers; stopping after a checkpoint:"
+                " install the version it names, then start the trainer again"
+                " this_trainer=\"%s\" reason=\"%s\"", XQ_VERSION_LINE, why);
+      else
+        XQ_LOGE(COMP, "the coordinator speaks another protocol version; stopping (upgrade the"
+                " trainer or the coordinator) this_trainer=\"%s\" reason=\"%s\"",
+                XQ_VERSION_LINE, why);
       xq_wire_free(&env);
       checkpoint(t, "protocol-version");
       return 1;

@@ -369,10 +369,17 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
   }
 }
 
-/* A coordinator of another protocol version: retrying cannot help, so the worker stops. */
+/* A coordinator of another protocol version, or one that admits only newer workers
+ * (min_peer_version, its reason says which version to install): retrying cannot help, so
+ * the worker stops. */
 static void fatal_version(agent_t *a, const char *why) {
-  XQ_LOGE(C, "the coordinator speaks another protocol version; stopping (upgrade the worker"
-          " or the coordinator) this_worker=\"%s\" reason=\"%s\"", XQ_VERSION_LINE, why);
+  if (!strncmp(why, XQ_WIRE_TOO_OLD, strlen(XQ_WIRE_TOO_OLD)))
+    XQ_LOGE(C, "the coordinator admits only newer workers; stopping: install the version it"
+            " names, then start the worker again this_worker=\"%s\" reason=\"%s\"",
+            XQ_VERSION_LINE, why);
+  else
+    XQ_LOGE(C, "the coordinator speaks another protocol version; stopping (upgrade the worker"
+            " or the coordinator) this_worker=\"%s\" reason=\"%s\"", XQ_VERSION_LINE, why);
   a->fatal = 1;
 }
 

@@ -23,6 +23,10 @@
 #define XQ_STR(x) XQ_STR_(x)
 /* What `xqz version` and every program's --version print: "xqzero 0.2.0 (protocol 1)". */
 #define XQ_VERSION_LINE XQ_SOFTWARE_NAME " (protocol " XQ_STR(XQ_PROTOCOL_VERSION) ")"
+/* How the coordinator's refusal of a worker or trainer older than its min_peer_version
+ * begins (an Error of code XQ_ERROR_PROTOCOL_VERSION, on which every build stops): the
+ * peers tell it from a protocol mismatch by this prefix. */
+#define XQ_WIRE_TOO_OLD "software version too old"
 /*
  * Error.code: one table for every program (proto/xqz.proto's ErrorCode has the same
  * numbers; wire.c checks that they agree at compile time). X(name, code, meaning):

@@ -3,7 +3,8 @@
  * (identity.h). A refusal is an honest mistake more often than an attack (a trainer
  * directory or a worker spool of another campaign), so its message says which campaign is
  * which and what to change; it still counts as an error of the sender's identity, so a
- * peer that keeps trying is cut off like any other.
+ * peer that keeps trying is cut off like any other. The version gate (min_peer_version)
+ * refuses workers and trainers older than a minimum, saying which version to install.
  */
 #include "identity.h"
 
@@ -13,6 +14,7 @@
 
 #include "nn/nn_model.h"
 #include "support/log.h"
+#include "support/version.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -37,13 +39,63 @@ static void refuse_peer(xqc_t *c, xqc_peer_t *p, uint64_t rq, int role, uint64_t
   if (!p->cut) xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_CAMPAIGN, msg);
 }
 
+/* MAJOR.MINOR.PATCH of a software version ("xqzero 0.2.0" or "0.2.0") into v; false when
+ * it holds none (empty: a program older than the field, or text that is no version). */
+static bool parse_version(const char *s, unsigned v[3]) {
+  if (!s) return false;
+  if (!strncmp(s, "xqzero ", 7)) s += 7;
+  int end = 0;
+  return sscanf(s, "%u.%u.%u%n", &v[0], &v[1], &v[2], &end) == 3 &&
+         (s[end] == '\0' || s[end] == ' ' || s[end] == '-' || s[end] == '+');
+}
+
+/* The version gate (min_peer_version): true when it is off or the peer's version is at
+ * least the minimum; else an Error of code XQ_ERROR_PROTOCOL_VERSION saying which version
+ * to install. That code because the peers it refuses are older builds, and every build
+ * since protocol 1 stops on it (exit status 1) instead of retrying; one error is counted. */
+static bool version_ok(xqc_t *c, xqc_peer_t *p, uint64_t rq, int role, const char *version) {
+  unsigned want[3], have[3];
+  if (!parse_version(c->cfg.min_peer_version, want)) return true; /* "" : off */
+  bool known = parse_version(version, have);
+  if (known && (have[0] != want[0] ? have[0] > want[0]
+                : have[1] != want[1] ? have[1] > want[1] : have[2] >= want[2]))
+    return true;
+  char shown[64], msg[400], who[XQC_IDENTITY_MAX];
+  size_t k = 0; /* the peer's text, printable and without quotes, for the log and reply */
+  for (const char *q = version ? version : ""; *q && k + 1 < sizeof shown; q++)
+    shown[k++] = *q < ' ' || *q > '~' || *q == '"' ? '?' : *q;
+  shown[k] = '\0';
+  const char *what = role == XQZ__ROLE__ROLE_TRAINER ? "trainer" : "worker";
+  snprintf(msg, sizeof msg, XQ_WIRE_TOO_OLD ": this coordinator (%s) admits workers and"
+           " trainers of xqzero %s or newer (min_peer_version), this %s %s%s%s; install xqzero"
+           " %s or newer on its machine and start it again", XQ_SOFTWARE_NAME,
+           c->cfg.min_peer_version, what, known ? "runs " : "states no version",
+           known ? shown : "", known ? "" : " (a build older than that)",
+           c->cfg.min_peer_version);
+  xqc_peer_identity(p, who, sizeof who);
+  XQ_LOGW(COMP, "refused a peer older than min_peer_version; it is told to install %s or"
+          " newer peer=%s role=%s version=\"%s\" min_peer_version=%s", c->cfg.min_peer_version,
+          who, what, shown, c->cfg.min_peer_version);
+  xqc_peer_error(c, p, NULL);
+  if (!p->cut) xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_PROTOCOL_VERSION, msg);
+  return false;
+}
+
 bool xqc_identity_hello_ok(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) {
+  if (!version_ok(c, p, rq, h->role, h->software_version)) return false;
   if (h->campaign_id == 0 || h->campaign_id == c->campaign_id) return true;
   refuse_peer(c, p, rq, h->role, h->campaign_id);
   return false;
 }
 
 bool xqc_identity_batch_ok(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__BatchRequest *r) {
+  if (!version_ok(c, p, rq, XQZ__ROLE__ROLE_TRAINER, r->software_version)) return false;
+  /* Shown by xqz status (Status.trainer_version): printable ASCII, no quotes. */
+  size_t k = 0;
+  for (const char *q = r->software_version ? r->software_version : "";
+       *q && k + 1 < sizeof c->trainer_version; q++)
+    c->trainer_version[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : *q;
+  c->trainer_version[k] = '\0';
   if (r->campaign_id == 0 || r->campaign_id == c->campaign_id) return true;
   refuse_peer(c, p, rq, XQZ__ROLE__ROLE_TRAINER, r->campaign_id);
   return false;
