@@ -1,18 +1,25 @@
 /*
  * cmd_play.c: `xqz play`, a human against a net (or any player spec) in the terminal.
  *
- * The board is drawn with files a-i and ranks 0-9, Red at the bottom (upper-case letters
- * for Red, lower case for Black, or Chinese characters with --unicode). The human types
- * ICCS moves (h2e2); illegal input is explained and asked again. With --net the program
- * searches with MCTS itself so it can show the value it sees; with --opponent SPEC any
- * player from players.h plays. Reads stdin line by line, so a pipe can script a game.
+ * The board is drawn from the player's side (Black's at the bottom with --as black), with
+ * files a-i and ranks 0-9 and the player's file numbers 1-9 under it; upper-case letters
+ * for Red and lower case for Black, or with --unicode the pieces as printed on a board
+ * (Red 帥仕相俥傌炮兵, Black 將士象車馬砲卒), in colour where the terminal has it. The human
+ * types moves in ICCS (h2e2), WXF (C2=5, +C=5) or Chinese (炮二平五, 马8进7): notation.h
+ * reads them; an illegal one is explained, with one of the player's legal moves as an
+ * example. Commands: hint, moves, save FILE (PGN, as `xqz games export` writes), undo,
+ * help, quit; the moves are listed when the game ends. With --net the program searches
+ * with MCTS itself so it can show the value it sees; with --opponent SPEC any player from
+ * players.h plays. Reads stdin line by line, so a pipe can script a game.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -25,14 +32,26 @@
 #include "search/mcts.h"
 #include "search/players.h"
 #include "default_net.h"
+#include "pgn_write.h"
 #include "support/campaign_nets.h"
 
 #define PLAY_LINE_MAX 256
+
+enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+#define ANSI_RED "\033[1;31m"
+#define ANSI_BLACK "\033[1m" /* bold in the terminal's own colour: readable on any theme */
+#define ANSI_LAST "\033[4m"  /* the last move's squares, underlined */
+#define ANSI_OFF "\033[0m"
 
 typedef struct {
   xq_pos_t *pos;
   int human;              /* XQ_RED or XQ_BLACK */
   bool unicode;
+  int color_mode;         /* COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER (--color) */
+  bool colored;           /* the board is coloured (color_mode resolved) */
+  const char *start_fen;  /* where the game began */
+  const char *opponent;   /* the program's name in a saved game */
+  char name[4200];        /* "xqzero NETFILE" */
   int sims;
   xq_evaluator_t *ev;     /* --net */
   xq_mcts_t *mcts;
@@ -44,41 +63,84 @@ static void play_usage(FILE *f) {
   fprintf(f,
           "usage: xqz play [--net FILE | --campaign DIR] [--sims N] | --opponent SPEC\n"
           "                [--as red|black]\n"
-          "                [--seed S] [--fen FEN] [--unicode]\n\n"
+          "                [--seed S] [--fen FEN] [--unicode] [--color auto|always|never]\n\n"
           "Play against a net (MCTS with a Gumbel root, N simulations per move, default 200)\n"
           "or any player spec (random, greedy, alphabeta:D, net:FILE[:SIMS], gnet:FILE[:SIMS],\n"
           "gtnet:FILE[:SIMS], uci:CMD). You play Red unless\n"
           "--as black. --campaign DIR plays the best net of the campaign in DIR; with no net\n"
-          "and no opponent, the trained net shipped in nets/ (or $XQZ_NET). Type moves\n"
-          "in ICCS coordinates (h2e2), or undo, help, quit.\n");
+          "and no opponent, the trained net shipped in nets/ (or $XQZ_NET). The board is\n"
+          "shown from your side; --unicode draws Chinese pieces; --color (default auto:\n"
+          "a terminal that is not TERM=dumb, and NO_COLOR unset) colours them. Type moves\n"
+          "in ICCS (h2e2), WXF (C2=5) or Chinese (炮二平五), or hint, moves, save FILE,\n"
+          "undo, help, quit.\n");
 }
 
 static void print_help(void) {
-  printf("Moves are ICCS coordinates: the from square then the to square, files a-i from\n"
-         "left to right, ranks 0-9 from Red's side (h2e2 moves the piece on h2 to e2).\n"
-         "Commands: undo (take back your last move), help, quit.\n");
+  printf("Moves, in any of three notations:\n"
+         "  ICCS     the from square then the to square, files a-i from Red's left, ranks\n"
+         "           0-9 from Red's side: h2e2 moves the piece on h2 to e2.\n"
+         "  WXF      piece (K A E H R C P), its file, + forward, - back, = across, then the\n"
+         "           file reached (across, or advisor/elephant/horse) or ranks moved:\n"
+         "           C2=5, H8+7, R1+1. Files 1-9 count from your own right hand (the\n"
+         "           numbers under the board). Two pieces on one file: +C=5 front, -C+1 rear.\n"
+         "  Chinese  炮二平五, 马8进7, 前炮平五, 后马进六 (进 forward, 退 back, 平 across).\n"
+         "Commands: hint (the program's suggestion), moves (the game so far), save FILE\n"
+         "(the game as PGN), undo (take back your last move), help, quit.\n");
 }
 
-/* Red: K A B N R C P upper case; Black lower case. */
+/* Red: K A B N R C P upper case; Black lower case. With unicode, the characters printed on
+ * real pieces: each side has its own for every piece. */
 static const char *piece_glyph(int pc, bool unicode) {
   static const char *const ascii[16] = {".", "K", "A", "B", "N", "R", "C", "P", "?",
                                         "k", "a", "b", "n", "r", "c", "p"};
-  static const char *const hanzi[16] = {"．", "帅", "仕", "相", "马", "车", "炮", "兵", "？",
-                                        "将", "士", "象", "马", "车", "炮", "卒"};
+  static const char *const hanzi[16] = {"．", "帥", "仕", "相", "傌", "俥", "炮", "兵", "？",
+                                        "將", "士", "象", "馬", "車", "砲", "卒"};
   return unicode ? hanzi[pc & 15] : ascii[pc & 15];
 }
 
+/* Whether to colour: --color, else a terminal that can (not TERM=dumb) and no NO_COLOR
+ * (https://no-color.org). */
+static bool use_color(int mode) {
+  if (mode != COLOR_AUTO) return mode == COLOR_ALWAYS;
+  const char *term = getenv("TERM"), *no = getenv("NO_COLOR");
+  return isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb") && !(no && *no);
+}
+
+/* The board from the human's side: Red's ranks at the bottom for Red, Black's for Black
+ * (files then run i..a). The player's own file numbers (1 at the right hand) under it. */
 static void draw_board(const play_t *g) {
   const char *sep = g->unicode ? "" : " ";
-  printf("\n    a b c d e f g h i\n");
-  for (int r = XQ_RANKS - 1; r >= 0; r--) {
-    printf(" %d  ", r);
-    for (int f = 0; f < XQ_FILES; f++)
-      printf("%s%s", piece_glyph(g->pos->board[xq_sq(f, r)], g->unicode), f < XQ_FILES - 1 ? sep : "");
-    printf("  %d\n", r);
-    if (r == 5) printf("    ~~~~~ river ~~~~~\n");
+  bool flip = g->human == XQ_BLACK;
+  int last_from = -1, last_to = -1;
+  if (g->pos->ply) {
+    xq_move_t lm = g->pos->hist[g->pos->ply - 1].move;
+    last_from = xq_mv_from(lm);
+    last_to = xq_mv_to(lm);
   }
-  printf("    a b c d e f g h i\n");
+  char files[32] = "";
+  for (int i = 0; i < XQ_FILES; i++) {
+    char c = (char)(flip ? 'i' - i : 'a' + i);
+    snprintf(files + strlen(files), sizeof files - strlen(files), "%c%s", c, i < 8 ? " " : "");
+  }
+  printf("\n    %s\n", files);
+  for (int k = 0; k < XQ_RANKS; k++) {
+    int r = flip ? k : XQ_RANKS - 1 - k;
+    printf(" %d  ", r);
+    for (int i = 0; i < XQ_FILES; i++) {
+      int f = flip ? XQ_FILES - 1 - i : i, sq = xq_sq(f, r), pc = g->pos->board[sq];
+      const char *glyph = piece_glyph(pc, g->unicode);
+      if (g->colored && (pc || sq == last_from || sq == last_to))
+        printf("%s%s%s%s", pc ? (xq_pc_colour(pc) == XQ_RED ? ANSI_RED : ANSI_BLACK) : "",
+               sq == last_from || sq == last_to ? ANSI_LAST : "", glyph, ANSI_OFF);
+      else
+        printf("%s", glyph);
+      printf("%s", i < XQ_FILES - 1 ? sep : "");
+    }
+    printf("  %d\n", r);
+    if (k == 4) printf("    ~~~~~ river ~~~~~\n");
+  }
+  printf("    %s\n", files);
+  printf("    9 8 7 6 5 4 3 2 1   (your files, for WXF and Chinese moves)\n");
   char fen[XQ_FEN_MAX];
   xq_fen_print(g->pos, fen);
   printf("%s to move%s   FEN %s\n", g->pos->side == XQ_RED ? "Red" : "Black",
@@ -100,19 +162,25 @@ static bool read_line(char *buf, size_t size) {
   return true;
 }
 
-/* The program's move; returns 0 or an error code (printed). */
-static int engine_move(play_t *g, xq_move_t *m) {
+/* "h2e2 (C2=5)", or "h2e2 (C2=5, 炮二平五)" with unicode: the legal move m of pos in the
+ * notations the player reads. Into buf (n bytes). */
+static void describe(const play_t *g, xq_move_t m, char *buf, size_t n) {
+  char iccs[5], wxf[XQ_MOVE_TEXT_MAX], cn[XQ_MOVE_TEXT_MAX];
+  xq_move_print(m, iccs);
+  xq_move_to_wxf(g->pos, m, wxf, sizeof wxf);
+  xq_move_to_chinese(g->pos, m, cn, sizeof cn);
+  if (g->unicode) snprintf(buf, n, "%s (%s, %s)", iccs, wxf, cn);
+  else snprintf(buf, n, "%s (%s)", iccs, wxf);
+}
+
+/* The program's choice in g's position: the player's move or the net's search (its result
+ * in g->res). 0, or an error code (printed). */
+static int choose(play_t *g, xq_move_t *m) {
   xq_errbuf_t eb = {{0}};
-  char mv[8];
   if (g->player) {
     int rc = xq_player_move(g->player, g->pos, m, &eb);
-    if (rc) {
-      fprintf(stderr, "xqz play: %s failed: %s\n", xq_player_name(g->player), eb.msg);
-      return rc;
-    }
-    xq_move_print(*m, mv);
-    printf("%s plays %s\n", xq_player_name(g->player), mv);
-    return 0;
+    if (rc) fprintf(stderr, "xqz play: %s failed: %s\n", xq_player_name(g->player), eb.msg);
+    return rc;
   }
   xq_mcts_limits_t lim = {.nodes = g->sims};
   int rc = xq_mcts_search(g->mcts, g->pos, &lim, g->res);
@@ -121,10 +189,172 @@ static int engine_move(play_t *g, xq_move_t *m) {
     return rc ? rc : XQ_EINVAL;
   }
   *m = g->res->best;
-  xq_move_print(*m, mv);
-  printf("xqzero plays %s (value %+.3f for xqzero, about %+d cp; %" PRId64 " simulations)\n", mv,
-         (double)g->res->value, xq_proto_value_to_cp(g->res->value), g->res->simulations);
   return 0;
+}
+
+/* The program's move; returns 0 or an error code (printed). */
+static int engine_move(play_t *g, xq_move_t *m) {
+  char text[96];
+  int rc = choose(g, m);
+  if (rc) return rc;
+  describe(g, *m, text, sizeof text);
+  if (g->player) {
+    printf("%s plays %s\n", xq_player_name(g->player), text);
+    return 0;
+  }
+  printf("xqzero plays %s: value %+.3f for xqzero, about %+d cp; %" PRId64 " simulations\n",
+         text, (double)g->res->value, xq_proto_value_to_cp(g->res->value), g->res->simulations);
+  return 0;
+}
+
+/* `hint`: what the program would play for the human, from a fresh search (the net's tree
+ * is cleared after it, so the hint does not shape the program's own next move). */
+static void hint(play_t *g) {
+  xq_move_t m;
+  char text[96];
+  if (choose(g, &m)) return;
+  describe(g, m, text, sizeof text);
+  if (g->player) printf("Hint (%s): %s\n", xq_player_name(g->player), text);
+  else printf("Hint: %s, value %+.3f for you (%" PRId64 " simulations)\n", text,
+              (double)g->res->value, g->res->simulations);
+  if (g->mcts) xq_mcts_clear(g->mcts);
+}
+
+/* The game so far, numbered, in ICCS and in WXF (and Chinese with unicode), replayed from
+ * the start on a copy of the position. */
+static void print_moves(const play_t *g) {
+  xq_pos_t *p = malloc(sizeof *p);
+  if (!p || xq_fen_parse(p, g->start_fen, NULL)) {
+    free(p);
+    return;
+  }
+  int plies = g->pos->ply;
+  if (!plies) {
+    printf("No moves yet.\n");
+    free(p);
+    return;
+  }
+  for (int style = 0; style < (g->unicode ? 3 : 2); style++) {
+    xq_fen_parse(p, g->start_fen, NULL);
+    int number = xq_pos_fullmove(p), col = 0;
+    printf("Moves (%s):", style == 0 ? "ICCS" : style == 1 ? "WXF" : "Chinese");
+    col = 13;
+    for (int i = 0; i < plies; i++) {
+      xq_move_t m = g->pos->hist[i].move;
+      char w[64], mv[XQ_MOVE_TEXT_MAX];
+      if (style == 0) xq_move_print(m, mv);
+      else if (style == 1) xq_move_to_wxf(p, m, mv, sizeof mv);
+      else xq_move_to_chinese(p, m, mv, sizeof mv);
+      if (p->side == XQ_RED) snprintf(w, sizeof w, "%d. %s", number, mv);
+      else if (i == 0) snprintf(w, sizeof w, "%d... %s", number, mv);
+      else snprintf(w, sizeof w, "%s", mv);
+      if (p->side == XQ_BLACK) number++;
+      xq_pos_make(p, m);
+      int len = (int)strlen(w);
+      if (col + 1 + len > 79) {
+        printf("\n  ");
+        col = 2;
+      } else {
+        printf(" ");
+        col++;
+      }
+      printf("%s", w);
+      col += len;
+    }
+    printf("\n");
+  }
+  free(p);
+}
+
+/* `save FILE`: the game as PGN (pgn_write.h), the format `xqz games export` writes. oc is
+ * the game's end (XQ_RESULT_NONE: still going). */
+static void save_game(const play_t *g, const char *path, xq_outcome_t oc) {
+  xq_move_t *moves = malloc((size_t)(g->pos->ply + 1) * sizeof *moves);
+  if (!moves) {
+    printf("Not saved: out of memory.\n");
+    return;
+  }
+  for (int i = 0; i < g->pos->ply; i++) moves[i] = g->pos->hist[i].move;
+  time_t now = time(NULL);
+  struct tm tm;
+  char date[40], fen[XQ_FEN_MAX];
+  localtime_r(&now, &tm);
+  snprintf(date, sizeof date, "%04d.%02d.%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+  xq_pos_t *p = malloc(sizeof *p);
+  if (p && !xq_fen_parse(p, g->start_fen, NULL)) xq_fen_print(p, fen);
+  else snprintf(fen, sizeof fen, "%s", XQ_START_FEN);
+  free(p);
+  xqz_pgn_game_t pg = {.event = "xqz play", .site = "xqz play", .date = date,
+                       .red = g->human == XQ_RED ? "Human" : g->opponent,
+                       .black = g->human == XQ_BLACK ? "Human" : g->opponent,
+                       .start_fen = fen, .moves = moves, .nmoves = g->pos->ply,
+                       .result = oc.result, .reason = oc.reason,
+                       .note = oc.result == XQ_RESULT_NONE ? "saved during play" : NULL};
+  char tmp[PLAY_LINE_MAX + 32];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+  xq_errbuf_t eb = {{0}};
+  FILE *f = fopen(tmp, "w");
+  int rc = f ? xqz_pgn_write(f, &pg, &eb) : xq_err_set(&eb, XQ_EIO, "cannot create %s: %s", tmp,
+                                                       strerror(errno));
+  if (f && (fflush(f) || fsync(fileno(f))) && !rc) rc = xq_err_set(&eb, XQ_EIO, "writing %s: %s", tmp, strerror(errno));
+  if (f && fclose(f) && !rc) rc = xq_err_set(&eb, XQ_EIO, "closing %s: %s", tmp, strerror(errno));
+  if (!rc && rename(tmp, path)) rc = xq_err_set(&eb, XQ_EIO, "renaming %s to %s: %s", tmp, path, strerror(errno));
+  if (rc && f) unlink(tmp);
+  free(moves);
+  if (rc) printf("Not saved: %s. Give a path in a directory you can write.\n", eb.msg);
+  else printf("Saved %d plies to %s (PGN, ICCS moves).\n", g->pos->ply, path);
+}
+
+/* A legal move of the side to move, as an example in a refusal: "h2e2 (C2=5)". */
+static void example_move(const play_t *g, char *buf, size_t n) {
+  xq_move_t moves[XQ_MAX_MOVES];
+  int k = xq_gen_legal(g->pos, moves);
+  if (k == 0) snprintf(buf, n, "none: no legal move");
+  else describe(g, moves[k / 2], buf, n);
+}
+
+/* The end of the game: the board, the result, the moves. */
+static int game_over(play_t *g, xq_outcome_t oc) {
+  draw_board(g);
+  int winner = oc.result == XQ_RESULT_RED_WIN ? XQ_RED : oc.result == XQ_RESULT_BLACK_WIN ? XQ_BLACK : -1;
+  printf("Game over: %s by %s. %s\n", xq_result_name(oc.result), xq_reason_name(oc.reason),
+         winner < 0 ? "Draw." : winner == g->human ? "You win." : "You lose.");
+  print_moves(g);
+  return 0;
+}
+
+/* One command of the human's (not a move). True when line was one; *quit set to leave. */
+static bool command(play_t *g, const char *line, bool *quit) {
+  xq_outcome_t going = {XQ_RESULT_NONE, XQ_REASON_NONE};
+  if (!strcmp(line, "quit") || !strcmp(line, "exit")) {
+    print_moves(g);
+    printf("Bye.\n");
+    *quit = true;
+  } else if (!strcmp(line, "help") || !strcmp(line, "?")) {
+    print_help();
+  } else if (!strcmp(line, "hint")) {
+    hint(g);
+  } else if (!strcmp(line, "moves")) {
+    print_moves(g);
+  } else if (!strcmp(line, "save") || !strncmp(line, "save ", 5)) {
+    const char *path = line + 4;
+    path += strspn(path, " \t");
+    if (!*path) printf("save needs a file name: save game.pgn\n");
+    else save_game(g, path, going);
+  } else if (!strcmp(line, "undo")) {
+    /* Take back the program's reply and the human's move before it. */
+    if (g->pos->ply < 2) {
+      printf("Nothing to undo.\n");
+      return true;
+    }
+    xq_pos_unmake(g->pos);
+    xq_pos_unmake(g->pos);
+    if (g->mcts) xq_mcts_clear(g->mcts);
+    printf("Took back one move each.\n");
+  } else {
+    return false;
+  }
+  return true;
 }
 
 static int game_loop(play_t *g) {
@@ -132,13 +362,7 @@ static int game_loop(play_t *g) {
   printf("You play %s. Type help for help.\n", g->human == XQ_RED ? "Red" : "Black");
   for (;;) {
     xq_outcome_t oc = xq_adjudicate(g->pos, 0);
-    if (oc.result != XQ_RESULT_NONE) {
-      draw_board(g);
-      int winner = oc.result == XQ_RESULT_RED_WIN ? XQ_RED : oc.result == XQ_RESULT_BLACK_WIN ? XQ_BLACK : -1;
-      printf("Game over: %s by %s. %s\n", xq_result_name(oc.result), xq_reason_name(oc.reason),
-             winner < 0 ? "Draw." : winner == g->human ? "You win." : "You lose.");
-      return 0;
-    }
+    if (oc.result != XQ_RESULT_NONE) return game_over(g, oc);
     if (g->pos->side != g->human) {
       xq_move_t m;
       if (engine_move(g, &m)) return 1;
@@ -150,38 +374,27 @@ static int game_loop(play_t *g) {
     fflush(stdout);
     if (!read_line(line, sizeof line)) {
       printf("\nEnd of input: bye.\n");
+      print_moves(g);
       return 0;
     }
     if (!isatty(STDIN_FILENO)) printf("%s\n", line); /* a scripted game reads like a typed one */
     if (!line[0]) continue;
-    if (!strcmp(line, "quit") || !strcmp(line, "exit")) {
-      printf("Bye.\n");
-      return 0;
-    }
-    if (!strcmp(line, "help") || !strcmp(line, "?")) {
-      print_help();
-      continue;
-    }
-    if (!strcmp(line, "undo")) {
-      /* Take back the program's reply and the human's move before it. */
-      if (g->pos->ply < 2) {
-        printf("Nothing to undo.\n");
-        continue;
-      }
-      xq_pos_unmake(g->pos);
-      xq_pos_unmake(g->pos);
-      if (g->mcts) xq_mcts_clear(g->mcts);
-      printf("Took back one move each.\n");
+    bool quit = false;
+    if (command(g, line, &quit)) {
+      if (quit) return 0;
       continue;
     }
     xq_move_t m;
     xq_errbuf_t eb = {{0}};
-    if (xq_move_parse_legal(g->pos, line, &m, &eb)) {
-      printf("Illegal move '%s': %s. Type a move like h2e2, or help.\n", line, eb.msg);
+    if (xq_move_parse_any(g->pos, line, &m, &eb)) {
+      char ex[96];
+      example_move(g, ex, sizeof ex);
+      printf("Illegal move '%s': %s. Type a move like %s, or help.\n", line, eb.msg, ex);
       continue;
     }
     if (g->pos->ply >= XQ_MAX_HISTORY - 1) {
       printf("Game over: the game is too long to record. Draw.\n");
+      print_moves(g);
       return 0;
     }
     xq_pos_make(g->pos, m);
@@ -195,6 +408,18 @@ typedef struct {
   uint64_t seed;
 } play_opts_t;
 
+/* --color's value into g; 0, or -1 after saying what it takes. */
+static int parse_color(play_t *g, const char *v) {
+  if (!strcmp(v, "auto")) g->color_mode = COLOR_AUTO;
+  else if (!strcmp(v, "always")) g->color_mode = COLOR_ALWAYS;
+  else if (!strcmp(v, "never")) g->color_mode = COLOR_NEVER;
+  else {
+    fprintf(stderr, "xqz play: --color takes auto, always or never, not '%s'\n", v);
+    return -1;
+  }
+  return 0;
+}
+
 /* Fills o and g's settings from the command line. Returns -1 to go on, else the exit
  * code (0 after --help, 2 after bad usage, said on stderr). */
 static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
@@ -206,6 +431,10 @@ static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
     }
     if (!strcmp(a, "--unicode")) {
       g->unicode = true;
+      continue;
+    }
+    if (!strncmp(a, "--color=", 8) || !strncmp(a, "--colour=", 9)) {
+      if (parse_color(g, strchr(a, '=') + 1)) return 2;
       continue;
     }
     if (!v) {
@@ -226,6 +455,9 @@ static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
       printf("The best net of campaign %s: %s\n", v, o->best);
     }
     else if (!strcmp(a, "--opponent")) o->spec = v;
+    else if (!strcmp(a, "--color") || !strcmp(a, "--colour")) {
+      if (parse_color(g, v)) return 2;
+    }
     else if (!strcmp(a, "--fen")) o->fen = v;
     else if (!strcmp(a, "--as")) {
       if (!strcmp(v, "red")) g->human = XQ_RED;
@@ -283,6 +515,8 @@ static int play_open(play_t *g, const play_opts_t *o) {
     fprintf(stderr, "xqz play: out of memory\n");
     return 1;
   }
+  g->start_fen = o->fen ? o->fen : XQ_START_FEN;
+  g->colored = use_color(g->color_mode);
   if (o->fen) {
     if (xq_fen_parse(g->pos, o->fen, &eb)) {
       fprintf(stderr, "xqz play: bad --fen: %s\n", eb.msg);
@@ -305,6 +539,8 @@ static int play_open(play_t *g, const play_opts_t *o) {
               eb.msg[0] ? eb.msg : xq_strerror(rc));
       return 1;
     }
+    snprintf(g->name, sizeof g->name, "xqzero %s", o->net);
+    g->opponent = g->name;
   } else {
     rc = xq_player_new(&g->player, o->spec, o->seed, &eb);
     if (!rc) rc = xq_player_new_game(g->player, &eb);
@@ -313,6 +549,7 @@ static int play_open(play_t *g, const play_opts_t *o) {
               eb.msg[0] ? eb.msg : xq_strerror(rc));
       return 2;
     }
+    g->opponent = xq_player_name(g->player);
   }
   return -1;
 }
