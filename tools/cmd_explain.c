@@ -1,6 +1,7 @@
 /*
- * cmd_explain.c: `xqz explain FEN|startpos --net FILE [--json]`: what a network thinks of
- * a position. Prints the network's value of the position and, for every piece but the
+ * cmd_explain.c: `xqz explain FEN|startpos [--net FILE] [--json]`: what a network thinks
+ * of a position (without --net, the shipped net, as `xqz play` and `xqz engine` take it:
+ * default_net.h). Prints the network's value of the position and, for every piece but the
  * kings, the value with that piece taken off the board: the difference is the piece's
  * dynamic worth to its owner in this position, as the network sees it (material, activity
  * and safety at once). A removal that would leave the side not to move in check gives an
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "default_net.h"
 #include "nn/encode.h"
 #include "nn/nn_file.h"
 #include "nn/nn_forward.h"
@@ -30,12 +32,12 @@
 
 static int usage(FILE *f) {
   fprintf(f,
-          "usage: xqz explain FEN|startpos --net FILE [--json]\n"
+          "usage: xqz explain FEN|startpos [--net FILE] [--json]\n"
           "  The network's value of the position and, for each piece (kings excepted),\n"
           "  how much that value changes when the piece is removed: the piece's worth to\n"
           "  its owner in this position. Values are from Red's point of view. A net with\n"
           "  the survival head also shows each piece's probability of surviving the game.\n"
-          "  --net FILE  the network (.xqzn)\n"
+          "  --net FILE  the network (.xqzn); default: the net shipped in nets/ (or $XQZ_NET)\n"
           "  --json      one JSON object instead of the table and board\n");
   return f == stdout ? 0 : 2;
 }
@@ -176,7 +178,15 @@ int xqz_cmd_explain(int argc, char **argv) {
     } else if (!fen) fen = argv[i];
     else return usage(stderr);
   }
-  if (!fen || !net) return usage(stderr);
+  if (!fen) return usage(stderr);
+  if (!net) {
+    xq_errbuf_t deb = {{0}};
+    net = xqz_default_net(&deb);
+    if (!net) {
+      fprintf(stderr, "xqz explain: %s\n", deb.msg);
+      return 2;
+    }
+  }
   if (!strcmp(fen, "startpos")) fen = XQ_START_FEN;
   static xq_pos_t pos, work[XQ_SQUARES + 1];
   xq_errbuf_t eb;

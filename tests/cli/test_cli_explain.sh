@@ -73,6 +73,14 @@ check "bad FEN: says so" grep -q "bad FEN" <<<"$err"
 err=$("$XQZ" explain startpos --net "$dir/missing.xqzn" 2>&1); rc=$?
 check "missing net fails" test "$rc" -eq 1
 check "missing net named" grep -q "missing.xqzn" <<<"$err"
-err=$("$XQZ" explain startpos 2>&1); rc=$?
-check "no --net: usage" test "$rc" -eq 2
+# Without --net, the default net as `xqz play` and `xqz engine` take it ($XQZ_NET here, for
+# speed; else the shipped nets/xqzero.xqzn).
+out=$(XQZ_NET="$dir/n.xqzn" "$XQZ" explain startpos 2>&1); rc=$?
+check "no --net: the default net" test "$rc" -eq 0
+check "no --net: names the net it took" grep -q "^net  *$dir/n.xqzn" <<<"$out"
+err=$(XQZ_NET="$dir/missing.xqzn" "$XQZ" explain startpos 2>&1); rc=$?
+check "no --net, bad XQZ_NET: refused" test "$rc" -eq 2
+check "no --net, bad XQZ_NET: says how to fix" grep -q "XQZ_NET" <<<"$err"
+err=$("$XQZ" explain 2>&1); rc=$?
+check "no position: usage" test "$rc" -eq 2
 finish
