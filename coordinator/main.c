@@ -17,6 +17,7 @@
 #include "status.h"
 #include "support/dirlock.h"
 #include "support/log.h"
+#include "wire/join_command.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -201,6 +202,21 @@ static void raise_open_files(void) {
           (unsigned long long)rl.rlim_cur, was, (unsigned long long)rl.rlim_max);
 }
 
+/* Logs the command that adds a worker on another machine (join_command.h; `xqz
+ * join-command --campaign DIR` prints it again), and a warning when none could join. */
+static void log_join(const xqc_config_t *cfg) {
+  char steps[2048], warn[512];
+  xq_join_in_t in = {cfg->router, cfg->pub, cfg->curve_secret_key, cfg->curve_allow_dir};
+  xq_join_command(&in, steps, sizeof steps, warn, sizeof warn);
+  for (char *line = steps, *nl; *line; line = nl + 1) {
+    nl = strchr(line, '\n');
+    if (!nl) break;
+    *nl = '\0';
+    XQ_LOGI(COMP, "to add a worker on another machine: %s", line);
+  }
+  if (warn[0]) XQ_LOGW(COMP, "%s", warn);
+}
+
 int main(int argc, char **argv) {
   const char *dir = NULL;
   override_t *ov = calloc((size_t)argc, sizeof *ov);
@@ -224,6 +240,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   raise_open_files();
+  log_join(&c->cfg);
   rc = run_campaign(c, &eb);
   if (rc < 0) XQ_LOGE(COMP, "stopped on error: %s", eb.msg);
   coordinator_free(c);

@@ -20,6 +20,7 @@ int xqz_cmd_games(int argc, char **argv);
 int xqz_cmd_games_export(int argc, char **argv); /* `xqz games export` */
 int xqz_cmd_version(int argc, char **argv);
 int xqz_cmd_keygen(int argc, char **argv);
+int xqz_cmd_join(int argc, char **argv);
 int xqz_cmd_ban(int argc, char **argv);
 int xqz_cmd_unban(int argc, char **argv);
 int xqz_bench_movegen(int argc, char **argv);

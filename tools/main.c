@@ -29,6 +29,7 @@ static const xqz_command_t commands[] = {
     {"version", xqz_cmd_version, "print the software and protocol versions (--verbose: and the BLAS kernels)"},
     {"selfplay", xqz_cmd_selfplay, "self-play games to a file: selfplay --net F --games N --out F [--threads T] [--parallel G] [--sims S]"},
     {"keygen", xqz_cmd_keygen, "CURVE key pair: keygen [--dir DIR] [--force] NAME"},
+    {"join-command", xqz_cmd_join, "the command that adds a worker on another machine: join-command [--campaign DIR]"},
     {"ban", xqz_cmd_ban, "ban a worker id or key: ban TARGET [--reason TEXT] [--coordinator ADDR]"},
     {"unban", xqz_cmd_unban, "lift a ban: unban TARGET [--coordinator ADDR]"},
 };
