@@ -143,6 +143,14 @@ static void on_heartbeat(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Heartb
     w->net_id = h->net_id;
     w->dirty = true;
   }
+  if (w) { /* a paused worker is alive, playing nothing (docs/protocol.md, Heartbeat) */
+    const char *why = h->paused && h->pause_reason ? h->pause_reason : "";
+    if (w->paused != h->paused)
+      XQ_LOGI(COMP, "worker %s worker=%s reason=%.15s", h->paused ? "paused" : "resumed",
+              w->id, why);
+    w->paused = h->paused;
+    snprintf(w->pause_reason, sizeof w->pause_reason, "%s", why);
+  }
   if (h->games_done > p->games_done) p->games_done = h->games_done;
   /* Echo: the peer learns the coordinator is alive and which net is best. */
   Xqz__Envelope env;

@@ -320,7 +320,7 @@ static void announce_verdict(xqc_t *c, uint64_t now) {
     publish_announce(c, c->gate.cand_parent);
     xqc_anchor_schedule(c);
   }
-  xqc_net_files_decided(c->dir, v->cand, v->promote);
+  xqc_net_files_decided(c->dir, v->cand, v->promote, c->cfg.keep_rejected_nets);
   if (v->tries)
     XQ_LOGI(COMP, "gating decision stored after waiting for campaign.db; now announced"
             " match=%llu tries=%d waited_ms=%llu", (unsigned long long)v->match_id, v->tries + 1,

@@ -212,6 +212,8 @@ static Xqz__WorkerStatus *worker_status(tmp_t *t, const xqc_t *c, const xqc_work
   s->faults = w->faults;
   s->last_seen_ms_ago = xqc_worker_ago_ms(w, now);
   s->alive = xqc_worker_alive(w, now, (uint64_t)c->cfg.worker_timeout_ms);
+  s->paused = s->alive && w->paused;
+  s->pause_reason = tmp_str(t, s->paused ? w->pause_reason : "");
   s->banned = w->banned;
   s->red_wins = w->red_wins;
   s->black_wins = w->black_wins;
@@ -341,6 +343,7 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.window_positions = c->replay.count;
   s.workers = xqc_workers_alive(&c->workers, XQZ__ROLE__ROLE_WORKER, now, timeout);
   s.trainer_step = (uint64_t)c->trainer_step;
+  s.trainer_version = (char *)c->trainer_version;
   s.promotions = (uint64_t)c->promotions;
   s.last_gating = c->last_gating;
   s.campaign = base_name(&t, c->dir);

@@ -119,7 +119,7 @@ remote() {
   local host=$1
   on "$host" "bash -s" <<EOF
 D=$(printf %q "$XQZ_LAB_DIR/$host")
-$(declare -p COORD GPT WARGS SKEY WKEY)
+$(declare -p COORD GPT WARGS SKEY WKEY NICE)
 $(declare -f remote_prelude remote_running remote_systemd remote_progress)
 remote_prelude || exit 1
 $2
@@ -165,6 +165,7 @@ if remote_running; then echo "$host: already running pid=$pid"; exit 0; fi
   echo "XQZ_COORDINATOR=$COORD"
   echo "XQZ_WORKER_THREADS=$threads"
   echo "XQZ_GAMES_PER_THREAD=$GPT"
+  echo "XQZ_WORKER_NICE=$NICE"
   echo "XQZ_WORKER_ID=$host"
   echo "XQZ_STATE_DIR=$D"
   echo "XQZ_CACHE_DIR=$D/cache"
@@ -268,6 +269,9 @@ each_host() {
 
 # Values the remote functions use.
 COORD=$XQZ_COORDINATOR GPT=$XQZ_GAMES_PER_THREAD WARGS=$XQZ_WORKER_ARGS
+# Workers are guests on lab members' machines: the lowest CPU priority unless the
+# configuration says otherwise (docs/operations.md, "Lending a machine to self-play").
+NICE=${XQZ_WORKER_NICE:-19}
 SKEY=$XQZ_SERVER_KEY WKEY=$XQZ_WORKER_KEY
 
 # coordinator_view: "HOSTNAME games net alive" per worker from xqz status --json, or an

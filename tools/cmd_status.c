@@ -49,16 +49,19 @@ static void print_workers(const Xqz__Status *s) {
          "games", "plies", "rej", "last seen", "version");
   for (size_t i = 0; i < s->n_worker_list; i++) {
     const Xqz__WorkerStatus *w = s->worker_list[i];
-    char seen[48], ago[24];
+    char seen[64], ago[24];
     duration(ago, sizeof ago, w->last_seen_ms_ago / 1000);
-    snprintf(seen, sizeof seen, "%s ago%s", ago, w->alive ? "" : " (gone)");
+    if (!w->alive) snprintf(seen, sizeof seen, "%s ago (gone)", ago);
+    else if (w->paused) snprintf(seen, sizeof seen, "%s ago, paused (%.16s)", ago, w->pause_reason);
+    else snprintf(seen, sizeof seen, "%s ago", ago);
     printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6.1f %4llu  %-16s  %s%s%s\n", w->worker_id,
            w->host, w->threads, (unsigned long long)w->net_id, (unsigned long long)w->games,
            w->avg_plies, (unsigned long long)w->rejected, seen, w->software_version,
            role_name(w->role), w->banned ? " BANNED" : "");
   }
   printf("  (last seen: time since the last message; gone: no message within"
-         " worker_timeout_ms)\n");
+         " worker_timeout_ms;\n   paused: alive, its machine's owner paused it: signal,"
+         " schedule, busy or memory)\n");
 }
 
 /* The balance of self-play against training (docs/operations.md, "Watching a campaign"). */
@@ -88,6 +91,7 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
   printf("best net   %016llx   Elo %s   promotions %llu\n", (unsigned long long)s->best_net_id,
          xqz_elo_text(elo, sizeof elo, s->best_elo, 1), (unsigned long long)s->promotions);
   printf("trainer    step %llu", (unsigned long long)s->trainer_step);
+  if (s->trainer_version && s->trainer_version[0]) printf("   %s", s->trainer_version);
   if (s->last_loss)
     printf("   loss %.4f (policy %.4f, value %.4f) at step %llu", s->last_loss->loss,
            s->last_loss->policy, s->last_loss->value, (unsigned long long)s->last_loss->step);

@@ -26,7 +26,7 @@ static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
   l->connects = 0;
   int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
                ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_DISCONNECTED;
   if (zmq_socket_monitor(l->dealer, ep, events) == 0) {
     l->monitor = zmq_socket(l->ctx, ZMQ_PAIR);
     if (l->monitor && zmq_connect(l->monitor, ep)) {
@@ -106,15 +106,32 @@ static void drain_monitor(xq_link_t *l) {
       uint32_t value = 0;
       memcpy(&ev, zmq_msg_data(&m), 2);
       if (zmq_msg_size(&m) >= 6) memcpy(&value, (const char *)zmq_msg_data(&m) + 2, 4);
-      if (ev == ZMQ_EVENT_CONNECTED && ++l->connects > 1) l->reconnected = 1;
-      if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) l->handshake_failures = 0;
+      if (ev == ZMQ_EVENT_CONNECTED) {
+        if (++l->connects > 1) l->reconnected = 1;
+        l->conn_state = 0;
+      }
+      if (ev == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+        l->handshake_failures = 0;
+        l->conn_state = 1;
+      }
       if (ev & (ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)) {
         l->handshake_failures++;
+        l->conn_state = 2;
         l->auth_refused = ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
-        /* ZeroMQ refuses a peer of the wrong socket type as invalid metadata. */
-        l->wrong_type = ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
-                        value == ZMQ_PROTOCOL_ERROR_ZMTP_INVALID_METADATA;
+        /* A peer that closes during the handshake (no detail) or refuses our socket type
+         * (invalid metadata) is no ROUTER; a CURVE peer says "mechanism mismatch". */
+        l->wrong_type = ev == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL ||
+                        (ev == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+                         value == ZMQ_PROTOCOL_ERROR_ZMTP_INVALID_METADATA);
+      }
+      if (ev == ZMQ_EVENT_DISCONNECTED && l->conn_state == 0) {
+        /* Closed by the peer before any handshake result: a PUB socket does this to a
+         * DEALER (libzmq 4.3 reports no failure on the DEALER's side). */
+        l->handshake_failures++;
+        l->conn_state = 2;
+        l->auth_refused = 0;
+        l->wrong_type = 1;
       }
     }
     zmq_msg_close(&m);
@@ -129,7 +146,7 @@ static void drain_monitor(xq_link_t *l) {
 
 const char *xq_link_handshake_hint(const xq_link_t *l) {
   if (l->handshake_failures < XQ_LINK_HANDSHAKE_HINT_AFTER) return NULL;
-  if (l->wrong_type) {
+  if (l->wrong_type && !l->curve.on) {
     static char hint[512];
     const char *colon = strrchr(l->coord, ':');
     long port = colon ? strtol(colon + 1, NULL, 10) : 0;

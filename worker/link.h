@@ -25,8 +25,9 @@ typedef struct {
   int reconnected;         /* set when the DEALER connected again (peer restarted) */
   int handshake_failures;  /* ZMTP/CURVE handshakes failed since the last that succeeded */
   int auth_refused;        /* the last failure was the coordinator's ZAP refusing our key */
-  int wrong_type;          /* the last failure: the peer's socket type does not pair with a
-                            * DEALER (e.g. the coordinator's PUB port) */
+  int wrong_type;          /* the last failure: the peer closed during the handshake or
+                            * refused our socket type (e.g. the coordinator's PUB port) */
+  int conn_state;          /* current TCP connection: 0 handshaking, 1 done, 2 failed */
   char coord[256], pub[256];
   int64_t last_rx_ms;      /* last message from the coordinator (ROUTER side) */
   int64_t backoff_ms;      /* wait before the next reconnect */

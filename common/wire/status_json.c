@@ -243,6 +243,8 @@ static void worker_obj(jbuf_t *b, const Xqz__WorkerStatus *w) {
   kv_u64(b, &f, "faults", w->faults);
   kv_u64(b, &f, "last_seen_ms_ago", w->last_seen_ms_ago);
   kv_bool(b, &f, "alive", w->alive);
+  kv_bool(b, &f, "paused", w->paused);
+  kv_str(b, &f, "pause_reason", w->pause_reason);
   kv_bool(b, &f, "banned", w->banned);
   kv_str(b, &f, "software_version", w->software_version);
   kv_str(b, &f, "key", w->key);
@@ -304,6 +306,7 @@ char *xq_status_json(const Xqz__Status *s) {
   kv_id(&b, &f, "campaign_id", s->campaign_id);
   kv_str(&b, &f, "software_version", s->software_version);
   kv_u64(&b, &f, "protocol_version", s->protocol_version);
+  kv_str(&b, &f, "trainer_version", s->trainer_version);
   kv_id(&b, &f, "best_net_id", s->best_net_id);
   kv_dbl(&b, &f, "best_elo", s->best_elo);
   kv_u64(&b, &f, "games", s->games);

@@ -33,6 +33,8 @@ typedef struct {
   int role;               /* Xqz__Role */
   uint32_t threads;
   uint64_t net_id;        /* from the latest heartbeat */
+  bool paused;            /* from the latest heartbeat: its machine's owner paused it */
+  char pause_reason[16];  /* "signal", "schedule", "busy", "memory" while paused */
   uint64_t games, positions, plies, red_wins, black_wins, draws;
   uint64_t by_reason[XQC_REASONS];
   uint64_t rejected;      /* records rejected by the rules replay */

@@ -148,6 +148,8 @@ workers() { ps -eo args | grep -c "^$dir/home/.xqzero/localhost/bin/xqz-worker "
 check "start twice: one worker" test "$(workers)" -eq 1
 check "the worker has the coordinator, thread count and keys" \
   bash -c "ps -o args= -p $pid | grep -q -- '--threads 1 .*--coordinator tcp://127.0.0.1:$port .*--server-key .*/keys/server.pub --key .*/keys/worker.secret'"
+check "the worker runs at the lowest priority (lab.sh's default --nice 19)" \
+  bash -c "ps -o args= -p $pid | grep -q -- '--nice 19' && [ \$(ps -o ni= -p $pid) -eq 19 ]"
 check "games arrive at the coordinator (over CURVE)" wait_for 60 bash -c "grep ' status ' '$dir/coord.log' | tail -1 | grep -q ' games=[1-9]'"
 up_with_games() {
   lab -f "$dir/hosts" status >"$dir/status" 2>&1
