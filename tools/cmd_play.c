@@ -236,9 +236,8 @@ static void print_moves(const play_t *g) {
   }
   for (int style = 0; style < (g->unicode ? 3 : 2); style++) {
     xq_fen_parse(p, g->start_fen, NULL);
-    int number = xq_pos_fullmove(p), col = 0;
-    printf("Moves (%s):", style == 0 ? "ICCS" : style == 1 ? "WXF" : "Chinese");
-    col = 13;
+    int number = xq_pos_fullmove(p);
+    int col = printf("Moves (%s):", style == 0 ? "ICCS" : style == 1 ? "WXF" : "Chinese");
     for (int i = 0; i < plies; i++) {
       xq_move_t m = g->pos->hist[i].move;
       char w[64], mv[XQ_MOVE_TEXT_MAX];
