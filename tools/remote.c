@@ -65,8 +65,8 @@ static int campaign_address(xqz_remote_t *r, xq_errbuf_t *eb) {
   xq_errbuf_t e2;
   int rc = xq_ini_get(ini, "router", bind, sizeof bind, &e2);
   if (rc < 0) /* e2 names the file already */
-    return xq_err_set(eb, XQ_EINVAL, "%s (is %s a campaign directory? its coordinator writes"
-                      " campaign.ini at its first start)", e2.msg, r->campaign);
+    return xq_err_set(eb, XQ_EINVAL, "%s (is it a campaign directory? its coordinator writes"
+                      " campaign.ini at its first start)", e2.msg);
   if (rc == 0) snprintf(bind, sizeof bind, "%s", XQZ_REMOTE_DEFAULT_ADDR);
   const char *host = strstr(bind, "://");
   host = host ? host + 3 : bind;

@@ -89,7 +89,8 @@ by_campaign() {
 }
 check "status --campaign DIR reaches that campaign's coordinator" by_campaign
 no_campaign() {
-  ! "$XQZ" status --campaign "$dir/nowhere" >"$dir/nocamp.out" 2>&1 &&
+  mkdir -p "$dir/notcamp" # a directory, without campaign.ini (a missing one: test_cli_startup.sh)
+  ! "$XQZ" status --campaign "$dir/notcamp" >"$dir/nocamp.out" 2>&1 &&
     grep -q "is it a campaign directory" "$dir/nocamp.out"
 }
 check "status --campaign on a directory without campaign.ini says so" no_campaign
