@@ -150,6 +150,7 @@ static int sign_place(int sign) {
 /* Reads the tokens into sp by the first pattern their kinds fit. 0, or -1 for none. */
 static int tokens_to_spec(const tok_t *t, int n, spec_t *sp) {
   char kinds[MAX_TOKENS + 1];
+  if (n < 0 || n > MAX_TOKENS) return -1; /* tokenize's bound, said again for gcc -O3 */
   for (int i = 0; i < n; i++) kinds[i] = t[i].kind;
   kinds[n] = 0;
   memset(sp, 0, sizeof *sp);
@@ -335,7 +336,7 @@ int xq_move_to_wxf(xq_pos_t *pos, xq_move_t m, char *buf, size_t n) {
   }
   spec_t sp;
   move_spec(pos, m, &sp);
-  char head[8];
+  char head[16]; /* room for any int, so gcc -O3 sees no truncation */
   char letter = WXF_LETTER[sp.type];
   if (!sp.place) snprintf(head, sizeof head, "%c%d", letter, sp.file);
   else if (sp.place > 0 && sp.place != 1) snprintf(head, sizeof head, "%d%c", sp.place, letter);
