@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "coord.h"
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "support/log.h"
-#include "train/targets.h"
+#include "records/targets.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 

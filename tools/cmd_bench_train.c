@@ -2,7 +2,7 @@
  * cmd_bench_train.c: `xqz bench train`: the trainer's step rate at several thread counts,
  * on the trainer's own path: a Batch message of real positions (random legal games,
  * sparse targets over their legal moves) decoded, encoded and trained on by nn_train_pool
- * exactly as xqz-trainer does per batch (wire/batch_shard.c). Prints samples/s per net
+ * exactly as xqz-trainer does per batch (trainer/batch_shard.c). Prints samples/s per net
  * and thread count, the speed-up over the first thread count of the same run, and the
  * share of the sgemm peak (one core's peak times the threads). --vs-whole-policy also
  * times each step with the whole policy FC (the trainer computes it at the legal moves
@@ -21,7 +21,7 @@
 #include "rules/rules.h"
 #include "support/clock.h"
 #include "support/rng.h"
-#include "wire/batch_shard.h"
+#include "trainer/batch_shard.h"
 #include "wire/sample.h"
 
 #define MAX_LIST 32

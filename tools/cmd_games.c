@@ -18,9 +18,9 @@
 #include "commands.h"
 #include "json_out.h"
 #include "rules/material.h"
-#include "search/game_record.h"
-#include "search/segment_file.h"
-#include "train/game_summary.h"
+#include "records/game_record.h"
+#include "records/segment_file.h"
+#include "records/game_summary.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz games PATH... [--adjudicate PAWNS] [--json]\n"

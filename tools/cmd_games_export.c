@@ -23,8 +23,8 @@
 
 #include "commands.h"
 #include "pgn_write.h"
-#include "search/game_record.h"
-#include "search/segment_file.h"
+#include "records/game_record.h"
+#include "records/segment_file.h"
 #include "support/atomic_file.h"
 
 static void usage(FILE *f) {

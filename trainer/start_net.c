@@ -5,7 +5,7 @@
 
 #include "support/log.h"
 #include "wire/client.h"
-#include "wire/netcache.h"
+#include "nn/netcache.h"
 #include "wire/wire.h"
 
 #define COMP "trainer"

@@ -32,7 +32,7 @@
 #include "support/log.h"
 #include "support/dirlock.h"
 #include "support/mkdir_p.h"
-#include "wire/batch_shard.h"
+#include "batch_shard.h"
 #include "wire/messages.h"
 #include "wire/wire.h"
 #include "support/clock.h"

@@ -14,7 +14,7 @@
 #include "job_check.h"
 #include "link.h"
 #include "nn/blas_core.h"
-#include "wire/netcache.h"
+#include "nn/netcache.h"
 #include "search/players.h"
 #include "selfplay_loop.h"
 #include "spool.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "search/arena.h"
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "search/players.h"
 #include "support/log.h"
 

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "search/mcts.h"
 #include "support/error.h"
 

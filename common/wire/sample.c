@@ -1,6 +1,6 @@
 /*
  * sample.c: compact training samples to and from the wire, every field of a peer's
- * message validated (train/sample.h is the sample itself).
+ * message validated (records/sample.h is the sample itself).
  */
 #include "wire/sample.h"
 

@@ -1,5 +1,5 @@
 /*
- * sample.h: compact training samples (train/sample.h) to and from the wire's Sample
+ * sample.h: compact training samples (records/sample.h) to and from the wire's Sample
  * message.
  */
 #ifndef XQ_WIRE_SAMPLE_H
@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "support/error.h"
-#include "train/sample.h"
+#include "records/sample.h"
 #include "xqz.pb-c.h"
 
 /* Conversions to and from the wire. to_proto points msg's arrays into scratch owned by

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "search/game_record.h"
+#include "records/game_record.h"
 
 typedef struct {
   uint64_t hash;

@@ -11,7 +11,7 @@
 
 #include "support/campaign_nets.h"
 #include "support/log.h"
-#include "wire/netcache.h"
+#include "nn/netcache.h"
 
 #define COMP "coordinator"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "support/atomic_file.h"
 #include "support/crc32.h"
 #include "support/le.h"

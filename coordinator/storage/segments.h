@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "search/segment_file.h"
+#include "records/segment_file.h"
 #include "support/error.h"
 
 /* The system calls of the writer. The real ones by default; a test build of the

@@ -29,7 +29,7 @@
 #include <zmq.h>
 
 #include "coord_test_util.h"
-#include "search/segment_file.h"
+#include "records/segment_file.h"
 #include "support/le.h"
 
 #define SHIPPED XQZ_BINARY_DIR "/coordinator/xqz-coordinator"

@@ -27,8 +27,8 @@
 #include <zmq.h>
 
 #include "coord_test_util.h"
-#include "search/game_record.h"
-#include "train/targets.h"
+#include "records/game_record.h"
+#include "records/targets.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 

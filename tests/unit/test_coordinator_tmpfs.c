@@ -25,7 +25,7 @@
 #include <zmq.h>
 
 #include "coord_test_util.h"
-#include "search/segment_file.h"
+#include "records/segment_file.h"
 
 #define GAMES 40
 

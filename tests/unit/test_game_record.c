@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "rules/policy_index.h"
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "support/crc32.h"
 #include "support/le.h"
 #include "test_helpers.h"

@@ -28,10 +28,10 @@
 #include "rules/material.h"
 #include "rules/movegen.h"
 #include "rules/policy_index.h"
-#include "search/game_record.h"
-#include "search/segment_file.h"
+#include "records/game_record.h"
+#include "records/segment_file.h"
 #include "segments.h"
-#include "train/game_summary.h"
+#include "records/game_summary.h"
 
 /* Red a rook up, nothing else but the kings (on different files). */
 #define XQZ XQZ_BINARY_DIR "/tools/xqz"

@@ -27,7 +27,7 @@
 #include "rules/movegen.h"
 #include "rules/notation.h"
 #include "rules/rules.h"
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "segments.h"
 
 #define MAX_GAMES 16

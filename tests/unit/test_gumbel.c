@@ -22,7 +22,7 @@
 #include "search/mcts.h"
 #include "search/mcts_tree.h"
 #include "search/selfplay.h"
-#include "train/targets.h"
+#include "records/targets.h"
 #include "test_helpers.h"
 
 /* ---- a known evaluator ---- */

@@ -21,7 +21,7 @@
 #include "rules/policy_index.h"
 #include "rules/rules.h"
 #include "test_helpers.h"
-#include "train/targets.h"
+#include "records/targets.h"
 #include "wire/sample.h"
 
 #define CAP 1100

@@ -43,7 +43,7 @@
 #include "rules/movegen.h"
 #include "rules/rules.h"
 #include "support/crc32.h"
-#include "train/targets.h"
+#include "records/targets.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 

@@ -26,7 +26,7 @@
 #include <zmq.h>
 
 #include "nn/nn_file.h"
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "support/atomic_file.h"
 #include "support/crc32.h"
 #include "wire/wire.h"

@@ -1,5 +1,5 @@
 /*
- * test_worker_netcache_bounds.c: a net fetch (common/wire/netcache.c, as the worker and the
+ * test_worker_netcache_bounds.c: a net fetch (common/nn/netcache.c, as the worker and the
  * trainer use it) believes a NetChunk's announced size only when the header in the first
  * chunk names an architecture of exactly that size (issue 47, item 14): a coordinator
  * announcing 2^31-1 bytes gets an error and no allocation; an honest fetch still works.
@@ -15,7 +15,7 @@
 
 #include "nn/nn_file.h"
 #include "support/crc32.h"
-#include "wire/netcache.h"
+#include "nn/netcache.h"
 
 #define ID 0x5555aaaa6666bbbbull
 

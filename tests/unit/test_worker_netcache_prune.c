@@ -1,6 +1,6 @@
 /*
  * test_worker_netcache_prune.c: bounded disk for nets (issue 49). The worker's net cache
- * (xq_netcache_prune, common/wire/netcache.h) keeps the nets named in use and the newest
+ * (xq_netcache_prune, common/nn/netcache.h) keeps the nets named in use and the newest
  * few whatever its cap, deletes the least recently used others down to the cap, and leaves
  * other files alone; xq_netcache_touch makes a net recently used. The coordinator's
  * nets/rejected/ (xqc_net_files_prune_rejected, coordinator/storage/net_files.h) keeps
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "net_files.h"
-#include "wire/netcache.h"
+#include "nn/netcache.h"
 
 #define MB (1u << 20)
 

@@ -3,7 +3,7 @@
  * through the one encoding function (nn_encode_board), their survival and reply targets
  * laid out in the planes' frame, and turned back into a position.
  */
-#include "train/sample.h"
+#include "records/sample.h"
 
 #include <assert.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  *   then per ply: u16 move, u8 flags (bit 0 = full search), and when full:
  *   f32 root value, u16 nvisits, nvisits x (u16 policy index, u32 count).
  */
-#include "search/game_record.h"
+#include "records/game_record.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "rules/rules.h"
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "support/error.h"
 
 #define XQ_SUMMARY_REASONS (XQ_REASON_RESIGN + 1) /* by_reason slots, index = xq_reason_t */

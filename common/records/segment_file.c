@@ -4,7 +4,7 @@
  * and a byte-by-byte resync after a bad one.
  */
 #define _DEFAULT_SOURCE
-#include "search/segment_file.h"
+#include "records/segment_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "support/crc32.h"
 #include "support/le.h"
 

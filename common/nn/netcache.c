@@ -1,5 +1,5 @@
 /* netcache.c: fetch nets in chunks, verify them, keep them by id (see netcache.h). */
-#include "wire/netcache.h"
+#include "nn/netcache.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  * final board; and the reply target: the squares of the next ply's move (the opponent's
  * answer), checked legal with every other move of the record.
  */
-#include "train/targets.h"
+#include "records/targets.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* batch_shard.c: Batch samples -> a training shard, on the pool thread that trains it. */
-#include "wire/batch_shard.h"
+#include "batch_shard.h"
 
 #include <stdlib.h>
 

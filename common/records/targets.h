@@ -6,9 +6,9 @@
 #ifndef XQ_TRAIN_TARGETS_H
 #define XQ_TRAIN_TARGETS_H
 
-#include "search/game_record.h"
+#include "records/game_record.h"
 #include "support/error.h"
-#include "train/sample.h"
+#include "records/sample.h"
 
 /* Replays a validated game record and appends one sample per recorded (full-search)
  * position to out (up to cap). Returns the number of samples, or a negative error with the

@@ -1,14 +1,14 @@
 /*
  * game_summary.c: counts over stored self-play games (see game_summary.h).
  */
-#include "train/game_summary.h"
+#include "records/game_summary.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rules/material.h"
-#include "train/targets.h"
+#include "records/targets.h"
 
 void xq_game_summary_init(xq_game_summary_t *s, double adjudicate_pawns) {
   memset(s, 0, sizeof *s);
