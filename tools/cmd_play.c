@@ -529,7 +529,7 @@ static int play_open(play_t *g, const play_opts_t *o) {
     xq_mcts_config_default(&cfg);
     cfg.max_plies = XQ_MAX_HISTORY - 24; /* the tree must not outgrow the history */
     /* A Gumbel root: at a fixed number of simulations it beat PUCT on the same net by
-     * +186 and +282 Elo (docs/results.md, Learning curve, 16). */
+     * +186 and +282 Elo (docs/experiments/16-gumbel-root.md). */
     cfg.search = XQ_SEARCH_GUMBEL;
     rc = xq_evaluator_net_new(&g->ev, o->net, cfg.batch, &eb);
     if (!rc) rc = xq_mcts_new(&g->mcts, &cfg, g->ev, o->seed, &eb);

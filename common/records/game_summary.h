@@ -2,7 +2,8 @@
  * game_summary.h: what a set of stored self-play games says about a campaign: how games
  * end (by colour and by reason), how long they are, and what they teach the value head:
  * the share of training samples with a decisive target and the correlation between the
- * material count and that target (the check behind `adjudicate_material`, docs/results.md).
+ * material count and that target (the check behind `adjudicate_material`,
+ * docs/experiments/03-adjudicate-material.md).
  * `xqz games` prints it per segment file. Targets are computed as the coordinator's
  * ingest computes them (xq_samples_from_record_adjudicated).
  */

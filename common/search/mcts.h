@@ -41,7 +41,7 @@ typedef struct {
                           * sizes it from a memory budget */
   bool mate_probe;       /* a new leaf whose side to move can mate (or stalemate) in one
                           * is a proven win, scored without the net (false; measured in
-                          * docs/results.md, Learning curve, 12) */
+                          * docs/experiments/12-mate-probe-fixed-nets.md) */
   xq_search_kind_t search; /* how simulations are spent (XQ_SEARCH_PUCT) */
   int gumbel_actions;      /* Gumbel: actions considered at the root, m (16) */
   float gumbel_c_visit;    /* Gumbel: sigma(q) = (c_visit + max N) * c_scale * q (50) */

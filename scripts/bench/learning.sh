@@ -12,7 +12,7 @@
 #   --games N      ladder games per net and opponent (default 20: 10 pairs)
 #   --sims S       simulations per move of the nets in the ladder (default 200, no noise)
 #   --search S     the nets' root search in the ladder and the confirmation: puct (default;
-#                  the ladders in docs/results.md) or gumbel (as `xqz play` uses a net)
+#                  the ladders in docs/experiments/) or gumbel (as `xqz play` uses a net)
 #   --max-nets K   ladder at most K nets: net 1, the last promoted, and evenly spaced ones
 #                  in between (default 8)
 #   --ladder L     opponents (default: random greedy alphabeta:1 alphabeta:2 alphabeta:3
