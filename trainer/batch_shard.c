@@ -25,14 +25,13 @@ int xq_batch_shard_fill(void *ctx, int rank, int lo, int hi, nn_shard_t *shard) 
   shard->pi_offset[0] = 0;
   for (int i = lo; i < hi; i++) {
     xq_errbuf_t eb = {{0}};
-    if (xq_sample_from_proto(&r->sample, bs->batch->samples[i], &eb)) {
+    if (xq_sample_from_proto(&r->sample, &r->pos, bs->batch->samples[i], &eb)) {
       r->rejected++;
       r->last = eb;
       continue;
     }
     const xq_sample_t *s = &r->sample;
     xq_sample_encode(shard->planes + (size_t)n * shard->nplanes * NN_HW, s, shard->nplanes);
-    xq_sample_position(&r->pos, s);
     nn_encode_legal(&r->pos, shard->mask + (size_t)n * NN_POLICY_SIZE, NULL, NULL);
     int32_t off = shard->pi_offset[n];
     for (int k = 0; k < s->npi; k++) {

@@ -22,7 +22,7 @@
 
 typedef struct {
   xq_sample_t sample;  /* the sample being decoded */
-  xq_pos_t pos;        /* its position, for the legal-move mask */
+  xq_pos_t pos;        /* its position, for the legal-move mask (set by from_proto) */
   int64_t rejected;    /* samples this thread dropped, ever */
   xq_errbuf_t last;    /* why the last one was dropped (msg "" until one is) */
 } xq_batch_shard_rank_t;

@@ -1,7 +1,7 @@
 /*
  * sample.c: compact training samples: mirrored, colour-swapped, encoded to input planes
  * through the one encoding function (nn_encode_board), their survival and reply targets
- * laid out in the planes' frame, and turned back into a position.
+ * laid out in the planes' frame, and turned back into a position (checked by the rules).
  */
 #include "records/sample.h"
 
@@ -80,15 +80,20 @@ void xq_sample_encode(float *planes, const xq_sample_t *s, int nplanes) {
 
 int xq_sample_board_position(xq_pos_t *pos, const uint8_t *board, int side, int rule60,
                              xq_errbuf_t *eb) {
-  char fen[XQ_FEN_MAX];
+  /* Set up square by square and checked by the rules (xq_pos_setup_done), as a FEN of the
+   * board would be parsed, without printing or parsing text: this runs for every sample of
+   * every training step. */
+  assert(side == XQ_RED || side == XQ_BLACK);
   xq_pos_clear(pos);
+  if (rule60 < 0 || rule60 > XQ_FEN_RULE60_MAX)
+    return xq_err_set(eb, XQ_EFEN, "no-capture counter %d is out of range", rule60);
   for (int sq = 0; sq < XQ_SQUARES; sq++)
-    if (board[sq]) xq_pos_put(pos, sq, board[sq]);
+    if (board[sq]) {
+      assert(board[sq] <= 15 && xq_pc_type(board[sq]) != 0);
+      xq_pos_put(pos, sq, board[sq]);
+    }
   pos->rule60 = (uint16_t)rule60;
-  xq_fen_print(pos, fen);
-  char *w = strchr(fen, ' ');
-  if (w && side == XQ_BLACK) w[1] = 'b';
-  return xq_fen_parse(pos, fen, eb);
+  return xq_pos_setup_done(pos, side, eb);
 }
 
 void xq_sample_position(xq_pos_t *pos, const xq_sample_t *s) {

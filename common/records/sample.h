@@ -75,9 +75,11 @@ bool xq_sample_reply(int16_t sq[2], const xq_sample_t *s);
  * the legal-move mask (nn_encode_legal). The sample must be valid (from_proto checked
  * it). */
 void xq_sample_position(xq_pos_t *pos, const xq_sample_t *s);
-/* Sets pos from a board through FEN, so the rules' own validation (kings, piece counts,
- * reachable squares, the side not to move not in check) applies and the key, side and
- * check flag are set the one way the rules set them. 0, or XQ_EFORMAT with the reason. */
+/* Sets pos from a board (valid piece codes), side (XQ_RED or XQ_BLACK) and no-capture
+ * counter, checked by the rules as a FEN of it would be (kings, piece counts, reachable
+ * squares, the side not to move not in check; xq_pos_setup_done), with key, side and
+ * check flag set the one way the rules set them, and no text in between. 0, or XQ_EFEN
+ * with the reason (pos cleared). */
 int xq_sample_board_position(xq_pos_t *pos, const uint8_t *board, int side, int rule60,
                              xq_errbuf_t *eb);
 

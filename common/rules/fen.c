@@ -2,6 +2,7 @@
  * fen.c: FEN parsing with a specific error for every way a FEN can be wrong, and
  * printing. The parser reads the string strictly left to right and never past its NUL.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,19 @@ static int validate(xq_pos_t *pos, xq_errbuf_t *eb) {
   return 0;
 }
 
+int xq_pos_setup_done(xq_pos_t *pos, int side, xq_errbuf_t *eb) {
+  assert(side == XQ_RED || side == XQ_BLACK);
+  pos->side = (uint8_t)side;
+  if (side == XQ_BLACK) pos->key ^= xq_zob_side_;
+  int rc = validate(pos, eb);
+  if (rc) {
+    xq_pos_clear(pos);
+    return rc;
+  }
+  pos->in_check = xq_king_attacked_(pos, pos->side);
+  return 0;
+}
+
 /* Parses an optional non-negative decimal counter field. */
 static int parse_counter(const char **s, long max, long *out) {
   const char *p = *s;
@@ -128,10 +142,11 @@ int xq_fen_parse(xq_pos_t *pos, const char *fen, xq_errbuf_t *eb) {
   int rc = parse_board(pos, &p, eb);
   if (rc) goto fail;
   p = skip_spaces(p);
+  int side;
   if (*p == 'w' || *p == 'r' || *p == 'W' || *p == 'R') {
-    pos->side = XQ_RED;
+    side = XQ_RED;
   } else if (*p == 'b' || *p == 'B') {
-    pos->side = XQ_BLACK;
+    side = XQ_BLACK;
   } else if (!*p) {
     rc = xq_err_set(eb, XQ_EFEN, "side to move is missing");
     goto fail;
@@ -145,7 +160,6 @@ int xq_fen_parse(xq_pos_t *pos, const char *fen, xq_errbuf_t *eb) {
     rc = xq_err_set(eb, XQ_EFEN, "side to move must be a single letter");
     goto fail;
   }
-  if (pos->side == XQ_BLACK) pos->key ^= xq_zob_side_;
   /* Two optional '-' placeholder fields, then optional counters. */
   p = skip_spaces(p);
   for (int i = 0; i < 2 && *p == '-'; i++) {
@@ -174,16 +188,13 @@ int xq_fen_parse(xq_pos_t *pos, const char *fen, xq_errbuf_t *eb) {
       goto fail;
     }
   }
-  if (halfmove > 1000) {
+  if (halfmove > XQ_FEN_RULE60_MAX) {
     rc = xq_err_set(eb, XQ_EFEN, "no-capture counter %ld is out of range", halfmove);
     goto fail;
   }
   pos->rule60 = (uint16_t)halfmove;
   pos->fullmove = (uint16_t)fullmove;
-  rc = validate(pos, eb);
-  if (rc) goto fail;
-  pos->in_check = xq_king_attacked_(pos, pos->side);
-  return 0;
+  return xq_pos_setup_done(pos, side, eb);
 fail:
   xq_pos_clear(pos);
   return rc;

@@ -13,10 +13,17 @@
 #include "support/error.h"
 
 #define XQ_FEN_MAX 128 /* enough for any position this module prints */
+#define XQ_FEN_RULE60_MAX 1000 /* largest no-capture counter xq_fen_parse accepts */
 
 /* Parses fen into pos. On error returns XQ_EFEN, leaves pos cleared, and writes the
  * specific problem into eb (if non-NULL). Never reads past the terminating NUL. */
 int xq_fen_parse(xq_pos_t *pos, const char *fen, xq_errbuf_t *eb);
+/* Ends a position set up square by square (xq_pos_clear, then xq_pos_put and rule60):
+ * makes side (XQ_RED or XQ_BLACK) the side to move, key included, checks the position as
+ * xq_fen_parse checks what it parsed (kings, piece counts, squares each piece can ever
+ * stand on, the side not to move not in check; the same words in eb) and sets in_check.
+ * 0, or XQ_EFEN with pos cleared. What a FEN round trip gave, without the text. */
+int xq_pos_setup_done(xq_pos_t *pos, int side, xq_errbuf_t *eb);
 /* Writes the position's FEN into buf (at least XQ_FEN_MAX bytes). */
 void xq_fen_print(const xq_pos_t *pos, char *buf);
 

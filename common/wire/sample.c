@@ -5,7 +5,6 @@
 #include "wire/sample.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "rules/fen.h"
@@ -76,7 +75,8 @@ static int reply_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t 
   return 0;
 }
 
-int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb) {
+int xq_sample_from_proto(xq_sample_t *s, xq_pos_t *pos, const Xqz__Sample *msg,
+                         xq_errbuf_t *eb) {
   if (msg->board.len != XQ_SQUARES || !msg->board.data)
     return xq_err_set(eb, XQ_EFORMAT, "sample: board has %zu squares", msg->board.len);
   int kings[2] = {0, 0};
@@ -111,11 +111,8 @@ int xq_sample_from_proto(xq_sample_t *s, const Xqz__Sample *msg, xq_errbuf_t *eb
     return xq_err_set(eb, XQ_EFORMAT, "sample: probabilities sum to %g", sum);
   if (!(msg->z >= -1.0f && msg->z <= 1.0f))
     return xq_err_set(eb, XQ_EFORMAT, "sample: z %g", (double)msg->z);
-  xq_pos_t *pos = malloc(sizeof *pos);
-  if (!pos) return xq_err_set(eb, XQ_ENOMEM, "sample: out of memory");
   xq_errbuf_t feb = {{0}};
   int rc = xq_sample_board_position(pos, s->board, (int)msg->side, (int)msg->rule60, &feb);
-  free(pos);
   if (rc) return xq_err_set(eb, XQ_EFORMAT, "sample: impossible position: %s", feb.msg);
   if ((rc = survive_from_proto(s, msg, eb))) return rc;
   if ((rc = reply_from_proto(s, msg, eb))) return rc;

@@ -83,11 +83,13 @@ static void test_ingest_and_resume(void **state) {
   assert_int_equal(r->batch->samples[0]->board.len, 90);
   assert_int_equal(r->batch->window_positions, positions);
   xq_sample_t *smp = malloc(sizeof *smp);
+  xq_pos_t *spos = malloc(sizeof *spos);
   for (size_t i = 0; i < r->batch->n_samples; i++) {
     xq_errbuf_t seb;
-    if (xq_sample_from_proto(smp, r->batch->samples[i], &seb) != 0)
+    if (xq_sample_from_proto(smp, spos, r->batch->samples[i], &seb) != 0)
       fail_msg("sample %zu does not validate: %s", i, seb.msg);
   }
+  free(spos);
   free(smp);
   xq_wire_free(&r);
 

@@ -372,11 +372,86 @@ static void test_position_mask(void **state) {
   xq_record_free(&r);
 }
 
+/* Whether two positions are the same in every field a set-up gives (no history). */
+static bool same_position(const xq_pos_t *a, const xq_pos_t *b) {
+  return !memcmp(a->board, b->board, sizeof a->board) && !memcmp(a->count, b->count, sizeof a->count) &&
+         !memcmp(a->king, b->king, sizeof a->king) && a->side == b->side &&
+         a->in_check == b->in_check && a->rule60 == b->rule60 && a->fullmove == b->fullmove &&
+         a->ply == b->ply && a->key == b->key;
+}
+
+/* The way samples were turned into positions before (issue 50): the board printed as FEN
+ * and parsed back, so the rules' FEN checks applied. */
+static int position_through_fen(xq_pos_t *pos, const uint8_t *board, int side, int rule60,
+                                xq_errbuf_t *eb) {
+  char fen[XQ_FEN_MAX];
+  xq_pos_clear(pos);
+  for (int sq = 0; sq < XQ_SQUARES; sq++)
+    if (board[sq]) xq_pos_put(pos, sq, board[sq]);
+  pos->rule60 = (uint16_t)rule60;
+  xq_fen_print(pos, fen);
+  char *w = strchr(fen, ' ');
+  if (w && side == XQ_BLACK) w[1] = 'b';
+  return xq_fen_parse(pos, fen, eb);
+}
+
+/* Samples are set up square by square, without FEN text: on the positions of random games
+ * (as they are, mirrored, colour-swapped) and on boards spoiled at random (kings missing or
+ * doubled, pieces where they can never stand, the mover able to take the king), the
+ * position, the verdict and its reason, the legal-move mask and the input planes are those
+ * of the FEN round trip. */
+static void test_position_without_text(void **state) {
+  (void)state;
+  xq_game_record_t r;
+  int n;
+  xq_sample_t *s = random_samples(&r, 150, &n);
+  xq_pos_t *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+  static float pa[NN_INPUT_PLANES_MAX * NN_HW], pb[NN_INPUT_PLANES_MAX * NN_HW];
+  int valid = 0, invalid = 0;
+  for (int k = 0; k < n; k++) {
+    for (int v = 0; v < 8; v++) {
+      xq_sample_t c = s[k];
+      if (v & 1) xq_sample_mirror(&c);
+      if (v & 2) xq_sample_colour_swap(&c);
+      if (v & 4) /* up to three squares get a random piece (or none) */
+        for (int j = (int)(rnd() % 3); j >= 0; j--) {
+          int t = (int)(rnd() % 22) - 8; /* empty, or one of the 14 piece codes */
+          c.board[rnd() % XQ_SQUARES] = (uint8_t)(t < 0 ? 0 : t < 7 ? t + 1 : t + 2);
+        }
+      xq_errbuf_t ea = {{0}}, eb = {{0}};
+      int ra = position_through_fen(a, c.board, c.side, c.rule60, &ea);
+      int rb = xq_sample_board_position(b, c.board, c.side, c.rule60, &eb);
+      assert_int_equal(ra, rb);
+      assert_string_equal(ea.msg, eb.msg);
+      assert_true(same_position(a, b));
+      if (ra) {
+        invalid++;
+        continue;
+      }
+      valid++;
+      uint8_t ma[XQ_POLICY_SIZE], mb[XQ_POLICY_SIZE];
+      nn_encode_legal(a, ma, NULL, NULL);
+      nn_encode_legal(b, mb, NULL, NULL);
+      assert_memory_equal(ma, mb, sizeof ma);
+      nn_encode(pa, a, NN_INPUT_PLANES_MAX);
+      nn_encode(pb, b, NN_INPUT_PLANES_MAX);
+      assert_memory_equal(pa, pb, sizeof pa);
+    }
+  }
+  print_message("%d valid and %d spoiled positions agree\n", valid, invalid);
+  assert_true(valid > n && invalid > 0);
+  free(a);
+  free(b);
+  free(s);
+  xq_record_free(&r);
+}
+
 static void test_proto_roundtrip(void **state) {
   (void)state;
   xq_game_record_t r;
   xq_record_init(&r);
   xq_sample_t *s = malloc(CAP * sizeof *s);
+  xq_pos_t *pos = malloc(sizeof *pos), *want = malloc(sizeof *want);
   random_game(&r, 150);
   int n = xq_samples_from_record(&r, s, CAP, NULL);
   assert_true(n > 0);
@@ -392,7 +467,10 @@ static void test_proto_roundtrip(void **state) {
     assert_non_null(u);
     xq_sample_t t;
     xq_errbuf_t eb = {{0}};
-    if (xq_sample_from_proto(&t, u, &eb)) fail_msg("round trip rejected: %s", eb.msg);
+    if (xq_sample_from_proto(&t, pos, u, &eb)) fail_msg("round trip rejected: %s", eb.msg);
+    /* The position from_proto leaves is the sample's, as xq_sample_position sets it. */
+    xq_sample_position(want, &s[k]);
+    assert_true(same_position(pos, want));
     assert_memory_equal(t.board, s[k].board, XQ_SQUARES);
     assert_int_equal(t.side, s[k].side);
     assert_int_equal(t.rule60, s[k].rule60);
@@ -420,9 +498,11 @@ static void test_proto_roundtrip(void **state) {
   assert_int_equal(msg.reply, 0);
   xq_sample_t t;
   memset(&t, 0xff, sizeof t);
-  assert_int_equal(xq_sample_from_proto(&t, &msg, NULL), 0);
+  assert_int_equal(xq_sample_from_proto(&t, pos, &msg, NULL), 0);
   assert_false(t.has_survive);
   assert_false(t.has_reply);
+  free(pos);
+  free(want);
   free(s);
   xq_record_free(&r);
 }
@@ -490,7 +570,7 @@ static void expect_reject(int which, const char *what) {
   }
   xq_sample_t t;
   xq_errbuf_t eb = {{0}};
-  int rc = xq_sample_from_proto(&t, &msg, &eb);
+  int rc = xq_sample_from_proto(&t, &pos, &msg, &eb);
   if (which == 0) {
     if (rc) fail_msg("valid sample rejected: %s", eb.msg);
     assert_true(t.has_survive);
@@ -740,6 +820,7 @@ int main(void) {
       cmocka_unit_test(test_survival_target),
       cmocka_unit_test(test_survival_random),
       cmocka_unit_test(test_reply_random),
+      cmocka_unit_test(test_position_without_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
