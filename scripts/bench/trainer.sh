@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # trainer.sh: the trainer's data-parallel scaling. `xqz bench train` times the trainer's
-# own step (Batch decode, planes, masks, forward, backward, SGD; wire/batch_shard.c and
+# own step (Batch decode, planes, masks, forward, backward, SGD; trainer/batch_shard.c and
 # nn/nn_train_pool.c) on the tiny 2x16, default 6x64 and large 10x128 nets at 1..N
 # threads in one invocation, so every speed-up is a ratio within one run; PyTorch
 # (nn_torch.py --train-only, Debian's python3-torch) trains the same nets at batch 256 on
