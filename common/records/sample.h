@@ -9,8 +9,8 @@
  * squares of the opponent's move that answered the move played here. The trainer turns it
  * into exactly the input planes nn_encode would give for the position in its game.
  */
-#ifndef XQ_TRAIN_SAMPLE_H
-#define XQ_TRAIN_SAMPLE_H
+#ifndef XQ_RECORDS_SAMPLE_H
+#define XQ_RECORDS_SAMPLE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * replaying the record with the rules. This is also the coordinator's ingest check: a
  * record these functions refuse is never stored.
  */
-#ifndef XQ_TRAIN_TARGETS_H
-#define XQ_TRAIN_TARGETS_H
+#ifndef XQ_RECORDS_TARGETS_H
+#define XQ_RECORDS_TARGETS_H
 
 #include "records/game_record.h"
 #include "support/error.h"
