@@ -86,18 +86,21 @@ void xqc_campaign_record_endpoints(const char *dir, const xqc_config_t *cfg) {
  * file system, an immutable file (chattr +i, also refused to root) or a file mode. */
 static void write_fix(char *out, size_t n, const char *path, int err) {
   struct stat st;
+  int w;
   if (err == EROFS)
-    snprintf(out, n, "it is on a read-only file system: remount it read-write, or copy the"
-             " campaign directory to a writable disk and start there");
+    w = snprintf(out, n, "it is on a read-only file system: remount it read-write, or copy the"
+                 " campaign directory to a writable disk and start there");
   else if (err == EPERM)
-    snprintf(out, n, "it is immutable or append-only: see lsattr %s, then chattr -i -a %s",
-             path, path);
+    w = snprintf(out, n, "it is immutable or append-only: see lsattr %s, then chattr -i -a %s",
+                 path, path);
   else if (stat(path, &st) == 0)
-    snprintf(out, n, "this process (uid %u) may not write it (owner uid %u, mode %04o): make"
-             " it writable (chmod u+w %s) or run the coordinator as its owner",
-             (unsigned)geteuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), path);
+    w = snprintf(out, n, "this process (uid %u) may not write it (owner uid %u, mode %04o): make"
+                 " it writable (chmod u+w %s) or run the coordinator as its owner",
+                 (unsigned)geteuid(), (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), path);
   else
-    snprintf(out, n, "%s: make it writable for the coordinator's user", strerror(err));
+    w = snprintf(out, n, "%s: make it writable for the coordinator's user", strerror(err));
+  /* A path too long for the buffer: the fix is cut short, and says so. */
+  if (w >= 0 && (size_t)w >= n && n > 4) memcpy(out + n - 4, "...", 4);
 }
 
 int xqc_campaign_check_writable(const char *dir, bool ini_must_change, xq_errbuf_t *eb) {

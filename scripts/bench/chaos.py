@@ -3,7 +3,8 @@
 "What survives what", reads its table).
 
 A whole local campaign (coordinator, trainer, two workers, the tiny net) runs while a fault
-injector applies faults from a catalogue at moments drawn from a seed, one at a time, and a
+injector applies faults from a catalogue (every kind once per round, in an order and at
+moments drawn from a seed), one at a time, and a
 checker tests the campaign's invariants every second, not only at the end:
 
   exactly-once   every game a worker saw acknowledged (its spool file deleted, watched with
@@ -68,6 +69,7 @@ KINDS = {
     "foreign_peer": ("a Hello from another campaign", False),
     "junk": ("random frames and an envelope of another protocol version", False),
     "full_disk": ("fill the campaign's file system for 5-20 s", True),
+    "trainer_diverge": ("run the trainer with --lr 0:99 until it stops, then resume it", False),
 }
 
 
@@ -291,7 +293,7 @@ class Soak:
         self.trainer = Daemon("trainer", [
             b + "/trainer/xqz-trainer", "--coordinator", self.router, "--dir",
             os.path.join(o, "trainer"), "--size", "tiny", "--batch", "32", "--candidate-every",
-            "40", "--checkpoint-every-s", "2", "--log-every", "20", "--threads", "1"],
+            "400", "--checkpoint-every-s", "2", "--log-every", "20", "--threads", "1"],
             os.path.join(o, "trainer.log"), self.nofile)
         self.workers = []
         for w in ("w1", "w2"):
@@ -574,6 +576,33 @@ class Soak:
             else:
                 os.makedirs(os.path.join(self.camp, "nets", "rejected"), exist_ok=True)
                 os.rename(path, os.path.join(self.camp, "nets", "rejected", os.path.basename(path)))
+        elif kind == "trainer_diverge":
+            path = os.path.join(self.out, "trainer", "trainer.xqzc")
+            if not os.path.exists(path):
+                return False
+            wild = Daemon("trainer (--lr 0:99)", self.trainer.argv + ["--lr", "0:99"],
+                          self.trainer.logpath, self.nofile)
+            with self.fault_lock:
+                self.trainer.term()
+                mark = os.path.getsize(self.trainer.logpath)
+                wild.start()
+            try:
+                wild.proc.wait(120)
+                applied = True
+            except subprocess.TimeoutExpired:
+                wild.kill9()
+                with open(self.trainer.logpath, errors="replace") as f:
+                    f.seek(mark)
+                    stepped = sum(1 for l in f if "training step=" in l)
+                # A trainer the coordinator kept paced never stepped: nothing to diverge.
+                applied = stepped > 0
+                if applied:
+                    self.violate("a trainer at --lr 0:99 trained on for 120 s (%d progress lines)"
+                                 % stepped, key=("diverge", time.time()))
+            with self.fault_lock:
+                self.trainer.start()
+            self.expect_resume()
+            return applied
         elif kind == "checkpoint_flip":
             path = os.path.join(self.out, "trainer", "trainer.xqzc")
             if not os.path.exists(path):
@@ -663,8 +692,12 @@ class Soak:
         log("soak: seed=%d minutes=%g kinds=%d out=%s router=%s" % (a.seed, a.minutes, len(kinds),
                                                                   self.out, self.router))
         time.sleep(min(a.warmup, a.minutes * 30))
+        order = []
         while time.time() < end:
-            kind = self.rng.choice(kinds)
+            if not order:   # every kind once per round, in an order drawn from the seed
+                order = list(kinds)
+                self.rng.shuffle(order)
+            kind = order.pop()
             gap = self.rng.uniform(a.gap / 2, a.gap * 1.5)
             self.current = [kind, time.time(), None, False]
             log("fault %s" % kind)
@@ -759,12 +792,14 @@ def main():
                    help="build directory with the daemons, tools/xqz and tests/xqz-chaos-peer")
     p.add_argument("--minutes", type=float, default=5.0, help="length of the soak (default 5)")
     p.add_argument("--seed", type=int, default=1, help="the schedule's seed (default 1)")
-    p.add_argument("--gap", type=float, default=12.0, help="mean seconds between faults (default 12)")
+    p.add_argument("--gap", type=float, default=8.0, help="mean seconds between faults (default 8)")
     p.add_argument("--warmup", type=float, default=20.0, help="seconds before the first fault")
     p.add_argument("--settle", type=float, default=45.0, help="seconds after the last fault")
     p.add_argument("--kinds", default=",".join(KINDS), help="comma-separated fault kinds (default: all)")
     p.add_argument("--rss-cap-mb", type=int, default=512, help="coordinator RSS bound (default 512)")
-    p.add_argument("--tmpfs-mb", type=int, default=512, help="size of the campaign's tmpfs as root")
+    p.add_argument("--tmpfs-mb", type=int, default=3072,
+                   help="size limit of the campaign's tmpfs as root (default 3072; it takes"
+                        " memory only as the campaign fills it)")
     p.add_argument("--port", type=int, default=0, help="ROUTER port (PUB is the next; default free)")
     p.add_argument("--out", default="", help="keep everything here (default: a temporary folder)")
     p.add_argument("--list", action="store_true", help="list the fault kinds and exit")

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # chaos.sh: the chaos soak. A whole local campaign (coordinator, trainer, two workers, the
-# tiny net) runs while faults from a catalogue of 20 kinds (kill -9 and SIGSTOP of each
+# tiny net) runs while faults from a catalogue of 21 kinds (kill -9 and SIGSTOP of each
 # daemon, a locked database, a full disk, flipped bytes in a segment, a net and a
-# checkpoint, a moved candidate, a clock step, a connection flood, a slow reader, hostile
-# and foreign peers) strike at moments drawn from a seed, and the campaign's invariants are
+# checkpoint, a moved candidate, a diverging trainer, a clock step, a connection flood, a
+# slow reader, hostile and foreign peers) strike, every kind once per round in an order and
+# at moments drawn from a seed, and the campaign's invariants are
 # checked every second: every acknowledged game stored exactly once, every announced
 # promotion kept across restarts, self-play never standing still past a bound, the
 # coordinator's memory bounded, the trainer's newest checkpoint loadable, the campaign id

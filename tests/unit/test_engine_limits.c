@@ -34,7 +34,8 @@ static void expect_after_info(eng_t *e, const char *prefix, char *line, size_t s
     if (eng_line(e, tmp, sizeof tmp, timeout_ms)) fail_msg("engine: no line starting with '%s'", prefix);
     if (info && !strncmp(tmp, "info depth ", 11)) snprintf(info, info_size, "%s", tmp);
     if (!strncmp(tmp, prefix, strlen(prefix))) {
-      if (line) snprintf(line, size, "%s", tmp);
+      if (line && snprintf(line, size, "%s", tmp) >= (int)size)
+        fail_msg("engine line longer than %zu bytes: %s", size, tmp);
       return;
     }
   }
