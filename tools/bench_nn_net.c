@@ -14,6 +14,10 @@
  * a batch with 40 legal moves a sample, as the trainer does (nn_loss_cfg_t's
  * legal_policy: the policy FC at the legal moves only); "legal" is its speed-up over the
  * same step with the whole FC.
+ *
+ * bench_nn_precision times the search's call (nn_infer_legal) in each precision asked for,
+ * fp32 and bf16 alternating round by round in the same process, so a shared machine's drift
+ * falls on both alike; each rate also as a share of its own precision's peak.
  */
 #include "bench_nn_net.h"
 
@@ -22,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nn/nn_bf16.h"
 #include "nn/nn_blas.h"
 #include "nn/nn_forward.h"
 #include "nn/nn_loss.h"
@@ -232,5 +237,113 @@ int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, dou
     nn_model_free(&c.m);
   }
   if (json) printf(",\"infer\":{%s},\"train\":{%s}", infer_json, train_json);
+  return 0;
+}
+
+/* ---- precision: fp32 against bf16 (nn_bf16.h), interleaved ---- */
+
+typedef struct {
+  nn_model_t *m;
+  nn_plan_t *plan;
+  float *planes, *policy, *value;
+  int **legal;
+  int *nlegal;
+  int n;
+} prec_ctx_t;
+
+/* The search's call: the tower, the value head and the policy at 40 "legal" moves. */
+static void run_infer_legal(void *p) {
+  prec_ctx_t *c = p;
+  nn_infer_legal(c->policy, c->value, c->plan, c->m, c->planes, (const int *const *)c->legal,
+                 c->nlegal, c->n);
+}
+
+int bench_nn_precision(const nn_arch_t *archs, int narchs, const nn_precision_t *precs,
+                       int nprecs, int rounds, double min_time, double peak_fp32,
+                       double peak_bf16, bool json) {
+  static const int batches[] = {1, 32, 256};
+  const int max_n = 256, nleg = 40;
+  xq_errbuf_t eb = {{0}};
+  if (json) printf(",\"precision\":{");
+  else {
+    printf("\nwhole net by precision (nn_infer_legal as the search calls it, 40 legal moves; "
+           "GFLOP/s of direct-convolution FLOPs;\n%%peak of that precision's peak: fp32 %.1f "
+           "(sgemm), bf16 %.1f GFLOP/s (vdpbf16ps); %d interleaved rounds)\n",
+           peak_fp32, peak_bf16, rounds);
+    printf("%-8s %5s %5s %-5s %12s %9s %6s %8s\n", "net", "batch", "round", "prec", "rate/s",
+           "GFLOP/s", "%peak", "vs fp32");
+  }
+  for (int a = 0; a < narchs; a++) {
+    prec_ctx_t c = {0};
+    nn_arch_t arch = archs[a];
+    char label[32];
+    nn_arch_name(&arch, label, sizeof label);
+    const double flops = nn_arch_flops(&arch);
+    if (nn_model_new(&c.m, &arch, &eb) || nn_plan_new(&c.plan, &arch, max_n, false, &eb)) {
+      fprintf(stderr, "xqz bench nn: cannot build the %s net: %s\n", label, eb.msg);
+      nn_model_free(&c.m);
+      return 1;
+    }
+    nn_model_init(c.m, 1);
+    nn_model_fold(c.m);
+    uint64_t seed = 43;
+    const size_t np = (size_t)nn_arch_input_planes(&arch) * NN_HW;
+    c.planes = malloc(sizeof(float) * max_n * np);
+    c.policy = malloc(sizeof(float) * (size_t)max_n * NN_POLICY_SIZE);
+    c.value = malloc(sizeof(float) * max_n);
+    c.legal = malloc(sizeof(int *) * max_n);
+    c.nlegal = malloc(sizeof(int) * max_n);
+    if (!c.planes || !c.policy || !c.value || !c.legal || !c.nlegal) {
+      fprintf(stderr, "xqz bench nn: out of memory\n");
+      return 1;
+    }
+    fill_planes(c.planes, max_n * np, &seed);
+    for (int i = 0; i < max_n; i++) {
+      c.legal[i] = malloc(sizeof(int) * nleg);
+      if (!c.legal[i]) return 1;
+      for (int j = 0; j < nleg; j++) c.legal[i][j] = (i * 37 + j * 51) % NN_POLICY_SIZE;
+      c.nlegal[i] = nleg;
+    }
+    if (json) printf("%s\"%s\":{", a ? "," : "", label);
+    for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+      c.n = batches[b];
+      double best[3] = {0, 0, 0}; /* per precision, the best round's rate */
+      for (int r = 0; r < rounds; r++)
+        for (int q = 0; q < nprecs; q++) {
+          const nn_precision_t pr = precs[q];
+          if (pr == NN_PRECISION_BF16 && nn_bf16_attach(c.m, &eb)) {
+            fprintf(stderr, "xqz bench nn: %s\n", eb.msg);
+            return 1;
+          }
+          if (pr != NN_PRECISION_BF16) nn_bf16_detach(c.m);
+          const double t = bench_nn_time(run_infer_legal, &c, min_time);
+          const double rate = c.n / t, gf = rate * flops * 1e-9;
+          const double peak = pr == NN_PRECISION_BF16 ? peak_bf16 : peak_fp32;
+          if (rate > best[pr]) best[pr] = rate;
+          if (!json) {
+            printf("%-8s %5d %5d %-5s %12.1f %9.1f %5.0f%%", label, c.n, r + 1,
+                   nn_precision_name(pr), rate, gf, peak > 0 ? 100 * gf / peak : 0);
+            if (pr == NN_PRECISION_BF16 && best[NN_PRECISION_FP32] > 0)
+              printf(" %7.2fx", rate / best[NN_PRECISION_FP32]);
+            printf("\n");
+            fflush(stdout);
+          }
+        }
+      if (!json && best[NN_PRECISION_FP32] > 0 && best[NN_PRECISION_BF16] > 0)
+        printf("%-8s %5d  best bf16 %.1f/s, fp32 %.1f/s: %.2fx\n", label, c.n,
+               best[NN_PRECISION_BF16], best[NN_PRECISION_FP32],
+               best[NN_PRECISION_BF16] / best[NN_PRECISION_FP32]);
+      if (json)
+        printf("%s\"%d\":{\"fp32\":%.1f,\"bf16\":%.1f}", b ? "," : "", c.n,
+               best[NN_PRECISION_FP32], best[NN_PRECISION_BF16]);
+    }
+    if (json) printf("}");
+    nn_bf16_detach(c.m);
+    for (int i = 0; i < max_n; i++) free(c.legal[i]);
+    free(c.planes), free(c.policy), free(c.value), free(c.legal), free(c.nlegal);
+    nn_plan_free(&c.plan);
+    nn_model_free(&c.m);
+  }
+  if (json) printf("}");
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nn/nn_bf16.h"
 #include "nn/nn_model.h"
 
 /* Seconds per call of fn(ctx), fastest of three rounds of at least min_time each. */
@@ -26,5 +27,13 @@ int bench_nn_parse_nets(nn_arch_t *archs, const char *list);
  * Returns 0, or 1 when a net could not be built. */
 int bench_nn_nets(const nn_arch_t *archs, int narchs, bool quick, bool json, double min_time,
                   double peak_gflops);
+
+/* The precision table: nn_infer_legal's positions/s of each net at batches 1, 32 and 256 in
+ * each of precs (fp32, bf16), rounds times, the precisions alternating within a round. The
+ * peaks are GFLOP/s (peak_bf16 0: not measured). Returns 0, or 1 when a net could not be
+ * built or bf16 was asked of a CPU without it. */
+int bench_nn_precision(const nn_arch_t *archs, int narchs, const nn_precision_t *precs,
+                       int nprecs, int rounds, double min_time, double peak_fp32,
+                       double peak_bf16, bool json);
 
 #endif

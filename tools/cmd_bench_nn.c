@@ -4,7 +4,9 @@
  * kernels (Winograd and the im2col reference) layer by layer, the small nets' GEMM shapes
  * (nn_gemm_small against OpenBLAS alone, bench_nn_gemm.c), and whole-net inference and
  * training rates, each with achieved GFLOP/s (direct-convolution FLOPs, so Winograd can
- * exceed 100% of the sgemm peak) and its share of the peak.
+ * exceed 100% of the sgemm peak) and its share of the peak. Those tables run fp32; the
+ * precision table that follows times the search's call in fp32 and in bf16 (nn_bf16.h)
+ * alternately, each against its own peak (the sgemm peak, and vdpbf16ps's).
  * Benchmarks print figures; they are not tests. --json prints one JSON object.
  */
 #include <assert.h>
@@ -20,11 +22,14 @@
 #include "commands.h"
 #include "nn/conv3x3.h"
 #include "nn/conv3x3_im2col.h"
+#include "nn/nn_bf16.h"
 #include "support/clock.h"
 
 typedef struct {
   int threads;
-  bool quick, json, no_net;
+  bool quick, json, no_net, precision_only;
+  const char *precision; /* --precision: auto, fp32, bf16 or both (NULL: XQZ_PRECISION or both) */
+  int rounds;            /* --rounds: interleaved rounds of the precision table */
   double min_time;  /* seconds per measurement */
   nn_arch_t nets[BENCH_NN_MAX_NETS]; /* the whole-net figures' nets (--nets) */
   int nnets;
@@ -181,16 +186,22 @@ static void bench_convs(const bench_opts_t *o, double peak, bool *first_json) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz bench nn [--threads N] [--quick] [--json] [--no-net] [--nets LIST]\n"
+             "                   [--precision auto|fp32|bf16|both] [--rounds R] [--precision-only]\n"
              "  --threads N  OpenBLAS threads (default 1: one per search thread)\n"
              "  --quick      shorter measurements, fewer batch sizes\n"
              "  --json       print the figures as one JSON object\n"
              "  --no-net     only the sgemm peak, the conv layers and the narrow GEMMs\n"
              "  --nets LIST  whole-net figures of these sizes (default: default,large; e.g.\n"
-             "               tiny,tiny-g to see what global pooling costs)\n");
+             "               tiny,tiny-g to see what global pooling costs)\n"
+             "  --precision P  the precision table's paths (default: XQZ_PRECISION if set, else\n"
+             "               both where the CPU has avx512_bf16, fp32 elsewhere; auto: the one\n"
+             "               a worker would pick)\n"
+             "  --rounds R   interleaved rounds of the precision table (default 3)\n"
+             "  --precision-only  only the peaks and the precision table\n");
 }
 
 int xqz_bench_nn(int argc, char **argv) {
-  bench_opts_t o = {.threads = 1, .min_time = 0.4};
+  bench_opts_t o = {.threads = 1, .min_time = 0.4, .rounds = 3};
   o.nnets = bench_nn_parse_nets(o.nets, "default,large");
   assert(o.nnets == 2);
   for (int i = 1; i < argc; i++) {
@@ -209,6 +220,18 @@ int xqz_bench_nn(int argc, char **argv) {
       o.json = true;
     } else if (!strcmp(argv[i], "--no-net")) {
       o.no_net = true;
+    } else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
+      o.precision = argv[++i];
+    } else if (!strcmp(argv[i], "--precision-only")) {
+      o.precision_only = true;
+    } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+      char *end;
+      long r = strtol(argv[++i], &end, 10);
+      if (*end || r < 1 || r > 100) {
+        fprintf(stderr, "xqz bench nn: --rounds wants 1..100, got '%s'\n", argv[i]);
+        return 2;
+      }
+      o.rounds = (int)r;
     } else if (!strcmp(argv[i], "--nets") && i + 1 < argc) {
       if ((o.nnets = bench_nn_parse_nets(o.nets, argv[++i])) < 0) return 2;
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -231,10 +254,43 @@ int xqz_bench_nn(int argc, char **argv) {
            openblas_get_corename());
   else printf("sgemm peak (1024^3, single call, OpenBLAS core %s): %.1f GFLOP/s\n",
               openblas_get_corename(), peak), fflush(stdout);
+  /* The precision table's paths. */
+  nn_precision_t precs[2];
+  int nprecs;
+  const bool cpu_bf16 = nn_bf16_cpu_supported();
+  const char *want = o.precision ? o.precision : getenv("XQZ_PRECISION");
+  if (!want || !strcmp(want, "both")) {
+    precs[0] = NN_PRECISION_FP32, precs[1] = NN_PRECISION_BF16;
+    nprecs = cpu_bf16 ? 2 : 1;
+  } else {
+    nn_precision_t req;
+    if (nn_precision_parse(want, &req)) {
+      fprintf(stderr, "xqz bench nn: --precision wants auto, fp32, bf16 or both, not '%s'\n",
+              want);
+      return 2;
+    }
+    precs[0] = nn_precision_resolve(req, cpu_bf16, NULL);
+    nprecs = 1;
+  }
+  const char *why;
+  nn_precision_t picked = nn_precision_resolve(NN_PRECISION_AUTO, cpu_bf16, &why);
+  double peak16 = cpu_bf16 ? nn_bf16_peak_gflops(o.quick ? 0.2 : 0.5) : 0;
+  if (o.json)
+    printf(",\"bf16_peak_gflops\":%.1f,\"precision_auto\":\"%s\"", peak16,
+           nn_precision_name(picked));
+  else
+    printf("bf16 peak (vdpbf16ps, one core): %.1f GFLOP/s; precision auto -> %s (%s); the "
+           "tables before the precision table run fp32\n", peak16, nn_precision_name(picked),
+           why), fflush(stdout);
   int rc = 0;
-  if (!o.no_net) rc = bench_nn_nets(o.nets, o.nnets, o.quick, o.json, o.min_time, peak);
-  bench_convs(&o, peak, &first_json);
-  bench_nn_gemms(o.json, o.min_time, peak);
+  if (!o.precision_only) {
+    if (!o.no_net) rc = bench_nn_nets(o.nets, o.nnets, o.quick, o.json, o.min_time, peak);
+    bench_convs(&o, peak, &first_json);
+    bench_nn_gemms(o.json, o.min_time, peak);
+  }
+  if (!o.no_net && !rc)
+    rc = bench_nn_precision(o.nets, o.nnets, precs, nprecs, o.rounds, o.min_time, peak, peak16,
+                            o.json);
   if (o.json) printf("}\n");
   return rc;
 }

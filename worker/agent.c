@@ -15,6 +15,7 @@
 #include "link.h"
 #include "nn/blas_core.h"
 #include "nn/netcache.h"
+#include "nn/nn_bf16.h"
 #include "search/players.h"
 #include "selfplay_loop.h"
 #include "spool.h"
@@ -529,10 +530,11 @@ static void progress(agent_t *a, int64_t now) {
   long long pos = atomic_load(&a->play.positions);
   double dt = (double)(now - a->last_progress_ms) / 1000.0;
   XQ_LOGI(C, "progress games=%lld positions=%lld pos_per_s=%.1f net=%016" PRIx64
-          " unacked=%zu connected=%d paused=%s",
+          " unacked=%zu connected=%d paused=%s precision=%s",
           (long long)atomic_load(&a->play.games), pos,
           dt > 0 ? (double)(pos - a->last_progress_pos) / dt : 0.0, a->playing_net,
-          xq_spool_count(a->spool), a->welcomed, a->pause ? xq_pause_reason(a->pause) : "no");
+          xq_spool_count(a->spool), a->welcomed, a->pause ? xq_pause_reason(a->pause) : "no",
+          nn_precision_name(nn_precision_current()));
   a->last_progress_ms = now;
   a->last_progress_pos = pos;
 }

@@ -10,6 +10,7 @@
 
 #include "agent.h"
 #include "nn/blas_core.h"
+#include "nn/nn_bf16.h"
 #include "wire/endpoint.h"
 #include "support/log.h"
 #include "support/opt_name.h"
@@ -51,9 +52,12 @@ static const opt_t opts[] = {
     {"cache-mb", "MB", "200", "net cache size cap; the least recently used nets go first"},
     {"max-rss-mb", "MB", "0", "start no new games while resident memory is above this"
      " (0: no cap)"},
+    {"precision", "auto|fp32|bf16", "auto", "network arithmetic: auto takes bf16 where the CPU"
+     " has avx512_bf16, fp32 elsewhere (bf16 falls back to fp32 there)"},
 };
 enum { O_COORD, O_PUB, O_THREADS, O_GPT, O_CACHE, O_SPOOL, O_ID, O_MAXSPOOL, O_PROGRESS, O_TIMEOUT,
-       O_SERVER_KEY, O_KEY, O_NICE, O_ACTIVE, O_IDLE_ONLY, O_CACHE_MB, O_MAX_RSS, O_N };
+       O_SERVER_KEY, O_KEY, O_NICE, O_ACTIVE, O_IDLE_ONLY, O_CACHE_MB, O_MAX_RSS, O_PRECISION,
+       O_N };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz-worker [options]\n"
@@ -172,6 +176,16 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* Before any evaluator exists: every net this process loads follows it (nn_bf16.h). */
+  nn_precision_t prec_req;
+  const char *prec_s = val[O_PRECISION] ? val[O_PRECISION] : opts[O_PRECISION].def;
+  if (nn_precision_parse(prec_s, &prec_req)) {
+    fprintf(stderr, "xqz-worker: --precision must be auto, fp32 or bf16, not '%s'\n", prec_s);
+    return 2;
+  }
+  const char *prec_why;
+  nn_precision_t prec = nn_precision_resolve(prec_req, nn_bf16_cpu_supported(), &prec_why);
+  nn_precision_set(prec);
   if (o.id && (!*o.id || strlen(o.id) > 200)) {
     fprintf(stderr, "xqz-worker: --id must be 1 to 200 characters\n");
     return 2;
@@ -202,5 +216,6 @@ int main(int argc, char **argv) {
           " (SIGUSR1 pauses, SIGUSR2 resumes)", got_nice,
           io == 3 ? "idle" : io == 2 || io == 0 ? "best-effort" : io == 1 ? "realtime" : "unknown",
           active, o.idle_only, o.cache_mb, o.max_rss_mb);
+  XQ_LOGI("worker", "precision=%s (%s)", nn_precision_name(prec), prec_why);
   return xq_worker_run(&o, &stop_flag, &pause_flag);
 }

@@ -37,6 +37,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "nn/nn_bf16.h"
 #include "nn/nn_blas.h"
 
 #define H NN_BOARD_H
@@ -489,17 +490,23 @@ static inline void wg_epilogue(float *yi, const float *ri, const float *Y, const
 }
 
 /* M (35, T, coutp) <- the 35 GEMMs of a chunk of nc images whose input transform V
- * (35, T, cinp) is done; U: prepared weights (35, cin, coutp). */
-static void wg_multiply(float *M, const float *V, const float *U, int nc, int cin, int cout) {
+ * (35, T, cinp) is done; U: prepared weights (35, cin, coutp), or, with U16 set, their bf16
+ * copy (nn_bf16.h; V is then converted in place). */
+static void wg_multiply(float *M, float *V, const float *U, const uint16_t *U16, int nc,
+                        int cin, int cout) {
   const int cinp = round8(cin), coutp = round8(cout);
   const size_t T = (size_t)nc * WG_TILES;
+  if (U16) {
+    nn_bf16_wg_multiply(M, V, U16, (int)T, cin, cout);
+    return;
+  }
   for (int p = 0; p < WG_PTS; p++)
     nn_sgemm(CblasNoTrans, CblasNoTrans, (int)T, coutp, cin, 1.0f, V + p * T * cinp, cinp,
              U + (size_t)p * cin * coutp, coutp, 0.0f, M + p * T * coutp, coutp);
 }
 
 static void wg_forward(float *y, float *scratch, const float *x, const float *U,
-                       const float *bias, const float *residual, bool relu, int n, int cin,
+                       const uint16_t *U16, const float *bias, const float *residual, bool relu, int n, int cin,
                        int cout) {
   const int cinp = round8(cin), coutp = round8(cout), nc_max = chunk_of(n);
   for (int n0 = 0; n0 < n; n0 += nc_max) {
@@ -511,7 +518,7 @@ static void wg_forward(float *y, float *scratch, const float *x, const float *U,
     float *Y = M + WG_PTS * T * coutp;                         /* (90, coutp) */
     wg_pad_nhwc(P, x + (size_t)n0 * cin * HW, nc, cin, n0 == 0);
     wg_input_transform(V, P, nc, cinp);
-    wg_multiply(M, V, U, nc, cin, cout);
+    wg_multiply(M, V, U, U16, nc, cin, cout);
     for (int i = 0; i < nc; i++) {
       wg_output_image(Y, M, i, T, coutp);
       wg_epilogue(y + (size_t)(n0 + i) * cout * HW,
@@ -589,10 +596,10 @@ static void wg_output_resident(float *Py, const float *Pres, const float *M, int
     }
 }
 
-void nn_conv3x3_forward_resident(float *Py, float *scratch, const float *Px, const float *wp,
-                                 const float *bias, const float *Pres, bool relu, int n,
-                                 int cin, int cout) {
-  assert(Py && scratch && Px && wp && n >= 0 && cin > 0 && cout > 0);
+static void wg_forward_resident(float *Py, float *scratch, const float *Px, const float *wp,
+                                const uint16_t *wp16, const float *bias, const float *Pres,
+                                bool relu, int n, int cin, int cout) {
+  assert(Py && scratch && Px && (wp || wp16) && n >= 0 && cin > 0 && cout > 0);
   const int cinp = round8(cin), coutp = round8(cout), nc_max = chunk_of(n);
   const size_t plane_in = (size_t)WG_PH * WG_PW * cinp, plane_out = (size_t)WG_PH * WG_PW * coutp;
   for (int n0 = 0; n0 < n; n0 += nc_max) {
@@ -601,11 +608,23 @@ void nn_conv3x3_forward_resident(float *Py, float *scratch, const float *Px, con
     float *V = scratch;                /* (35, T, cinp) */
     float *M = V + WG_PTS * T * cinp;  /* (35, T, coutp) */
     wg_input_transform(V, Px + n0 * plane_in, nc, cinp);
-    wg_multiply(M, V, wp, nc, cin, cout);
+    wg_multiply(M, V, wp, wp16, nc, cin, cout);
     for (int i = 0; i < nc; i++)
       wg_output_resident(Py + (n0 + i) * plane_out, Pres ? Pres + (n0 + i) * plane_out : NULL,
                          M, i, T, bias, relu, cout, coutp);
   }
+}
+
+void nn_conv3x3_forward_resident(float *Py, float *scratch, const float *Px, const float *wp,
+                                 const float *bias, const float *Pres, bool relu, int n,
+                                 int cin, int cout) {
+  wg_forward_resident(Py, scratch, Px, wp, NULL, bias, Pres, relu, n, cin, cout);
+}
+
+void nn_conv3x3_forward_resident_bf16(float *Py, float *scratch, const float *Px,
+                                      const uint16_t *wp16, const float *bias,
+                                      const float *Pres, bool relu, int n, int cin, int cout) {
+  wg_forward_resident(Py, scratch, Px, NULL, wp16, bias, Pres, relu, n, cin, cout);
 }
 
 void nn_conv3x3_forward(float *y, float *scratch, const float *x, const float *wp,
@@ -613,7 +632,15 @@ void nn_conv3x3_forward(float *y, float *scratch, const float *x, const float *w
                         int cout) {
   assert(y && scratch && x && wp && n >= 0 && cin > 0 && cout > 0);
   assert(y != x);
-  wg_forward(y, scratch, x, wp, bias, residual, relu, n, cin, cout);
+  wg_forward(y, scratch, x, wp, NULL, bias, residual, relu, n, cin, cout);
+}
+
+void nn_conv3x3_forward_bf16(float *y, float *scratch, const float *x, const uint16_t *wp16,
+                             const float *bias, const float *residual, bool relu, int n,
+                             int cin, int cout) {
+  assert(y && scratch && x && wp16 && n >= 0 && cin > 0 && cout > 0);
+  assert(y != x);
+  wg_forward(y, scratch, x, NULL, wp16, bias, residual, relu, n, cin, cout);
 }
 
 void nn_conv3x3_backward_data(float *dx, float *scratch, const float *dy, const float *w,
@@ -621,7 +648,7 @@ void nn_conv3x3_backward_data(float *dx, float *scratch, const float *dy, const 
   assert(dx && scratch && dy && w && n >= 0 && cin > 0 && cout > 0);
   float *U = scratch; /* (35, cout, round8(cin)): transposed, rotated filters */
   wg_weights(U, w, cin, cout, true);
-  wg_forward(dx, U + nn_conv3x3_prepared_floats(cout, cin), dy, U, NULL, NULL, false, n,
+  wg_forward(dx, U + nn_conv3x3_prepared_floats(cout, cin), dy, U, NULL, NULL, NULL, false, n,
              cout, cin);
 }
 

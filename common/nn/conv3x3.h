@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define NN_BOARD_H 10
 #define NN_BOARD_W 9
@@ -65,6 +66,18 @@ void nn_conv3x3_from_resident(float *x, const float *P, int n, int c);
 void nn_conv3x3_forward_resident(float *Py, float *scratch, const float *Px, const float *wp,
                                  const float *bias, const float *Pres, bool relu, int n,
                                  int cin, int cout);
+
+/*
+ * The two forward kernels with the GEMMs in bf16 (nn_bf16.h): wp16 is nn_bf16_prepare's copy
+ * of the prepared weights; everything else as above, in fp32. The CPU must have
+ * avx512_bf16 (nn_bf16_cpu_supported).
+ */
+void nn_conv3x3_forward_bf16(float *y, float *scratch, const float *x, const uint16_t *wp16,
+                             const float *bias, const float *residual, bool relu, int n,
+                             int cin, int cout);
+void nn_conv3x3_forward_resident_bf16(float *Py, float *scratch, const float *Px,
+                                      const uint16_t *wp16, const float *bias,
+                                      const float *Pres, bool relu, int n, int cin, int cout);
 
 /* dx = gradient of the conv's input: (n, cin, 10, 9), overwritten.
  * dy: (n, cout, 10, 9); w: raw weights (cout, cin, 3, 3). */

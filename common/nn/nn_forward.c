@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nn/conv3x3.h"
+#include "nn/nn_bf16.h"
 #include "nn/nn_fc_rows.h"
 #include "nn/nn_layers.h"
 #include "nn/nn_lines.h"
@@ -51,6 +52,22 @@ static void heads_tail(nn_plan_t *p, const nn_model_t *m, int n, bool folded) {
   value_tail(p, m, n);
 }
 
+/* Folded tower conv l, in bf16 when the model has its bf16 copy (nn_bf16.h), NCHW or in the
+ * resident layout. */
+static void tower_conv(float *y, float *scratch, const float *x, const nn_model_t *m, int l,
+                       const float *res, bool resident, int n, int cin) {
+  const int C = m->arch.channels;
+  const float *b = m->fold.tower_b[l];
+  if (m->bf16 && resident)
+    nn_conv3x3_forward_resident_bf16(y, scratch, x, m->bf16->wp[l], b, res, true, n, cin, C);
+  else if (m->bf16)
+    nn_conv3x3_forward_bf16(y, scratch, x, m->bf16->wp[l], b, res, true, n, cin, C);
+  else if (resident)
+    nn_conv3x3_forward_resident(y, scratch, x, m->fold.tower_wp[l], b, res, true, n, cin, C);
+  else
+    nn_conv3x3_forward(y, scratch, x, m->fold.tower_wp[l], b, res, true, n, cin, C);
+}
+
 /*
  * The folded tower of plain blocks in the resident layout, into act[0] (NCHW): one
  * conversion in and one out instead of two around each conv, and a chunk of images at a
@@ -65,14 +82,10 @@ static const float *infer_tower_resident(nn_plan_t *p, const nn_model_t *m,
   for (int n0 = 0; n0 < n; n0 += chunk) {
     int nc = n - n0 < chunk ? n - n0 : chunk;
     nn_conv3x3_to_resident(p->res_in, planes + (size_t)n0 * cin * NN_HW, nc, cin);
-    nn_conv3x3_forward_resident(cur, p->scratch, p->res_in, m->fold.tower_wp[0],
-                                m->fold.tower_b[0], NULL, true, nc, cin, C);
+    tower_conv(cur, p->scratch, p->res_in, m, 0, NULL, true, nc, cin);
     for (int b = 0; b < a->blocks; b++) {
-      int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
-      nn_conv3x3_forward_resident(tmp, p->scratch, cur, m->fold.tower_wp[l1],
-                                  m->fold.tower_b[l1], NULL, true, nc, C, C);
-      nn_conv3x3_forward_resident(cur, p->scratch, tmp, m->fold.tower_wp[l2],
-                                  m->fold.tower_b[l2], cur, true, nc, C, C);
+      tower_conv(tmp, p->scratch, cur, m, 1 + 2 * b, NULL, true, nc, C);
+      tower_conv(cur, p->scratch, tmp, m, 2 + 2 * b, cur, true, nc, C);
     }
     nn_conv3x3_from_resident(p->act[0] + (size_t)n0 * C * NN_HW, cur, nc, C);
   }
@@ -88,19 +101,15 @@ static const float *infer_tower_nchw(nn_plan_t *p, const nn_model_t *m, const fl
    * The tower output ends in cur (infer_tower_output, which nn_infer_survival reads). */
   float *cur = p->training ? p->y[0] : p->act[0];
   float *tmp = p->training ? p->z[0] : p->act[1];
-  nn_conv3x3_forward(cur, p->scratch, planes, m->fold.tower_wp[0], m->fold.tower_b[0], NULL,
-                     true, n, nn_arch_input_planes(a), C);
+  tower_conv(cur, p->scratch, planes, m, 0, NULL, false, n, nn_arch_input_planes(a));
   for (int b = 0; b < a->blocks; b++) {
-    int l1 = 1 + 2 * b, l2 = 2 + 2 * b;
-    nn_conv3x3_forward(tmp, p->scratch, cur, m->fold.tower_wp[l1], m->fold.tower_b[l1], NULL,
-                       true, n, C, C);
+    tower_conv(tmp, p->scratch, cur, m, 1 + 2 * b, NULL, false, n, C);
     /* Global pooling reads the block's inner activation after BN and ReLU, so folding
      * BN into the convs leaves it unchanged. */
     if (m->p.gpool_w[b]) nn_gpool_forward(tmp, tmp, m->p.gpool_w[b], n, C, NN_HW);
     if (m->p.rank_w[b]) nn_lines_forward(tmp, p->scratch, tmp, m->p.rank_w[b], m->p.file_w[b], n, C);
     /* The block's output overwrites its input, which is also the residual. */
-    nn_conv3x3_forward(cur, p->scratch, tmp, m->fold.tower_wp[l2], m->fold.tower_b[l2], cur,
-                       true, n, C, C);
+    tower_conv(cur, p->scratch, tmp, m, 2 + 2 * b, cur, false, n, C);
   }
   return cur;
 }

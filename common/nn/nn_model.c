@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nn/conv3x3.h"
+#include "nn/nn_bf16.h"
 #include "support/rng.h"
 
 nn_arch_t nn_arch_make(int blocks, int channels) {
@@ -373,6 +374,7 @@ void nn_model_free(nn_model_t **pm) {
   free(m->prepared_mem);
   free(m->fold_mem);
   free(m->fold_tmp);
+  nn_bf16_detach(m);
   free(m);
   *pm = NULL;
 }
@@ -457,6 +459,7 @@ void nn_model_grad_view(nn_model_t *view, const nn_model_t *m, float *grads) {
   if (t->reply_w) t->reply_w = grads + (t->reply_w - g0);
   /* What the view must not touch: the folded weights and their scratch. */
   view->fold_mem = view->fold_tmp = NULL;
+  view->bf16 = NULL;
   view->fold.valid = false;
 }
 
@@ -486,6 +489,7 @@ void nn_model_fold(nn_model_t *m) {
     for (size_t i = 0; i < in; i++)
       m->fold.pol_fc_wt[i * NN_POLICY_SIZE + o] = m->p.pol_fc_w[o * in + i];
   m->fold.valid = true;
+  if (m->bf16) nn_bf16_refresh(m); /* the bf16 copy follows the folded weights */
 }
 
 void nn_model_prepare_train(nn_model_t *m) {

@@ -169,6 +169,8 @@ typedef struct {
   bool valid;                    /* set by nn_model_fold, cleared by nothing else */
 } nn_folded_t;
 
+struct nn_bf16_tower; /* nn_bf16.h */
+
 typedef struct {
   nn_arch_t arch;
   int nconvs;     /* 1 + 2 * blocks */
@@ -186,6 +188,9 @@ typedef struct {
   float *prepared_mem;
   nn_folded_t fold;
   float *fold_mem;
+  /* The folded tower in bf16 (nn_bf16.h), NULL for fp32 inference: owned, refreshed by
+   * nn_model_fold, freed by nn_model_free. */
+  struct nn_bf16_tower *bf16;
   float *fold_tmp; /* (max cout * cin * 9) scratch for folding */
 } nn_model_t;
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nn/encode.h"
+#include "nn/nn_bf16.h"
 #include "nn/nn_file.h"
 #include "nn/nn_forward.h"
 #include "nn/nn_model.h"
@@ -99,6 +100,9 @@ int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_bat
   int rc = nn_file_load(net_path, &ne->model, &meta, eb);
   if (rc) goto fail;
   nn_model_fold(ne->model);
+  /* The process's precision (nn_bf16.h): the tower's weights converted once per net. */
+  if (nn_precision_current() == NN_PRECISION_BF16 && (rc = nn_bf16_attach(ne->model, eb)))
+    goto fail;
   rc = nn_plan_new(&ne->plan, &ne->model->arch, max_batch, false, eb);
   if (rc) goto fail;
   ne->nplanes = nn_arch_input_planes(&ne->model->arch);
