@@ -2,9 +2,11 @@
 # Installs what is missing, builds everything with warnings as errors under AddressSanitizer
 # and UBSan, and runs the whole test suite with ctest; then builds the default configuration
 # (Release with the tests: -O2 finds warnings -O0 does not, and they are errors) and runs the
-# unit tests in it, compiled for this host's vector instructions as shipped. Ends with
-# one line, "== summary: ...": tests passed and failed, skipped and why, where the run
-# stopped if it did, and the time taken (scripts/lib/test_summary.py).
+# unit tests in it, compiled for this host's vector instructions as shipped; then the
+# chaos soak on that build, a 5-minute seeded campaign under random faults
+# (scripts/bench/chaos.sh; XQZ_CHAOS_MINUTES=0 leaves it out, XQZ_CHAOS_SEED picks another
+# schedule). Ends with one line, "== summary: ...": tests passed and failed, skipped and
+# why, where the run stopped if it did, and the time taken (scripts/lib/test_summary.py).
 # Tests whose prerequisites are missing here (root, network namespaces, chromium) are
 # skipped and named in the summary; with CI=true (as CI sets it) they fail instead.
 # Usage: scripts/test.sh [ctest args]
@@ -19,7 +21,7 @@ rm -f "$JUNIT"
 # The summary is printed however the run ends: a failed stage is named in it.
 summary() {
   local rc=$? note
-  if [ "$rc" -eq 0 ]; then note="default build and its unit tests ok"; else note="stopped in: $stage (exit $rc)"; fi
+  if [ "$rc" -eq 0 ]; then note="default build, its unit tests and the chaos soak ok"; else note="stopped in: $stage (exit $rc)"; fi
   python3 scripts/lib/test_summary.py "$JUNIT" "$((SECONDS - start))" "$note"
   exit "$rc"
 }
@@ -58,3 +60,11 @@ stage="default build's unit tests"
 echo "== unit tests in the default build"
 (cd "${XQZ_RELEASE_BUILD:-build-default}" && ctest --output-on-failure --timeout 600 -j"$JOBS" \
    -R '^test_' "$@")
+# The chaos soak on the default build: its table and any violation are printed; a
+# violation fails the run, and the line "reproduce: ..." repeats it.
+if [ "${XQZ_CHAOS_MINUTES:-5}" != 0 ]; then
+  stage="chaos soak"
+  echo "== chaos soak (${XQZ_CHAOS_MINUTES:-5} minutes, seed ${XQZ_CHAOS_SEED:-1})"
+  scripts/bench/chaos.sh --minutes "${XQZ_CHAOS_MINUTES:-5}" --seed "${XQZ_CHAOS_SEED:-1}" \
+    --bin "${XQZ_RELEASE_BUILD:-build-default}"
+fi

@@ -52,8 +52,9 @@ static const opt_t opts[] = {
     {"cache-mb", "MB", "200", "net cache size cap; the least recently used nets go first"},
     {"max-rss-mb", "MB", "0", "start no new games while resident memory is above this"
      " (0: no cap)"},
-    {"precision", "auto|fp32|bf16", "auto", "network arithmetic: auto takes bf16 where the CPU"
-     " has avx512_bf16, fp32 elsewhere (bf16 falls back to fp32 there)"},
+    {"precision", "auto|fp32|bf16", "fp32", "network arithmetic: auto takes bf16 where the CPU"
+     " has avx512_bf16, fp32 elsewhere (bf16 falls back to fp32 there); fp32 by default until"
+     " bf16's strength is measured and gating pins one precision"},
 };
 enum { O_COORD, O_PUB, O_THREADS, O_GPT, O_CACHE, O_SPOOL, O_ID, O_MAXSPOOL, O_PROGRESS, O_TIMEOUT,
        O_SERVER_KEY, O_KEY, O_NICE, O_ACTIVE, O_IDLE_ONLY, O_CACHE_MB, O_MAX_RSS, O_PRECISION,

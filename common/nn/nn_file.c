@@ -224,15 +224,11 @@ static int take_payload(nn_model_t *m, const unsigned char *b, xq_errbuf_t *eb) 
   return 0;
 }
 
-int nn_file_decode(nn_model_t **out, nn_file_meta_t *meta, const unsigned char *buf,
-                   size_t len, xq_errbuf_t *eb) {
-  nn_file_meta_t local;
-  if (!meta) meta = &local;
-  *out = NULL;
-  int rc = nn_file_decode_header(meta, buf, len, eb);
-  if (rc) return rc;
-  /* Check the sizes before allocating: a header may claim a huge architecture. */
-  size_t np, ns;
+/* The payload's size as the header's architecture gives it (*want, header included),
+ * checked against the header's own counts and against len (not shorter), before anything
+ * is allocated: a header may claim a huge architecture. */
+static int check_sizes(const nn_file_meta_t *meta, size_t len, size_t *want, xq_errbuf_t *eb) {
+  size_t np = 0, ns = 0;
   nn_arch_counts(&meta->arch, &np, &ns);
   if (meta->nparams != np || meta->nstats != ns)
     return xq_err_set(eb, XQ_EMISMATCH,
@@ -240,9 +236,21 @@ int nn_file_decode(nn_model_t **out, nn_file_meta_t *meta, const unsigned char *
                       "a %s net has %zu + %zu",
                       (unsigned long long)meta->nparams, (unsigned long long)meta->nstats,
                       arch_label(&meta->arch).s, np, ns);
-  if (len < NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float))
-    return xq_err_set(eb, XQ_ETRUNC, "truncated payload: %zu of %zu bytes", len,
-                      NN_FILE_HEADER_SIZE + (np + ns) * sizeof(float));
+  int rc = nn_file_expected_size(meta, want, eb);
+  if (rc) return rc;
+  if (len < *want) return xq_err_set(eb, XQ_ETRUNC, "truncated payload: %zu of %zu bytes", len, *want);
+  return 0;
+}
+
+int nn_file_decode(nn_model_t **out, nn_file_meta_t *meta, const unsigned char *buf,
+                   size_t len, xq_errbuf_t *eb) {
+  nn_file_meta_t local;
+  if (!meta) meta = &local;
+  *out = NULL;
+  int rc = nn_file_decode_header(meta, buf, len, eb);
+  if (rc) return rc;
+  size_t want = 0;
+  if ((rc = check_sizes(meta, len, &want, eb))) return rc;
   nn_model_t *m;
   if ((rc = nn_model_new(&m, &meta->arch, eb))) return rc;
   if ((rc = check_payload(meta, m, len, buf, eb)) || (rc = take_payload(m, buf, eb))) {
@@ -270,16 +278,8 @@ int nn_file_verify(nn_file_meta_t *meta, const unsigned char *buf, size_t len, x
   if (!meta) meta = &local;
   int rc = nn_file_decode_header(meta, buf, len, eb);
   if (rc) return rc;
-  size_t np = 0, ns = 0, want = 0;
-  if ((rc = nn_file_expected_size(meta, &want, eb))) return rc;
-  nn_arch_counts(&meta->arch, &np, &ns);
-  if (meta->nparams != np || meta->nstats != ns)
-    return xq_err_set(eb, XQ_EMISMATCH,
-                      "payload size: header says %llu parameters + %llu statistics, "
-                      "a %s net has %zu + %zu",
-                      (unsigned long long)meta->nparams, (unsigned long long)meta->nstats,
-                      arch_label(&meta->arch).s, np, ns);
-  if (len < want) return xq_err_set(eb, XQ_ETRUNC, "truncated payload: %zu of %zu bytes", len, want);
+  size_t want = 0;
+  if ((rc = check_sizes(meta, len, &want, eb))) return rc;
   if (len > want)
     return xq_err_set(eb, XQ_EFORMAT, "payload size: %zu bytes of trailing garbage", len - want);
   uint32_t crc = xq_crc32(0, buf + NN_FILE_HEADER_SIZE, want - NN_FILE_HEADER_SIZE);

@@ -173,10 +173,28 @@ class SpoolWatch(threading.Thread):
                         self.acked[(self.wd[wd], int(m.group(1), 16))] = time.time()
 
 
+def segment_records(data):
+    """(offset of payload, length, intact, worker, seq) of each record of one segment's
+    bytes. A record whose CRC fails is stepped over by its length (the injector flips
+    payload bytes, never lengths) and its worker and seq are not trusted; a torn tail ends
+    the file."""
+    off = 12
+    while off + 8 <= len(data):
+        length, crc = struct.unpack_from("<II", data, off)
+        if length < 10 or off + 8 + length > len(data):
+            return
+        payload = data[off + 8:off + 8 + length]
+        wlen = struct.unpack_from("<H", payload, 0)[0]
+        if zlib.crc32(payload) == crc and 2 + wlen + 8 <= length:
+            yield (off + 8, length, True, payload[2:2 + wlen].decode(errors="replace"),
+                   struct.unpack_from("<Q", payload, 2 + wlen)[0])
+        else:
+            yield (off + 8, length, False, None, None)
+        off += 8 + length
+
+
 def read_segments(games_dir):
-    """(worker, seq) -> count over every intact record of games/seg-*.bin. A record whose CRC
-    fails is skipped by its length (the injector flips payload bytes, never lengths); a
-    torn tail ends the file."""
+    """(worker, seq) -> count over every intact record of games/seg-*.bin."""
     counts = {}
     try:
         names = sorted(n for n in os.listdir(games_dir) if re.fullmatch(r"seg-\d{6}\.bin", n))
@@ -188,39 +206,17 @@ def read_segments(games_dir):
                 data = f.read()
         except OSError:
             continue
-        off = 12
-        while off + 8 <= len(data):
-            length, crc = struct.unpack_from("<II", data, off)
-            if length < 10 or off + 8 + length > len(data):
-                break
-            payload = data[off + 8:off + 8 + length]
-            off += 8 + length
-            if zlib.crc32(payload) != crc:
-                continue
-            wlen = struct.unpack_from("<H", payload, 0)[0]
-            wid = payload[2:2 + wlen].decode(errors="replace")
-            seq = struct.unpack_from("<Q", payload, 2 + wlen)[0]
-            counts[(wid, seq)] = counts.get((wid, seq), 0) + 1
+        for _off, _len, intact, wid, seq in segment_records(data):
+            if intact:
+                counts[(wid, seq)] = counts.get((wid, seq), 0) + 1
     return counts
 
 
 def record_offsets(path):
     """(offset of payload, length, worker, seq) of each intact record of one segment."""
-    out = []
     with open(path, "rb") as f:
         data = f.read()
-    off = 12
-    while off + 8 <= len(data):
-        length, crc = struct.unpack_from("<II", data, off)
-        if length < 10 or off + 8 + length > len(data):
-            break
-        payload = data[off + 8:off + 8 + length]
-        if zlib.crc32(payload) == crc:
-            wlen = struct.unpack_from("<H", payload, 0)[0]
-            out.append((off + 8, length, payload[2:2 + wlen].decode(errors="replace"),
-                        struct.unpack_from("<Q", payload, 2 + wlen)[0]))
-        off += 8 + length
-    return out
+    return [(o, n, w, q) for o, n, ok, w, q in segment_records(data) if ok]
 
 
 def flip_byte(path, rng, lo=0, hi=None):
