@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "progress.h"
+
 #define XQC_BALANCE_SAMPLES 64  /* ring of counter samples: about 60 per span */
 #define XQC_BALANCE_TRAINERS 8  /* trainers timed at once (more: the least recent is dropped) */
 #define XQC_BALANCE_RID_MAX 255
@@ -64,6 +66,9 @@ typedef struct {
   uint64_t state_since_ms;
   uint64_t low_since_ms;              /* achieved reuse below R/2 since (when low) */
   bool low, started;
+  /* When the next events are due (progress.h): the trainer's step rate and plan, the arena
+   * pair rate. Kept beside the balance's rates, fed and read by status.c. */
+  xqc_progress_t progress;
 } xqc_balance_t;
 
 /* What the coordinator knows now (status.c fills it from xqc_t and the settings). */

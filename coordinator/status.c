@@ -222,7 +222,13 @@ static Xqz__WorkerStatus *worker_status(tmp_t *t, const xqc_t *c, const xqc_work
   s->by_reason = reasons;
   s->n_by_reason = XQC_REASONS;
   s->avg_plies = w->games ? (double)w->plies / (double)w->games : 0.0;
-  return s;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t wall = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  s->games_day = xqc_worker_games_day(w, wall);
+  s->last_game_time = w->last_game_unix_ms / 1000;
+  s->state = tmp_str(t, xqc_worker_state(w, now, (uint64_t)c->cfg.worker_timeout_ms, wall));
+  return s->state ? s : NULL;
 }
 
 /* Every limit in force, by setting name (the settings table says which are limits). */
@@ -309,7 +315,18 @@ xqc_self_balance_cfg_t xqc_status_self_balance_cfg(const xqc_t *c) {
   return sc;
 }
 
+static int pairs_done(const xqc_gate_t *g);
+static void progress_log(xqc_t *c, uint64_t now);
+
 void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms) {
+  xqc_progress_t *pr = &c->balance.progress;
+  xqc_progress_pairs(pr, 0, c->gate.open ? c->gate.match_id : 0, pairs_done(&c->gate), now_ms);
+  xqc_progress_pairs(pr, 1, c->anchor.gate.open ? c->anchor.gate.match_id : 0,
+                     pairs_done(&c->anchor.gate), now_ms);
+  if (c->cfg.status_ms > 0 && now_ms - pr->last_log_ms >= (uint64_t)c->cfg.status_ms) {
+    if (pr->last_log_ms) progress_log(c, now_ms);
+    pr->last_log_ms = now_ms;
+  }
   xqc_balance_in_t in = balance_in(c);
   xqc_balance_tick(&c->balance, &in, now_ms);
   xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
@@ -326,6 +343,86 @@ void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms) {
             " window_max to what this machine holds window=%llu window_max=%lld",
             (unsigned long long)c->replay.cap, (long long)c->cfg.window_max);
   }
+}
+
+/* Pairs of a match scored so far. */
+static int pairs_done(const xqc_gate_t *g) {
+  int n = 0;
+  for (int i = 0; g->open && g->state && i < g->npairs; i++) n += g->state[i] == 2;
+  return n;
+}
+
+/* Status.progress: when the next candidate, the end of the open matches, the next anchor
+ * match and the end of a bounded run are due, from the rates measured lately. */
+static Xqz__Progress *progress(tmp_t *t, const xqc_t *c, uint64_t now) {
+  Xqz__Progress *p = tmp_alloc(t, sizeof *p);
+  if (!p) return NULL;
+  xqz__progress__init(p);
+  const xqc_progress_t *pr = &c->balance.progress;
+  uint64_t step = (uint64_t)c->trainer_step;
+  p->steps_per_s = xqc_progress_step_rate(pr, now);
+  p->candidate_every = pr->candidate_every;
+  p->next_candidate_step = xqc_progress_next_multiple(step, pr->candidate_every);
+  p->next_candidate_s = p->next_candidate_step
+                            ? xqc_progress_eta((double)(p->next_candidate_step - step),
+                                               p->steps_per_s)
+                            : NAN;
+  p->max_steps = pr->candidate_every ? pr->max_steps : 0;
+  p->bounded = p->max_steps > 0;
+  p->end_s = p->bounded ? xqc_progress_eta((double)p->max_steps - (double)step, p->steps_per_s)
+                        : NAN;
+  p->pairs_per_s = xqc_progress_pair_rate(pr, now);
+  const xqc_gate_t *g = &c->gate;
+  p->match_end_s = p->anchor_end_s = NAN;
+  if (g->open) {
+    p->match_games = g->w + g->d + g->l;
+    p->match_games_max = 2 * (int64_t)g->npairs;
+    p->match_end_s = xqc_progress_eta((double)(g->npairs - pairs_done(g)), p->pairs_per_s);
+  }
+  const xqc_gate_t *ag = &c->anchor.gate;
+  if (ag->open) {
+    p->anchor_games = ag->w + ag->d + ag->l;
+    p->anchor_games_max = 2 * (int64_t)ag->npairs;
+    /* Gating pairs go out first: the anchor match ends after the gating match. */
+    int left = ag->npairs - pairs_done(ag) + (g->open ? g->npairs - pairs_done(g) : 0);
+    p->anchor_end_s = xqc_progress_eta((double)left, p->pairs_per_s);
+  } else if (c->cfg.anchor_games > 0 && c->cfg.anchor_every > 0) {
+    /* Net 1 is promotion 1, then every anchor_every-th (anchors.c): the next promotion
+     * numbered 1 + k * anchor_every after the current one. */
+    int64_t every = c->cfg.anchor_every, cur = c->promotions;
+    int64_t next = cur < 1 ? 1 : 1 + ((cur - 1) / every + 1) * every;
+    p->next_anchor_promotion = next;
+    p->promotions_to_anchor = next - cur;
+  }
+  return p;
+}
+
+/* "12m05s", "unknown" for NaN: the progress log line. */
+static void eta_text(char *buf, size_t n, double s) {
+  if (!isfinite(s)) snprintf(buf, n, "unknown");
+  else if (s < 3600) snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+  else snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)s / 60 % 60);
+}
+
+/* The progress line of the log, beside the status line (same period). */
+static void progress_log(xqc_t *c, uint64_t now) {
+  tmp_t t;
+  memset(&t, 0, sizeof t);
+  Xqz__Progress *p = progress(&t, c, now);
+  if (p) {
+    char cand[32], match[32], anchor[32], end[32];
+    eta_text(cand, sizeof cand, p->next_candidate_s);
+    eta_text(match, sizeof match, p->match_end_s);
+    eta_text(anchor, sizeof anchor, p->anchor_end_s);
+    eta_text(end, sizeof end, p->end_s);
+    XQ_LOGI(COMP, "progress steps_per_s=%.2f next_candidate_step=%llu next_candidate_in=%s"
+            " match_games=%lld/%lld match_end_in=%s anchor_end_in=%s next_anchor_promotion=%lld"
+            " run_end_in=%s", isfinite(p->steps_per_s) ? p->steps_per_s : 0.0,
+            (unsigned long long)p->next_candidate_step, cand, (long long)p->match_games,
+            (long long)p->match_games_max, match, anchor, (long long)p->next_anchor_promotion,
+            p->bounded ? end : "unbounded");
+  }
+  tmp_free(&t);
 }
 
 int xqc_status_build(xqc_t *c, Xqz__Status **out) {
@@ -407,6 +504,7 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
 
   if (rc == 0) rc = anchor_list(&t, c, &s.anchor_history, &s.n_anchor_history);
   s.open_anchor = open_anchor(&t, c);
+  s.progress = progress(&t, c, now);
 
   limits(&t, c, &s);
   if (rc == 0 && t.failed) rc = XQ_ENOMEM;
@@ -472,6 +570,8 @@ double xqc_status_rate(const xqc_t *c) {
 }
 
 void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
+  xqc_progress_trainer(&c->balance.progress, xqc_now_ms(), r->trainer_step, r->candidate_every,
+                       r->max_steps);
   /* The loss curve never goes back in steps: a report below the last stored row (a
    * trainer resumed from an older checkpoint) is not kept. */
   if (r->loss_steps == 0 || r->trainer_step < c->loss_saved_step) return;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "commands.h"
 #include "remote.h"
@@ -42,26 +43,102 @@ static const char *role_name(Xqz__Role r) {
                                                                          : " (other)";
 }
 
+/* "3m12s ago" from a unix time, "never" for 0. */
+static void since(char *buf, size_t n, int64_t t, int64_t now) {
+  if (t <= 0) {
+    snprintf(buf, n, "never");
+    return;
+  }
+  char d[24];
+  duration(d, sizeof d, (uint64_t)(now > t ? now - t : 0));
+  snprintf(buf, n, "%s ago", d);
+}
+
 static void print_workers(const Xqz__Status *s) {
   printf("\nworkers: %u alive, %zu known\n", s->workers, s->n_worker_list);
   if (!s->n_worker_list) return;
-  printf("  %-24s %-16s %3s  %-16s %7s %6s %4s  %-16s  %s\n", "worker", "host", "thr", "net",
-         "games", "plies", "rej", "last seen", "version");
+  printf("  %-24s %-16s %3s  %-16s %7s %6s %5s %6s  %-14s %-14s %-16s  %s\n", "worker", "host",
+         "thr", "net", "games", "24h", "rej", "plies", "last game", "last seen", "state",
+         "version");
+  int64_t now = (int64_t)time(NULL);
   for (size_t i = 0; i < s->n_worker_list; i++) {
     const Xqz__WorkerStatus *w = s->worker_list[i];
-    char seen[64], ago[24];
+    char seen[32], ago[24], game[32], state[40];
     duration(ago, sizeof ago, w->last_seen_ms_ago / 1000);
-    if (!w->alive) snprintf(seen, sizeof seen, "%s ago (gone)", ago);
-    else if (w->paused) snprintf(seen, sizeof seen, "%s ago, paused (%.16s)", ago, w->pause_reason);
-    else snprintf(seen, sizeof seen, "%s ago", ago);
-    printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6.1f %4llu  %-16s  %s%s%s\n", w->worker_id,
-           w->host, w->threads, (unsigned long long)w->net_id, (unsigned long long)w->games,
-           w->avg_plies, (unsigned long long)w->rejected, seen, w->software_version,
-           role_name(w->role), w->banned ? " BANNED" : "");
+    snprintf(seen, sizeof seen, "%s ago", ago);
+    since(game, sizeof game, w->last_game_time, now);
+    /* A coordinator older than WorkerStatus.state sends none: alive/paused say enough. */
+    const char *st = w->state && w->state[0] ? w->state
+                     : !w->alive             ? "gone"
+                     : w->paused             ? "paused"
+                                             : "alive";
+    if (w->paused && w->alive) snprintf(state, sizeof state, "%s (%.16s)", st, w->pause_reason);
+    else snprintf(state, sizeof state, "%s", st);
+    printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6llu %5llu %6.1f  %-14s %-14s %-16s  %s%s%s\n",
+           w->worker_id, w->host, w->threads, (unsigned long long)w->net_id,
+           (unsigned long long)w->games, (unsigned long long)w->games_day,
+           (unsigned long long)w->rejected, w->avg_plies, game, seen, state,
+           w->software_version, role_name(w->role), w->banned ? " BANNED" : "");
   }
-  printf("  (last seen: time since the last message; gone: no message within"
-         " worker_timeout_ms;\n   paused: alive, its machine's owner paused it: signal,"
-         " schedule, busy or memory)\n");
+  printf("  (games: accepted, all time; 24h: accepted in the last 24 hours; rej: rejected by\n"
+         "   the rules replay; last seen: time since the last message; state: playing (a game\n"
+         "   within 10 minutes), idle (alive, no game lately), paused by its machine's owner\n"
+         "   (signal, schedule, busy or memory), gone (no message within worker_timeout_ms))\n");
+}
+
+/* "in 3m10s", or "unknown" with why. */
+static void eta(char *buf, size_t n, double s, const char *why) {
+  char d[32];
+  if (!isfinite(s)) {
+    snprintf(buf, n, "unknown (%s)", why);
+    return;
+  }
+  duration(d, sizeof d, (uint64_t)(s + 0.5));
+  snprintf(buf, n, "in %s", d);
+}
+
+/* When the next events are due (Status.progress; docs/operations.md, "Watching a campaign"). */
+static void print_progress(const Xqz__Status *s) {
+  const Xqz__Progress *p = s->progress;
+  if (!p) return;
+  char t[96], rate[48] = "trainer rate not measured";
+  bool rated = isfinite(p->steps_per_s);
+  if (rated) snprintf(rate, sizeof rate, "%.2f steps/s", p->steps_per_s);
+  if (p->candidate_every) {
+    eta(t, sizeof t, p->next_candidate_s, "no trainer steps lately");
+    printf("progress   next candidate at step %llu %s (%s, one every %llu steps)\n",
+           (unsigned long long)p->next_candidate_step, t, rate,
+           (unsigned long long)p->candidate_every);
+  } else {
+    printf("progress   next candidate unknown (no trainer has said its --candidate-every; %s)\n",
+           rate);
+  }
+  if (p->bounded) {
+    eta(t, sizeof t, p->end_s, "no trainer steps lately");
+    printf("           run ends at step %llu %s\n", (unsigned long long)p->max_steps, t);
+  } else if (p->candidate_every) {
+    printf("           run unbounded (the trainer has no --max-steps)\n");
+  }
+  char pr[48] = "no pairs scored lately";
+  if (isfinite(p->pairs_per_s)) snprintf(pr, sizeof pr, "%.3f pairs/s", p->pairs_per_s);
+  if (p->match_games_max) {
+    eta(t, sizeof t, p->match_end_s, pr);
+    printf("           gating match %lld of %lld games, ends %s at the latest%s%s%s\n",
+           (long long)p->match_games, (long long)p->match_games_max, t,
+           isfinite(p->match_end_s) ? " (" : "", isfinite(p->match_end_s) ? pr : "",
+           isfinite(p->match_end_s) ? "; the SPRT may stop it sooner)" : "");
+  }
+  if (p->anchor_games_max) {
+    eta(t, sizeof t, p->anchor_end_s, pr);
+    printf("           anchor match %lld of %lld games, ends %s\n", (long long)p->anchor_games,
+           (long long)p->anchor_games_max, t);
+  } else if (p->next_anchor_promotion) {
+    printf("           next anchor match at promotion %lld (%lld promotion%s away)\n",
+           (long long)p->next_anchor_promotion, (long long)p->promotions_to_anchor,
+           p->promotions_to_anchor == 1 ? "" : "s");
+  } else {
+    printf("           no anchor matches (anchor_games is 0)\n");
+  }
 }
 
 /* The balance of self-play against training (docs/operations.md, "Watching a campaign"). */
@@ -102,6 +179,7 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
          (unsigned long long)s->window_positions, (unsigned long long)s->window_capacity, fill,
          s->positions_per_s);
   print_balance(s->balance);
+  print_progress(s);
   printf("games      %llu accepted (%llu positions), %llu rejected, %llu duplicates,"
          " %llu from banned senders; %llu samples served\n",
          (unsigned long long)s->games, (unsigned long long)s->positions,

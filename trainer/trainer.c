@@ -318,6 +318,8 @@ static int send_batch_request(trainer_t *t) {
   br.trainer_step = (uint64_t)t->opt.step;
   br.campaign_id = t->meta.campaign_id;
   br.software_version = (char *)XQ_SOFTWARE_NAME; /* the coordinator's min_peer_version */
+  br.candidate_every = (uint64_t)t->o.candidate_every; /* its progress (Status.progress) */
+  br.max_steps = (uint64_t)t->o.max_steps;
   if (t->report_n > 0) { /* the coordinator keeps the loss curve (Status.loss_history) */
     double k = 1.0 / t->report_n;
     br.loss_steps = (uint32_t)t->report_n;

@@ -6,7 +6,7 @@
  * finite (an Elo bound of a match won or lost 100%) is null; role is "worker",
  * "trainer", "cli" or "unknown"; by_reason is an object keyed by end reason name
  * ("checkmate", ...: xq_reason_name); limits is an object {name: value}; an absent
- * open_match, open_anchor, last_loss or balance is null (and so is balance.trainer_busy before it is
+ * open_match, open_anchor, last_loss, balance or progress is null (and so is balance.trainer_busy before it is
  * measured).
  */
 #include "wire/status_json.h"
@@ -245,6 +245,9 @@ static void worker_obj(jbuf_t *b, const Xqz__WorkerStatus *w) {
   kv_bool(b, &f, "alive", w->alive);
   kv_bool(b, &f, "paused", w->paused);
   kv_str(b, &f, "pause_reason", w->pause_reason);
+  kv_str(b, &f, "state", w->state);
+  kv_u64(b, &f, "games_day", w->games_day);
+  kv_i64(b, &f, "last_game_time", w->last_game_time);
   kv_bool(b, &f, "banned", w->banned);
   kv_str(b, &f, "software_version", w->software_version);
   kv_str(b, &f, "key", w->key);
@@ -287,6 +290,32 @@ static void balance_obj(jbuf_t *b, const Xqz__Balance *x) {
   kv_dbl(b, &f, "trainer_busy", x->trainer_busy);
   kv_u64(b, &f, "paced_requests", x->paced_requests);
   kv_u64(b, &f, "job_sims", x->job_sims);
+  jb_lit(b, "}");
+}
+
+static void progress_obj(jbuf_t *b, const Xqz__Progress *x) {
+  if (!x) {
+    jb_lit(b, "null");
+    return;
+  }
+  bool f = true;
+  jb_lit(b, "{");
+  kv_dbl(b, &f, "steps_per_s", x->steps_per_s);
+  kv_u64(b, &f, "candidate_every", x->candidate_every);
+  kv_u64(b, &f, "next_candidate_step", x->next_candidate_step);
+  kv_dbl(b, &f, "next_candidate_s", x->next_candidate_s);
+  kv_bool(b, &f, "bounded", x->bounded);
+  kv_u64(b, &f, "max_steps", x->max_steps);
+  kv_dbl(b, &f, "end_s", x->end_s);
+  kv_dbl(b, &f, "pairs_per_s", x->pairs_per_s);
+  kv_i64(b, &f, "match_games", x->match_games);
+  kv_i64(b, &f, "match_games_max", x->match_games_max);
+  kv_dbl(b, &f, "match_end_s", x->match_end_s);
+  kv_i64(b, &f, "anchor_games", x->anchor_games);
+  kv_i64(b, &f, "anchor_games_max", x->anchor_games_max);
+  kv_dbl(b, &f, "anchor_end_s", x->anchor_end_s);
+  kv_i64(b, &f, "next_anchor_promotion", x->next_anchor_promotion);
+  kv_i64(b, &f, "promotions_to_anchor", x->promotions_to_anchor);
   jb_lit(b, "}");
 }
 
@@ -335,6 +364,8 @@ char *xq_status_json(const Xqz__Status *s) {
   match_obj(&b, s->open_match);
   jb_key(&b, &f, "balance");
   balance_obj(&b, s->balance);
+  jb_key(&b, &f, "progress");
+  progress_obj(&b, s->progress);
   jb_key(&b, &f, "worker_list");
   jb_lit(&b, "[");
   for (size_t i = 0; i < s->n_worker_list; i++) {

@@ -155,7 +155,34 @@ void xqc_worker_game(xqc_worker_t *w, int result, int reason, int plies, int pos
   else if (result == XQ_RESULT_BLACK_WIN) w->black_wins++;
   else if (result == XQ_RESULT_DRAW) w->draws++;
   if (reason >= 0 && reason < XQC_REASONS) w->by_reason[reason]++;
+  int64_t now = wall_ms();
+  int64_t hour = now / 3600000;
+  int slot = (int)(hour % XQC_WORKER_HOURS);
+  if (w->hour_of[slot] != hour) {
+    w->hour_of[slot] = hour;
+    w->hour_games[slot] = 0;
+  }
+  w->hour_games[slot]++;
+  w->last_game_unix_ms = now;
   w->dirty = true;
+}
+
+uint64_t xqc_worker_games_day(const xqc_worker_t *w, int64_t now_unix_ms) {
+  int64_t hour = now_unix_ms / 3600000;
+  uint64_t n = 0;
+  for (int i = 0; i < XQC_WORKER_HOURS; i++)
+    if (w->hour_of[i] > hour - XQC_WORKER_HOURS && w->hour_of[i] <= hour) n += w->hour_games[i];
+  return n;
+}
+
+const char *xqc_worker_state(const xqc_worker_t *w, uint64_t now_mono_ms, uint64_t timeout_ms,
+                             int64_t now_unix_ms) {
+  if (w->banned) return "banned";
+  if (!xqc_worker_alive(w, now_mono_ms, timeout_ms)) return "gone";
+  if (w->paused) return "paused";
+  bool recent = w->last_game_unix_ms &&
+                now_unix_ms - w->last_game_unix_ms <= XQC_WORKER_PLAYING_MS;
+  return recent ? "playing" : "idle";
 }
 
 uint32_t xqc_workers_alive(const xqc_workers_t *ws, int role, uint64_t now_mono_ms,
@@ -187,7 +214,33 @@ static void reasons_parse(const char *s, uint64_t *r) {
 
 static const char *COLUMNS = "worker_id, host, threads, role, version, net_id, games,"
                              " positions, plies, red_wins, black_wins, draws, by_reason,"
-                             " rejected, faults, last_seen_ms, key, banned";
+                             " rejected, faults, last_seen_ms, key, banned, last_game_ms,"
+                             " hour_games";
+
+/* hour_games as text: "hour:count" of the non-empty slots, comma separated. */
+static void hours_text(const xqc_worker_t *w, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < XQC_WORKER_HOURS && k < n; i++)
+    if (w->hour_games[i])
+      k += (size_t)snprintf(buf + k, n - k, "%s%lld:%u", k ? "," : "",
+                            (long long)w->hour_of[i], w->hour_games[i]);
+}
+
+/* The inverse; a malformed entry ends the parse (what came before it stays). */
+static void hours_parse(const char *s, xqc_worker_t *w) {
+  while (s && *s) {
+    char *end;
+    long long hour = strtoll(s, &end, 10);
+    if (*end != ':' || hour < 0) return;
+    unsigned long cnt = strtoul(end + 1, &end, 10);
+    if ((*end != ',' && *end) || cnt > UINT32_MAX) return;
+    int slot = (int)(hour % XQC_WORKER_HOURS);
+    w->hour_of[slot] = hour;
+    w->hour_games[slot] = (uint32_t)cnt;
+    s = *end ? end + 1 : end;
+  }
+}
 
 int xqc_workers_save(xqc_workers_t *ws, xqc_db_t *db) {
   bool any = false;
@@ -195,7 +248,7 @@ int xqc_workers_save(xqc_workers_t *ws, xqc_db_t *db) {
   if (!any && !ws->evicted) return 0;
   char sql[600];
   snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO worker_stats(%s) VALUES"
-           "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", COLUMNS);
+           "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", COLUMNS);
   sqlite3_stmt *st = NULL;
   if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -228,6 +281,10 @@ int xqc_workers_save(xqc_workers_t *ws, xqc_db_t *db) {
     sqlite3_bind_int64(st, k++, w->last_seen_unix_ms);
     sqlite3_bind_text(st, k++, w->key, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, k++, w->banned);
+    char hours[XQC_WORKER_HOURS * 32 + 1];
+    hours_text(w, hours, sizeof hours);
+    sqlite3_bind_int64(st, k++, w->last_game_unix_ms);
+    sqlite3_bind_text(st, k++, hours, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st) != SQLITE_DONE) rc = XQ_EIO;
     sqlite3_reset(st);
     if (rc == 0) w->dirty = false;
@@ -286,6 +343,8 @@ int xqc_workers_load(xqc_workers_t *ws, xqc_db_t *db) {
     w->last_seen_unix_ms = sqlite3_column_int64(st, k++);
     text_col(st, k++, w->key, sizeof w->key);
     w->banned = sqlite3_column_int(st, k++) != 0;
+    w->last_game_unix_ms = sqlite3_column_int64(st, k++);
+    hours_parse((const char *)sqlite3_column_text(st, k++), w);
     w->seen_mono_ms = 0;
     w->dirty = false;
   }

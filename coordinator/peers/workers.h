@@ -23,6 +23,8 @@
 #define XQC_WORKERS_MAX 4096
 #define XQC_REASONS (XQ_REASON_RESIGN + 1) /* by_reason slots, index = xq_reason_t */
 #define XQC_WORKER_ID_MAX 128              /* bytes with the NUL, as xqc_peer_t */
+#define XQC_WORKER_HOURS 24                /* games a day: counted by the hour */
+#define XQC_WORKER_PLAYING_MS 600000       /* "playing": a game accepted this recently */
 
 typedef struct {
   char id[XQC_WORKER_ID_MAX];
@@ -40,6 +42,11 @@ typedef struct {
   uint64_t rejected;      /* records rejected by the rules replay */
   uint64_t faults;        /* malformed or unexpected messages */
   int64_t last_seen_unix_ms; /* wall clock, persisted */
+  int64_t last_game_unix_ms; /* wall clock of the last accepted game (0: none), persisted */
+  /* Games accepted per wall-clock hour over the last day, persisted: slot h % 24 counts
+   * hour h (unix seconds / 3600) when hour_of[slot] == h. */
+  uint32_t hour_games[XQC_WORKER_HOURS];
+  int64_t hour_of[XQC_WORKER_HOURS];
   uint64_t seen_mono_ms;     /* monotonic, 0 = not seen since this coordinator started */
   bool dirty;
 } xqc_worker_t;
@@ -65,6 +72,13 @@ xqc_worker_t *xqc_workers_find(const xqc_workers_t *ws, const char *id);
 void xqc_worker_touch(xqc_worker_t *w, uint64_t now_mono_ms);
 /* Counts one accepted game (result is xq_result_t, reason xq_reason_t). */
 void xqc_worker_game(xqc_worker_t *w, int result, int reason, int plies, int positions);
+/* Games w had accepted in the last 24 hours (the current hour and the 23 before it) at
+ * wall-clock time now_unix_ms. */
+uint64_t xqc_worker_games_day(const xqc_worker_t *w, int64_t now_unix_ms);
+/* One word for what w does now: "banned", "gone", "paused", "playing" (a game accepted
+ * within XQC_WORKER_PLAYING_MS) or "idle". */
+const char *xqc_worker_state(const xqc_worker_t *w, uint64_t now_mono_ms, uint64_t timeout_ms,
+                             int64_t now_unix_ms);
 /* Milliseconds since w was last seen (from the wall clock for entries not seen since
  * this start). */
 uint64_t xqc_worker_ago_ms(const xqc_worker_t *w, uint64_t now_mono_ms);

@@ -74,11 +74,32 @@ static const char LAYOUT_4[] =
     "CREATE TABLE IF NOT EXISTS throughput(time INTEGER NOT NULL, games INTEGER NOT NULL,"
     " positions INTEGER NOT NULL);";
 
+/* Layout 5: per-worker figures (workers.h): the time of each worker's last accepted game
+ * and its games per wall-clock hour over the last day ("hour:count,..."). Added by name
+ * only where missing, so a table that has them already is left as it is. */
+static int has_column(sqlite3 *db, const char *t, const char *col);
+
+static int add_worker_day(sqlite3 *db, xq_errbuf_t *eb) {
+  static const char *const cols[][2] = {{"last_game_ms", "INTEGER"}, {"hour_games", "TEXT"}};
+  for (int i = 0; i < 2; i++) {
+    int have = has_column(db, "worker_stats", cols[i][0]);
+    if (have < 0) return xq_err_set(eb, XQ_EIO, "%s", sqlite3_errmsg(db));
+    if (have) continue;
+    char alter[160];
+    snprintf(alter, sizeof alter, "ALTER TABLE worker_stats ADD COLUMN %s %s", cols[i][0],
+             cols[i][1]);
+    if (sqlite3_exec(db, alter, NULL, NULL, NULL) != SQLITE_OK)
+      return xq_err_set(eb, XQ_EIO, "%s: %s", alter, sqlite3_errmsg(db));
+  }
+  return 0;
+}
+
 static const step_t STEPS[] = {
     {1, "versioned layout with the campaign id", LAYOUT_1, add_missing_columns},
     {2, "open matches and their pairs", LAYOUT_2, NULL},
     {3, "anchor match results", LAYOUT_3, NULL},
     {4, "throughput over time", LAYOUT_4, NULL},
+    {5, "per-worker games by the hour", NULL, add_worker_day},
 };
 #define NSTEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == XQC_SCHEMA_VERSION,

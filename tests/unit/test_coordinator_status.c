@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "coord_test_util.h"
 #include "support/version.h"
@@ -52,6 +53,12 @@ static void check_worker(const Xqz__Status *s, uint64_t best, bool alive) {
   assert_int_equal(w->net_id, best);
   assert_int_equal(w->threads, 1);
   assert_int_equal(w->alive, alive);
+  /* Per-worker figures (issue 49): games in the last day and the last game's time survive
+   * a restart; the state says what the worker does now. */
+  assert_int_equal(w->games_day, 3);
+  int64_t now = (int64_t)time(NULL);
+  assert_true(w->last_game_time > now - 120 && w->last_game_time <= now);
+  assert_string_equal(w->state, alive ? "playing" : "gone");
 }
 
 static Xqz__Envelope *promotions(void *s, uint64_t after) {
@@ -132,6 +139,8 @@ static void test_status_fields(void **state) {
   br.loss = 2.5f;
   br.loss_policy = 2.0f;
   br.loss_value = 0.5f;
+  br.candidate_every = 100; /* the trainer's plan: Status.progress */
+  br.max_steps = 1000;
   env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
   env.batch_request = &br;
   r = rpc(tr, &env);
@@ -165,7 +174,21 @@ static void test_status_fields(void **state) {
   assert_int_equal(limit(st, "max_message_bytes"), XQ_WIRE_MAX_FRAME);
   assert_int_equal(limit(st, "cutoff_s"), 600);
   assert_int_equal(limit(st, "fault_window_s"), 60);
+  /* Progress: the plan is known, the step rate is not (one report), so times are unknown. */
+  const Xqz__Progress *pg = st->progress;
+  assert_non_null(pg);
+  assert_int_equal(pg->candidate_every, 100);
+  assert_int_equal(pg->next_candidate_step, 100);
+  assert_true(pg->bounded);
+  assert_int_equal(pg->max_steps, 1000);
+  assert_true(isnan(pg->steps_per_s) && isnan(pg->next_candidate_s) && isnan(pg->end_s));
+  assert_int_equal(pg->match_games_max, 0);
   json_parses(st);
+  char *json = xq_status_json(st);
+  assert_non_null(strstr(json, "\"next_candidate_step\":100"));
+  assert_non_null(strstr(json, "\"next_candidate_s\":null"));
+  assert_non_null(strstr(json, "\"state\":\"playing\""));
+  free(json);
   xq_wire_free(&r);
 
   /* A candidate: the match is open until its one pair is reported. */
@@ -181,6 +204,8 @@ static void test_status_fields(void **state) {
   assert_string_equal(r->status->open_match->decision, "open");
   assert_int_equal(r->status->open_match->net_a, meta.net_id);
   assert_int_equal(r->status->open_match->step, 500);
+  assert_int_equal(r->status->progress->match_games, 0);
+  assert_int_equal(r->status->progress->match_games_max, 2); /* threshold_games=2: one pair */
   uint64_t match = r->status->open_match->match_id;
   xq_wire_free(&r);
 
