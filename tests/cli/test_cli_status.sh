@@ -148,6 +148,51 @@ EOF
 }
 check "status --json carries the anchor history" anchor_json
 
+# Issue 49: what comes next, the per-worker figures, the strength chart as SVG.
+progress_shown() {
+  "$XQZ" status --coordinator "$router" >"$dir/screen3.out" 2>&1 &&
+    grep -q "^progress   next candidate unknown (no trainer has said its --candidate-every" \
+      "$dir/screen3.out" &&
+    grep -Eq "^           next anchor match at promotion 2 \(1 promotion away\)" "$dir/screen3.out" &&
+    grep -Eq "^  cli-w1 .* [0-9]+s ago +[0-9]+s ago +(playing|idle) " "$dir/screen3.out"
+}
+check "status shows what comes next and the worker's last game and state" progress_shown
+worker_figures_json() {
+  "$XQZ" status --coordinator "$router" --json >"$dir/status3.json" &&
+    python3 - "$dir/status3.json" <<'EOF'
+import json, sys, time
+s = json.load(open(sys.argv[1]))
+w = [w for w in s["worker_list"] if w["worker_id"] == "cli-w1"][0]
+assert w["games_day"] == w["games"] > 0, w
+assert time.time() - 300 < w["last_game_time"] <= time.time() + 1, w
+assert w["state"] in ("playing", "idle"), w
+p = s["progress"]
+assert p["candidate_every"] == 0 and p["next_candidate_s"] is None and not p["bounded"], p
+assert p["next_anchor_promotion"] == 2 and p["promotions_to_anchor"] == 1, p
+EOF
+}
+check "status --json carries games_day, last_game_time, state and progress" worker_figures_json
+plot_svg() {
+  "$XQZ" promotions --coordinator "$router" --plot "$dir/strength.svg" >"$dir/plot.out" 2>&1 &&
+    python3 - "$dir/strength.svg" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+S = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == S + "svg"
+titles = [t.text for t in root.iter(S + "title")]
+assert any(t.startswith("net 1: Elo 0") for t in titles), titles
+assert any(t.startswith("greedy: ") for t in titles), titles
+texts = " ".join(t.text or "" for t in root.iter(S + "text"))
+assert "by time" in texts, texts
+EOF
+}
+check "promotions --plot writes the strength chart as SVG" plot_svg
+plot_refuses_png() {
+  ! "$XQZ" promotions --coordinator "$router" --plot "$dir/x.png" >"$dir/png.out" 2>&1 &&
+    grep -q "SVG only" "$dir/png.out"
+}
+check "promotions --plot refuses another format" plot_refuses_png
+
 follow_stops_on_ctrl_c() {
   "$XQZ" promotions --coordinator "$router" --follow >"$dir/follow.out" 2>&1 &
   local p=$!

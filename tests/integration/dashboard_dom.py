@@ -195,6 +195,32 @@ def anchor_chart():
                           text("campaign-line")) is not None)
 
 
+# Issue 49: a campaign read at a glance.
+@check
+def time_charts():
+    found.update(elo=len(points("elo-time-chart")), anchors=len(points("anchor-time-chart")),
+                 ticks=text("elo-time-chart")[:80])
+    # Net 1 and the promotions, on a clock axis ("14:05"), and the anchors by time.
+    return (len(points("elo-time-chart")) >= 2 and len(points("anchor-time-chart")) >= 2
+            and re.search(r"[0-9]{2}:[0-9]{2}", text("elo-time-chart")) is not None)
+
+
+@check
+def progress_panel():
+    p = text("progress")
+    found.update(progress=p)
+    return all(k in p for k in ("next candidate", "gating match ends", "next anchor match",
+                                "run ends"))
+
+
+@check
+def worker_figures():
+    r = [r for r in rows("workers") if "dash-w1" in r]
+    found.update(row=r)
+    return (len(r) == 1 and int(r[0][5].replace(",", "")) > 0 and r[0][9].endswith("ago")
+            and r[0][11].split()[0] in ("playing", "idle", "paused"))
+
+
 if what not in checks:
     sys.exit(f"unknown check {what}")
 ok = checks[what]()

@@ -8,7 +8,8 @@
 #   coordinator with the trainer stopped, agree with itself (issue 21 item 5): the header's
 #   gating line and the match bar and table, net 1 on the Elo chart's step axis, the
 #   promotion count and the chart, the gating stat and the match bar, the trainer step
-#   kept, games/s and positions/s charts, the anchor chart (dashboard_dom.py has them). /metrics must show the
+#   kept, games/s and positions/s charts, the anchor chart (dashboard_dom.py has them);
+#   and (issue 49) Elo and anchors by time, the progress panel, the per-worker figures. /metrics must show the
 #   worker's series. A screenshot is taken (set XQZ_DASHBOARD_PNG=path to keep it, e.g.
 #   docs/dashboard.png). The coordinator must stop cleanly on SIGTERM with the endpoint open.
 # Exit 77 (skipped) only when chromium is not installed (scripts/bootstrap.sh installs it);
@@ -87,6 +88,9 @@ check "the gating stat says open exactly when a match bar shows" dom_check gatin
 check "the trainer step survives the restart" dom_check trainer-step-kept
 check "games/s and positions/s are charted" dom_check throughput-charts
 check "the anchor chart and the header show the anchors" dom_check anchor-chart
+check "Elo and the anchor scores are charted against time" dom_check time-charts
+check "the progress panel says what comes next" dom_check progress-panel
+check "the workers table shows games in 24 h, the last game and the state" dom_check worker-figures
 check "a screenshot is taken" test "$(head -c 4 "$dir/dashboard.png" 2>/dev/null | tail -c 3)" = "PNG"
 if [ -n "${XQZ_DASHBOARD_PNG:-}" ]; then cp "$dir/dashboard.png" "$XQZ_DASHBOARD_PNG"; fi
 
