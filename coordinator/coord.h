@@ -1,7 +1,8 @@
 /*
- * coord.h: the coordinator's state, shared by loop.c (sockets, timer, dispatch), peers.c
- * (identity, faults, cut-off), nets.c (net files), promote.c (candidates, gating,
- * promotions), ingest.c (games in, acks out) and main.c. Internal to coordinator/.
+ * coord.h: the coordinator's state, shared by loop.c (sockets, timer), commands.c (the
+ * command table: dispatch and roles), requests.c (the small requests), peers.c (identity,
+ * faults, cut-off), nets.c (net files), promote.c (candidates, gating, promotions),
+ * ingest.c (games in, acks out) and main.c. Internal to coordinator/.
  */
 #ifndef XQC_COORD_H
 #define XQC_COORD_H
@@ -16,6 +17,7 @@
 #include "self_balance.h"
 #include "bans.h"
 #include "campaign_db.h"
+#include "clock.h"
 #include "config.h"
 #include "copies.h"
 #include "cutoff.h"
@@ -23,6 +25,7 @@
 #include "nets.h"
 #include "peers.h"
 #include "replay.h"
+#include "reply.h"
 #include "segments.h"
 #include "sources.h"
 #include "support/rng.h"
@@ -50,7 +53,8 @@ typedef struct {
   size_t cap, n;
 } xqc_seen_t;
 
-typedef struct {
+/* Named (struct xqc_s) so that reply.h and the command table can declare it. */
+typedef struct xqc_s {
   char dir[512];
   uint64_t campaign_id; /* random, made with the campaign (campaign_db.h, identity.h) */
   xqc_config_t cfg;
@@ -123,11 +127,8 @@ typedef struct {
   xqc_self_balance_t self_balance; /* job simulations (self_balance.h, ticked by status.c) */
 } xqc_t;
 
-uint64_t xqc_now_ms(void);
-/* Sends env to a peer on the ROUTER; errors are logged, never fatal. */
-void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env);
-void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
-                     unsigned code, const char *msg); /* code: XQ_ERROR_* (wire.h) */
+/* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,
+ * so every handler has them without depending on loop.c). */
 
 /* peers.c (see peers.h) */
 /* The peer a message from routing id rid with header head (its CURVE key, "" without
@@ -146,9 +147,6 @@ int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n
 void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
 /* The roles of p (roles.h). */
 unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p);
-/* true when p's roles allow a message of this body case (roles.h); else false with the
- * refusal for the peer in why (n bytes), counted and logged once per connection. */
-bool xqc_peer_allowed(xqc_t *c, xqc_peer_t *p, int body, char *why, size_t n);
 /* Forgets peers silent for ten worker timeouts and lifts cut-offs that ran out. */
 void xqc_peers_expire(xqc_t *c, uint64_t now);
 /* The worker id a message speaks for (Hello, GameRecord), or NULL. */

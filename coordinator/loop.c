@@ -3,26 +3,19 @@
  * fd is edge-triggered, every wake-up (and every timer tick, since our own sends can
  * consume the edge) drains ZMQ_EVENTS/ZMQ_POLLIN until it is empty. One timer does fsync
  * batching (acks go out after the fsync), peer timeouts and the status line. SIGINT and
- * SIGTERM stop the loop; main.c then flushes and closes everything. Each message is
- * dispatched to its handler: the small ones are here; peers.c keeps the peer table,
- * nets.c serves net files, promote.c runs candidates and gating, ingest.c takes games,
- * admin.c bans.
+ * SIGTERM stop the loop; main.c then flushes and closes everything. Each message that
+ * decodes, from a peer that is admitted (peers.c), goes to xqc_dispatch (commands.c): the
+ * command table checks the sender's roles and calls the message's handler.
  */
-#include <assert.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <zmq.h>
 
 #include "campaign.h"
+#include "commands.h"
 #include "coord.h"
 #include "guard.h"
-#include "identity.h"
 #include "net_files.h"
 #include "roles.h"
-#include "rules/fen.h"
 #include "status.h"
 #include "support/log.h"
 #include "web.h"
@@ -31,375 +24,13 @@
 
 #define COMP "coordinator"
 
-uint64_t xqc_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env) {
-  int rc = xq_wire_send(c->router, rid, rid_len, env, ZMQ_DONTWAIT);
-  if (rc < 0) XQ_LOGW(COMP, "reply not sent (peer gone or slow) err=\"%s\"", xq_strerror(rc));
-  else c->reply_bytes += xqz__envelope__get_packed_size(env); /* per peer in dispatch */
-}
-
-void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,
-                     unsigned code, const char *msg) {
-  Xqz__Envelope env;
-  Xqz__Error e;
-  xq_wire_init(&env);
-  xqz__error__init(&e);
-  e.code = code;
-  e.message = (char *)msg;
-  env.request_id = request_id;
-  env.body_case = XQZ__ENVELOPE__BODY_ERROR;
-  env.error = &e;
-  xqc_reply(c, rid, rid_len, &env);
-}
-
-static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
-  const xqc_config_t *cfg = &c->cfg;
-  xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
-  xqz__selfplay_settings__init(s);
-  s->sims = (uint32_t)xqc_self_balance_sims(&c->self_balance, &sc);
-  s->fast_sims = (uint32_t)cfg->fast_sims;
-  s->full_frac = (float)cfg->full_frac;
-  s->max_plies = (uint32_t)cfg->max_plies;
-  s->noise_frac = (float)cfg->noise_frac;
-  s->dirichlet_alpha = (float)cfg->dirichlet_alpha;
-  s->temp_plies = (uint32_t)cfg->temp_plies;
-  s->temp_final = (float)cfg->temp_final;
-  s->resign_threshold = (float)cfg->resign_threshold;
-  s->no_resign_frac = (float)cfg->no_resign_frac;
-  s->mate_probe = (uint32_t)cfg->mate_probe;
-  s->search = (uint32_t)cfg->search; /* xqc_search_t is the wire value */
-  s->gumbel_actions = (uint32_t)cfg->gumbel_actions;
-}
-
-/* Copies a peer's free text (host name, version) into out (n bytes) with every byte that
- * is not printable ASCII, and every quote or backslash, replaced by '?': it is stored,
- * shown by the views and logged inside quotes. */
-static void clean_text(char *out, size_t n, const char *s) {
-  size_t k = 0;
-  for (const unsigned char *q = (const unsigned char *)(s ? s : ""); *q && k + 1 < n; q++)
-    out[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : (char)*q;
-  out[k] = '\0';
-}
-
-static void on_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) {
-  if (!xqc_identity_hello_ok(c, p, rq, h)) return;
-  const char *wid = h->worker_id ? h->worker_id : "";
-  char why[400];
-  int rc = xqc_peer_claim(c, p, wid, why, sizeof why);
-  if (rc == XQ_EINVAL) {
-    xqc_peer_fault(c, p, why);
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_WORKER_ID, why);
-    return;
-  }
-  if (rc < 0) {
-    xqc_peer_refuse_claim(c, p, rq, why);
-    return;
-  }
-  snprintf(p->worker_id, sizeof p->worker_id, "%s", wid);
-  p->role = h->role;
-  p->features = h->features;
-  p->hello = true;
-  xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
-                                     (uint64_t)c->cfg.worker_timeout_ms);
-  char host[sizeof ws->host], version[sizeof ws->version];
-  clean_text(host, sizeof host, h->host);
-  clean_text(version, sizeof version, h->software_version);
-  if (ws) {
-    memcpy(ws->host, host, sizeof host);
-    memcpy(ws->version, version, sizeof version);
-    ws->threads = h->threads;
-    ws->role = h->role;
-    xqc_worker_touch(ws, xqc_now_ms());
-    xqc_peer_worker_sync(c, p, ws);
-  }
-  XQ_LOGI(COMP, "hello worker=%s role=%d host=\"%s\" threads=%u version=\"%s\" address=%s",
-          wid, h->role, host, h->threads, version, p->address);
-  Xqz__Envelope env;
-  Xqz__Welcome w;
-  Xqz__SelfplaySettings s;
-  xq_wire_init(&env);
-  xqz__welcome__init(&w);
-  fill_settings(c, &s);
-  w.worker_id = (char *)wid;
-  w.best_net_id = c->best;
-  w.settings = &s;
-  w.heartbeat_ms = (uint32_t)c->cfg.heartbeat_ms;
-  w.campaign_id = c->campaign_id;
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
-  env.welcome = &w;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-}
-
-static void on_heartbeat(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Heartbeat *h) {
-  p->net_id = h->net_id;
-  xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
-  if (w && w->net_id != h->net_id) {
-    w->net_id = h->net_id;
-    w->dirty = true;
-  }
-  if (w) { /* a paused worker is alive, playing nothing (docs/protocol.md, Heartbeat) */
-    const char *why = h->paused && h->pause_reason ? h->pause_reason : "";
-    if (w->paused != h->paused)
-      XQ_LOGI(COMP, "worker %s worker=%s reason=%.15s", h->paused ? "paused" : "resumed",
-              w->id, why);
-    w->paused = h->paused;
-    snprintf(w->pause_reason, sizeof w->pause_reason, "%s", why);
-  }
-  if (h->games_done > p->games_done) p->games_done = h->games_done;
-  /* Echo: the peer learns the coordinator is alive and which net is best. */
-  Xqz__Envelope env;
-  Xqz__Heartbeat r;
-  xq_wire_init(&env);
-  xqz__heartbeat__init(&r);
-  r.worker_id = h->worker_id;
-  r.net_id = c->best;
-  r.games_done = p->games_done;
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
-  env.heartbeat = &r;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-}
-
-static void on_job_request(xqc_t *c, xqc_peer_t *p, uint64_t rq) {
-  Xqz__Envelope env;
-  Xqz__Job job;
-  Xqz__SelfplayJob sp;
-  Xqz__ArenaJob aj;
-  Xqz__SelfplaySettings s;
-  char fen[XQ_FEN_MAX];
-  xq_wire_init(&env);
-  xqz__job__init(&job);
-  c->jobs_served++;
-  if (xqc_promote_arena_job(c, p, &aj, fen)) {
-    job.kind_case = XQZ__JOB__KIND_ARENA;
-    job.arena = &aj;
-  } else {
-    xqz__selfplay_job__init(&sp);
-    fill_settings(c, &s);
-    sp.net_id = c->best;
-    sp.settings = &s;
-    sp.games = (uint32_t)c->cfg.games_per_job;
-    job.kind_case = XQZ__JOB__KIND_SELFPLAY;
-    job.selfplay = &sp;
-  }
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_JOB;
-  env.job = &job;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-}
-
-static void send_wait(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint32_t ms, const char *why) {
-  Xqz__Envelope env;
-  Xqz__Wait w;
-  xq_wire_init(&env);
-  xqz__wait__init(&w);
-  w.retry_ms = ms;
-  w.reason = (char *)why;
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_WAIT;
-  env.wait = &w;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-}
-
-/* A loss the trainer may report: finite, not negative, below XQC_LOSS_MAX. */
-static bool loss_ok(float x) { return isfinite(x) && x >= 0.0f && x <= XQC_LOSS_MAX; }
-
-/* Checks the trainer's report riding on a BatchRequest; false with the reason in why. */
-static bool report_ok(const Xqz__BatchRequest *r, char *why, size_t n) {
-  if (r->trainer_step > XQC_STEP_MAX) {
-    snprintf(why, n, "trainer_step %llu is out of range (at most %llu)",
-             (unsigned long long)r->trainer_step, (unsigned long long)XQC_STEP_MAX);
-    return false;
-  }
-  if (r->loss_steps && (!loss_ok(r->loss) || !loss_ok(r->loss_policy) ||
-                        !loss_ok(r->loss_value))) {
-    snprintf(why, n, "losses must be finite and in 0..%g: loss=%g policy=%g value=%g",
-             XQC_LOSS_MAX, (double)r->loss, (double)r->loss_policy, (double)r->loss_value);
-    return false;
-  }
-  return true;
-}
-
-static void on_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__BatchRequest *r) {
-  if (!xqc_identity_batch_ok(c, p, rq, r)) return;
-  char why[200];
-  if (!report_ok(r, why, sizeof why)) {
-    /* Refused whole: a trainer whose losses went NaN should stop, not train on. */
-    c->bad_reports++;
-    xqc_peer_fault(c, p, why);
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD, why);
-    return;
-  }
-  /* The step never goes back: a trainer resumed from an older checkpoint reports a lower
-   * step until it catches up, and its reports are not stored until then. */
-  if ((int64_t)r->trainer_step >= c->trainer_step) {
-    c->trainer_step = (int64_t)r->trainer_step;
-    xqc_status_loss_report(c, r);
-  }
-  uint32_t n = r->size ? r->size : (uint32_t)c->cfg.batch_size;
-  if (n > 8192) n = 8192;
-  if (c->replay.count < (uint64_t)c->cfg.min_positions) {
-    snprintf(why, sizeof why, "window holds %llu of %lld positions needed to start",
-             (unsigned long long)c->replay.count, (long long)c->cfg.min_positions);
-    send_wait(c, p, rq, 2000, why);
-    xqc_status_batch_answered(c, p, XQC_BATCH_FILLING);
-    return;
-  }
-  /* Since this start: the positions of the rebuilt window were paced before (coord.h). */
-  const uint64_t paced = c->positions - c->positions_at_open;
-  if ((double)(c->samples_served + n) > c->cfg.reuse * (double)paced) {
-    snprintf(why, sizeof why, "pacing: %llu samples served for %llu positions since start"
-             " (reuse %g)", (unsigned long long)c->samples_served, (unsigned long long)paced,
-             c->cfg.reuse);
-    send_wait(c, p, rq, 1000, why);
-    xqc_status_batch_answered(c, p, XQC_BATCH_PACED);
-    return;
-  }
-  xqc_batch_t b;
-  const xqc_sample_opts_t so = {(float)c->cfg.value_target_q, (float)c->cfg.colour_swap};
-  if (xqc_replay_sample(&c->replay, &c->rng, (int)n, &so, &b) < 0) {
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "out of memory");
-    return;
-  }
-  Xqz__Envelope env;
-  Xqz__Batch bm;
-  xq_wire_init(&env);
-  xqz__batch__init(&bm);
-  bm.n_samples = (size_t)b.n;
-  bm.samples = b.ptrs;
-  bm.window_positions = c->replay.count;
-  bm.total_positions = c->positions;
-  bm.best_net_id = c->best;
-  bm.campaign_id = c->campaign_id;
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH;
-  env.batch = &bm;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-  c->samples_served += (uint64_t)b.n;
-  /* The pacing's promise: at most R samples per position ingested, give or take a batch. */
-  assert((double)c->samples_served <= c->cfg.reuse * (double)paced + n);
-  xqc_status_batch_answered(c, p, XQC_BATCH_SERVED);
-  xqc_batch_free(&b);
-}
-
 static uint32_t count_workers(const xqc_t *c) {
   return xqc_workers_alive(&c->workers, XQZ__ROLE__ROLE_WORKER, xqc_now_ms(),
                            (uint64_t)c->cfg.worker_timeout_ms);
 }
 
-static void on_status(xqc_t *c, xqc_peer_t *p, uint64_t rq) {
-  Xqz__Status *s = NULL;
-  int rc = xqc_status_build(c, &s);
-  if (rc < 0) {
-    XQ_LOGE(COMP, "status not built err=\"%s\"", xq_strerror(rc));
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "status not available");
-    return;
-  }
-  Xqz__Envelope env;
-  xq_wire_init(&env);
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
-  env.status = s;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-  xqc_status_free(&s);
-}
-
-static void on_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq,
-                          const Xqz__PromotionsRequest *r) {
-  Xqz__Promotions *pr = NULL;
-  int rc = xqc_promotions_build(c, r->after_match_id, &pr);
-  if (rc < 0) {
-    XQ_LOGE(COMP, "promotions not built err=\"%s\"", xq_strerror(rc));
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "promotions not available");
-    return;
-  }
-  Xqz__Envelope env;
-  xq_wire_init(&env);
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_PROMOTIONS;
-  env.promotions = pr;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-  xqc_promotions_free(&pr);
-}
-
-/* Requests whose reply may be large, answered only while the peer reads its replies. */
-static bool large_reply(int body) {
-  return body == XQZ__ENVELOPE__BODY_NET_REQUEST || body == XQZ__ENVELOPE__BODY_STATUS_REQUEST ||
-         body == XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST;
-}
-
-/* false (refused, counted as a fault) when p asks for another large reply while more than
- * XQC_GUARD_UNREAD_MAX bytes of its replies are unread (guard.h). */
-static bool reader_ok(xqc_t *c, xqc_peer_t *p, int body, uint64_t rq) {
-  uint64_t unread;
-  if (!large_reply(body) || xqc_guard_unread_ok(p, &unread)) return true;
-  char why[200];
-  snprintf(why, sizeof why, "%llu bytes of replies unread: read them before asking for more"
-           " (at most %u unread)", (unsigned long long)unread, XQC_GUARD_UNREAD_MAX);
-  xqc_peer_error(c, p, why);
-  if (!p->cut) xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD, why);
-  return false;
-}
-
-static void dispatch_body(xqc_t *c, int pi, Xqz__Envelope *env);
-
-/* Dispatches env from peer pi and charges the bytes of its replies to the peer. */
-static void dispatch(xqc_t *c, int pi, Xqz__Envelope *env) {
-  uint64_t before = c->reply_bytes;
-  dispatch_body(c, pi, env);
-  c->peers[pi].sent_bytes += c->reply_bytes - before;
-}
-
-static void dispatch_body(xqc_t *c, int pi, Xqz__Envelope *env) {
-  xqc_peer_t *p = &c->peers[pi];
-  uint64_t rq = env->request_id;
-  if (p->hello) {
-    xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
-    if (w) xqc_worker_touch(w, xqc_now_ms());
-  }
-  /* A banned peer's games get a refusing Ack (ingest.c) so it stops resending them;
-   * anything else it asks gets an Error. */
-  if (env->body_case != XQZ__ENVELOPE__BODY_GAME &&
-      (xqc_peer_banned(c, p) || xqc_bans_match(&c->bans, xqc_named_worker(env), NULL))) {
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BANNED, "banned");
-    return;
-  }
-  char why[400];
-  if (!xqc_peer_allowed(c, p, (int)env->body_case, why, sizeof why)) {
-    if (env->body_case == XQZ__ENVELOPE__BODY_ADMIN_REQUEST) xqc_admin_refuse(c, p, rq, why);
-    else xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_NOT_ALLOWED, why);
-    return;
-  }
-  if (!reader_ok(c, p, (int)env->body_case, rq)) return;
-  switch (env->body_case) {
-  case XQZ__ENVELOPE__BODY_HELLO: on_hello(c, p, rq, env->hello); break;
-  case XQZ__ENVELOPE__BODY_HEARTBEAT: on_heartbeat(c, p, rq, env->heartbeat); break;
-  case XQZ__ENVELOPE__BODY_JOB_REQUEST: on_job_request(c, p, rq); break;
-  case XQZ__ENVELOPE__BODY_GAME: xqc_ingest_game(c, p, rq, env->game); break;
-  case XQZ__ENVELOPE__BODY_ARENA_RESULT:
-    xqc_promote_arena_result(c, p, rq, env->arena_result);
-    break;
-  case XQZ__ENVELOPE__BODY_NET_REQUEST: xqc_nets_request(c, p, rq, env->net_request); break;
-  case XQZ__ENVELOPE__BODY_BATCH_REQUEST: on_batch_request(c, p, rq, env->batch_request); break;
-  case XQZ__ENVELOPE__BODY_CANDIDATE: xqc_promote_candidate(c, p, rq, env->candidate); break;
-  case XQZ__ENVELOPE__BODY_STATUS_REQUEST: on_status(c, p, rq); break;
-  case XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST:
-    on_promotions(c, p, rq, env->promotions_request);
-    break;
-  case XQZ__ENVELOPE__BODY_ADMIN_REQUEST: xqc_admin_request(c, p, rq, env->admin_request); break;
-  default:
-    xqc_peer_fault(c, p, "unexpected message type");
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_UNEXPECTED, "unexpected message type");
-    break;
-  }
-}
-
+/* Takes every message waiting on the ROUTER: routing ids checked (guard.h), peers admitted
+ * (peers.c), versions and decoding checked, then each dispatched (commands.c). */
 static void drain(xqc_t *c) {
   for (;;) {
     int ev = 0;
@@ -436,7 +67,7 @@ static void drain(xqc_t *c) {
                         eb.msg[0] ? eb.msg : xq_strerror(rc));
       continue;
     }
-    dispatch(c, pi, env);
+    xqc_dispatch(c, pi, env);
     xq_wire_free(&env);
   }
 }

@@ -1,7 +1,7 @@
 /*
  * peers.c: the peer table (see peers.h): finding a routing id's peer, the identity faults
- * are counted against, who owns a worker id, a peer's roles (roles.h) and the refusal of a
- * request they do not allow, counting faults and cutting identities off (cutoff.h),
+ * are counted against, who owns a worker id, a peer's roles (roles.h; commands.c refuses a
+ * request they do not allow), counting faults and cutting identities off (cutoff.h),
  * refusing a peer of another protocol version, and forgetting peers that went silent.
  */
 #include "peers.h"
@@ -108,37 +108,6 @@ unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p) {
                         xqc_auth_is_admin(&c->auth, p->key), p->address,
                         c->cfg.trainer_addresses};
   return xqc_roles_of(&f);
-}
-
-bool xqc_peer_allowed(xqc_t *c, xqc_peer_t *p, int body, char *why, size_t n) {
-  unsigned need = xqc_roles_allowed(body);
-  if (!need) return true; /* not a request: dispatch refuses it as unexpected */
-  unsigned have = XQC_ROLE_WORKER | XQC_ROLE_OBSERVER; /* every peer: no lookup needed */
-  if (!(need & have)) have = xqc_peer_roles(c, p);
-  if (need & have) return true;
-  char roles[64];
-  xqc_roles_text(need, roles, sizeof roles);
-  const char *how;
-  if (c->auth.on)
-    how = need & XQC_ROLE_ADMIN ? "this key is not in the coordinator's curve_admin_dir"
-                                : "this key is not in the coordinator's curve_trainer_dir";
-  else
-    how = need & XQC_ROLE_ADMIN ? "without CURVE only loopback peers may; turn CURVE on to"
-                                  " administer from another host"
-                                : "without CURVE only loopback peers and trainer_addresses"
-                                  " may";
-  snprintf(why, n, "not allowed: %s needs the %s role; %s (peer address %s)",
-           xqc_roles_message_name(body), roles, how, p->address[0] ? p->address : "unknown");
-  c->role_refusals++;
-  if (!p->role_refused) {
-    char id[XQC_IDENTITY_MAX];
-    xqc_peer_identity(p, id, sizeof id);
-    p->role_refused = true;
-    XQ_LOGW(COMP, "request refused: the peer's roles do not allow it (logged once per"
-            " connection) peer=%s message=%s reason=\"%s\"", id,
-            xqc_roles_message_name(body), why);
-  }
-  return false;
 }
 
 bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p) {

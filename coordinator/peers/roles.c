@@ -1,46 +1,10 @@
-/* roles.c: the table of who may send what, and the decisions behind a peer's roles (see
- * roles.h). */
+/* roles.c: the decisions behind a peer's roles (see roles.h); which roles may send what is
+ * the command table's (coordinator/commands.def). */
 #include "roles.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "xqz.pb-c.h"
-
-#define ANYONE (XQC_ROLE_WORKER | XQC_ROLE_TRAINER | XQC_ROLE_ADMIN | XQC_ROLE_OBSERVER)
-
-/* The one table: each request type a peer may send and the roles allowed to send it. Types
- * not listed (the coordinator's own replies and announcements) are sent by nobody. */
-static const struct {
-  int body;
-  unsigned roles;
-  const char *name;
-} k_table[] = {
-  {XQZ__ENVELOPE__BODY_HELLO, XQC_ROLE_WORKER, "Hello"},
-  {XQZ__ENVELOPE__BODY_HEARTBEAT, XQC_ROLE_WORKER, "Heartbeat"},
-  {XQZ__ENVELOPE__BODY_JOB_REQUEST, XQC_ROLE_WORKER, "JobRequest"},
-  {XQZ__ENVELOPE__BODY_GAME, XQC_ROLE_WORKER, "GameRecord"},
-  {XQZ__ENVELOPE__BODY_ARENA_RESULT, XQC_ROLE_WORKER, "ArenaResult"},
-  {XQZ__ENVELOPE__BODY_NET_REQUEST, ANYONE, "NetRequest"},
-  {XQZ__ENVELOPE__BODY_BATCH_REQUEST, XQC_ROLE_TRAINER, "BatchRequest"},
-  {XQZ__ENVELOPE__BODY_CANDIDATE, XQC_ROLE_TRAINER, "CandidateNet"},
-  {XQZ__ENVELOPE__BODY_STATUS_REQUEST, ANYONE, "StatusRequest"},
-  {XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST, ANYONE, "PromotionsRequest"},
-  {XQZ__ENVELOPE__BODY_ADMIN_REQUEST, XQC_ROLE_ADMIN, "AdminRequest"},
-};
-
-unsigned xqc_roles_allowed(int body_case) {
-  for (size_t i = 0; i < sizeof k_table / sizeof k_table[0]; i++)
-    if (k_table[i].body == body_case) return k_table[i].roles;
-  return 0;
-}
-
-const char *xqc_roles_message_name(int body_case) {
-  for (size_t i = 0; i < sizeof k_table / sizeof k_table[0]; i++)
-    if (k_table[i].body == body_case) return k_table[i].name;
-  return "a reply type";
-}
 
 void xqc_roles_text(unsigned mask, char *buf, size_t n) {
   static const char *names[] = {"worker", "trainer", "admin", "observer"};

@@ -1,7 +1,8 @@
 /*
- * roles.h: who may send what. Every request type has a set of roles allowed to send it,
- * in one table (roles.c); dispatch (loop.c) checks a peer's roles against it before any
- * handler runs. A peer's roles come from where it connects from, never from what it says:
+ * roles.h: the roles a peer has. Which roles may send each message is a column of the
+ * command table (coordinator/commands.def), and dispatch (commands.c) checks a peer's roles
+ * against it before any handler runs. A peer's roles come from where it connects from,
+ * never from what it says:
  *
  *   with CURVE     worker, observer: every key in curve_allow_dir
  *                  trainer: keys in curve_trainer_dir (every allowed key when it is unset)
@@ -24,13 +25,9 @@ enum {
   XQC_ROLE_TRAINER = 1u << 1,  /* takes batches, sends candidates */
   XQC_ROLE_ADMIN = 1u << 2,    /* bans and unbans */
   XQC_ROLE_OBSERVER = 1u << 3, /* reads status, promotions, nets */
+  XQC_ROLES_ANYONE = XQC_ROLE_WORKER | XQC_ROLE_TRAINER | XQC_ROLE_ADMIN | XQC_ROLE_OBSERVER,
 };
 
-/* The roles allowed to send a message of this Envelope body case; 0 for a message no peer
- * may send (a reply type, or none). */
-unsigned xqc_roles_allowed(int body_case);
-/* The message type's name for the logs and the refusal ("BatchRequest"). */
-const char *xqc_roles_message_name(int body_case);
 /* "trainer" or "worker or observer": the roles in mask, for messages. */
 void xqc_roles_text(unsigned mask, char *buf, size_t n);
 

@@ -1,0 +1,280 @@
+/*
+ * requests.c: the small requests, answered from the coordinator's state: Hello (identity
+ * checked, worker id claimed, Welcome with the self-play settings), Heartbeat (echoed with
+ * the best net), JobRequest (an arena pair when one is due, else self-play), BatchRequest
+ * (the trainer's report stored, then a batch, or a Wait while the window fills or the
+ * pacing holds it back), StatusRequest and PromotionsRequest. They are rows of the command
+ * table (commands.def); dispatch has checked the sender's roles before any of them runs.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "coord.h"
+#include "identity.h"
+#include "rules/fen.h"
+#include "status.h"
+#include "support/log.h"
+#include "wire/wire.h"
+
+#define COMP "coordinator"
+
+static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
+  const xqc_config_t *cfg = &c->cfg;
+  xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
+  xqz__selfplay_settings__init(s);
+  s->sims = (uint32_t)xqc_self_balance_sims(&c->self_balance, &sc);
+  s->fast_sims = (uint32_t)cfg->fast_sims;
+  s->full_frac = (float)cfg->full_frac;
+  s->max_plies = (uint32_t)cfg->max_plies;
+  s->noise_frac = (float)cfg->noise_frac;
+  s->dirichlet_alpha = (float)cfg->dirichlet_alpha;
+  s->temp_plies = (uint32_t)cfg->temp_plies;
+  s->temp_final = (float)cfg->temp_final;
+  s->resign_threshold = (float)cfg->resign_threshold;
+  s->no_resign_frac = (float)cfg->no_resign_frac;
+  s->mate_probe = (uint32_t)cfg->mate_probe;
+  s->search = (uint32_t)cfg->search; /* xqc_search_t is the wire value */
+  s->gumbel_actions = (uint32_t)cfg->gumbel_actions;
+}
+
+/* Copies a peer's free text (host name, version) into out (n bytes) with every byte that
+ * is not printable ASCII, and every quote or backslash, replaced by '?': it is stored,
+ * shown by the views and logged inside quotes. */
+static void clean_text(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  for (const unsigned char *q = (const unsigned char *)(s ? s : ""); *q && k + 1 < n; q++)
+    out[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : (char)*q;
+  out[k] = '\0';
+}
+
+void xqc_cmd_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
+  const Xqz__Hello *h = msg->hello;
+  if (!xqc_identity_hello_ok(c, p, rq, h)) return;
+  const char *wid = h->worker_id ? h->worker_id : "";
+  char why[400];
+  int rc = xqc_peer_claim(c, p, wid, why, sizeof why);
+  if (rc == XQ_EINVAL) {
+    xqc_peer_fault(c, p, why);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_WORKER_ID, why);
+    return;
+  }
+  if (rc < 0) {
+    xqc_peer_refuse_claim(c, p, rq, why);
+    return;
+  }
+  snprintf(p->worker_id, sizeof p->worker_id, "%s", wid);
+  p->role = h->role;
+  p->features = h->features;
+  p->hello = true;
+  xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
+                                     (uint64_t)c->cfg.worker_timeout_ms);
+  char host[sizeof ws->host], version[sizeof ws->version];
+  clean_text(host, sizeof host, h->host);
+  clean_text(version, sizeof version, h->software_version);
+  if (ws) {
+    memcpy(ws->host, host, sizeof host);
+    memcpy(ws->version, version, sizeof version);
+    ws->threads = h->threads;
+    ws->role = h->role;
+    xqc_worker_touch(ws, xqc_now_ms());
+    xqc_peer_worker_sync(c, p, ws);
+  }
+  XQ_LOGI(COMP, "hello worker=%s role=%d host=\"%s\" threads=%u version=\"%s\" address=%s",
+          wid, h->role, host, h->threads, version, p->address);
+  Xqz__Envelope env;
+  Xqz__Welcome w;
+  Xqz__SelfplaySettings s;
+  xq_wire_init(&env);
+  xqz__welcome__init(&w);
+  fill_settings(c, &s);
+  w.worker_id = (char *)wid;
+  w.best_net_id = c->best;
+  w.settings = &s;
+  w.heartbeat_ms = (uint32_t)c->cfg.heartbeat_ms;
+  w.campaign_id = c->campaign_id;
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
+  env.welcome = &w;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+}
+
+void xqc_cmd_heartbeat(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
+  const Xqz__Heartbeat *h = msg->heartbeat;
+  p->net_id = h->net_id;
+  xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+  if (w && w->net_id != h->net_id) {
+    w->net_id = h->net_id;
+    w->dirty = true;
+  }
+  if (w) { /* a paused worker is alive, playing nothing (docs/protocol.md, Heartbeat) */
+    const char *why = h->paused && h->pause_reason ? h->pause_reason : "";
+    if (w->paused != h->paused)
+      XQ_LOGI(COMP, "worker %s worker=%s reason=%.15s", h->paused ? "paused" : "resumed",
+              w->id, why);
+    w->paused = h->paused;
+    snprintf(w->pause_reason, sizeof w->pause_reason, "%s", why);
+  }
+  if (h->games_done > p->games_done) p->games_done = h->games_done;
+  /* Echo: the peer learns the coordinator is alive and which net is best. */
+  Xqz__Envelope env;
+  Xqz__Heartbeat r;
+  xq_wire_init(&env);
+  xqz__heartbeat__init(&r);
+  r.worker_id = h->worker_id;
+  r.net_id = c->best;
+  r.games_done = p->games_done;
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
+  env.heartbeat = &r;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+}
+
+void xqc_cmd_job_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
+  (void)msg;
+  Xqz__Envelope env;
+  Xqz__Job job;
+  Xqz__SelfplayJob sp;
+  Xqz__ArenaJob aj;
+  Xqz__SelfplaySettings s;
+  char fen[XQ_FEN_MAX];
+  xq_wire_init(&env);
+  xqz__job__init(&job);
+  c->jobs_served++;
+  if (xqc_promote_arena_job(c, p, &aj, fen)) {
+    job.kind_case = XQZ__JOB__KIND_ARENA;
+    job.arena = &aj;
+  } else {
+    xqz__selfplay_job__init(&sp);
+    fill_settings(c, &s);
+    sp.net_id = c->best;
+    sp.settings = &s;
+    sp.games = (uint32_t)c->cfg.games_per_job;
+    job.kind_case = XQZ__JOB__KIND_SELFPLAY;
+    job.selfplay = &sp;
+  }
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_JOB;
+  env.job = &job;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+}
+
+/* A loss the trainer may report: finite, not negative, below XQC_LOSS_MAX. */
+static bool loss_ok(float x) { return isfinite(x) && x >= 0.0f && x <= XQC_LOSS_MAX; }
+
+/* Checks the trainer's report riding on a BatchRequest; false with the reason in why. */
+static bool report_ok(const Xqz__BatchRequest *r, char *why, size_t n) {
+  if (r->trainer_step > XQC_STEP_MAX) {
+    snprintf(why, n, "trainer_step %llu is out of range (at most %llu)",
+             (unsigned long long)r->trainer_step, (unsigned long long)XQC_STEP_MAX);
+    return false;
+  }
+  if (r->loss_steps && (!loss_ok(r->loss) || !loss_ok(r->loss_policy) ||
+                        !loss_ok(r->loss_value))) {
+    snprintf(why, n, "losses must be finite and in 0..%g: loss=%g policy=%g value=%g",
+             XQC_LOSS_MAX, (double)r->loss, (double)r->loss_policy, (double)r->loss_value);
+    return false;
+  }
+  return true;
+}
+
+void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
+  const Xqz__BatchRequest *r = msg->batch_request;
+  if (!xqc_identity_batch_ok(c, p, rq, r)) return;
+  char why[200];
+  if (!report_ok(r, why, sizeof why)) {
+    /* Refused whole: a trainer whose losses went NaN should stop, not train on. */
+    c->bad_reports++;
+    xqc_peer_fault(c, p, why);
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD, why);
+    return;
+  }
+  /* The step never goes back: a trainer resumed from an older checkpoint reports a lower
+   * step until it catches up, and its reports are not stored until then. */
+  if ((int64_t)r->trainer_step >= c->trainer_step) {
+    c->trainer_step = (int64_t)r->trainer_step;
+    xqc_status_loss_report(c, r);
+  }
+  uint32_t n = r->size ? r->size : (uint32_t)c->cfg.batch_size;
+  if (n > 8192) n = 8192;
+  if (c->replay.count < (uint64_t)c->cfg.min_positions) {
+    snprintf(why, sizeof why, "window holds %llu of %lld positions needed to start",
+             (unsigned long long)c->replay.count, (long long)c->cfg.min_positions);
+    xqc_reply_wait(c, p->rid, p->rid_len, rq, 2000, why);
+    xqc_status_batch_answered(c, p, XQC_BATCH_FILLING);
+    return;
+  }
+  /* Since this start: the positions of the rebuilt window were paced before (coord.h). */
+  const uint64_t paced = c->positions - c->positions_at_open;
+  if ((double)(c->samples_served + n) > c->cfg.reuse * (double)paced) {
+    snprintf(why, sizeof why, "pacing: %llu samples served for %llu positions since start"
+             " (reuse %g)", (unsigned long long)c->samples_served, (unsigned long long)paced,
+             c->cfg.reuse);
+    xqc_reply_wait(c, p->rid, p->rid_len, rq, 1000, why);
+    xqc_status_batch_answered(c, p, XQC_BATCH_PACED);
+    return;
+  }
+  xqc_batch_t b;
+  const xqc_sample_opts_t so = {(float)c->cfg.value_target_q, (float)c->cfg.colour_swap};
+  if (xqc_replay_sample(&c->replay, &c->rng, (int)n, &so, &b) < 0) {
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "out of memory");
+    return;
+  }
+  Xqz__Envelope env;
+  Xqz__Batch bm;
+  xq_wire_init(&env);
+  xqz__batch__init(&bm);
+  bm.n_samples = (size_t)b.n;
+  bm.samples = b.ptrs;
+  bm.window_positions = c->replay.count;
+  bm.total_positions = c->positions;
+  bm.best_net_id = c->best;
+  bm.campaign_id = c->campaign_id;
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_BATCH;
+  env.batch = &bm;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+  c->samples_served += (uint64_t)b.n;
+  /* The pacing's promise: at most R samples per position ingested, give or take a batch. */
+  assert((double)c->samples_served <= c->cfg.reuse * (double)paced + n);
+  xqc_status_batch_answered(c, p, XQC_BATCH_SERVED);
+  xqc_batch_free(&b);
+}
+
+void xqc_cmd_status(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
+  (void)msg;
+  Xqz__Status *s = NULL;
+  int rc = xqc_status_build(c, &s);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "status not built err=\"%s\"", xq_strerror(rc));
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "status not available");
+    return;
+  }
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
+  env.status = s;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+  xqc_status_free(&s);
+}
+
+void xqc_cmd_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
+  const Xqz__PromotionsRequest *r = msg->promotions_request;
+  Xqz__Promotions *pr = NULL;
+  int rc = xqc_promotions_build(c, r->after_match_id, &pr);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "promotions not built err=\"%s\"", xq_strerror(rc));
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "promotions not available");
+    return;
+  }
+  Xqz__Envelope env;
+  xq_wire_init(&env);
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_PROMOTIONS;
+  env.promotions = pr;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+  xqc_promotions_free(&pr);
+}
