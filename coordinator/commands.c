@@ -33,9 +33,6 @@ void xqc_cmd_game(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env
 void xqc_cmd_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env) {
   xqc_promote_arena_result(c, p, rq, env->arena_result);
 }
-void xqc_cmd_net_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env) {
-  xqc_nets_request(c, p, rq, env->net_request);
-}
 void xqc_cmd_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env) {
   xqc_promote_candidate(c, p, rq, env->candidate);
 }

@@ -56,9 +56,9 @@ void xqc_cmd_job_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelo
 void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_status(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
+void xqc_cmd_net_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_game(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
-void xqc_cmd_net_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 

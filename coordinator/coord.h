@@ -1,7 +1,7 @@
 /*
  * coord.h: the coordinator's state, shared by loop.c (sockets, timer), commands.c (the
  * command table: dispatch and roles), requests.c (the small requests), peers.c (identity,
- * faults, cut-off), nets.c (net files), promote.c (candidates, gating, promotions),
+ * faults, cut-off), promote.c (candidates, gating, promotions),
  * ingest.c (games in, acks out) and main.c. Internal to coordinator/.
  */
 #ifndef XQC_COORD_H
@@ -168,9 +168,6 @@ bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p);
  * sets the entry's banned flag. */
 void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w);
 
-/* nets.c: NetRequest, served in chunks from the net-file cache (nets.h). */
-void xqc_nets_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__NetRequest *r);
-
 /* promote.c: candidates, gating matches, promotions. */
 /* Resumes the match left open by a restart with its pairs (match_store.h), or reopens the
  * match of a candidate left undecided from zero games when none was saved. */
@@ -182,10 +179,10 @@ void xqc_promote_resume(xqc_t *c);
 bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
 void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
-/* nets.c found the open match's candidate unservable (file damaged or gone): the match
+/* requests.c found the open match's candidate unservable (file damaged or gone): the match
  * closes with the candidate rejected (why logged), so gating moves on. */
 void xqc_promote_candidate_lost(xqc_t *c, const char *why);
-/* nets.c found the best net unservable: the previous best net with an intact file becomes
+/* requests.c found the best net unservable: the previous best net with an intact file becomes
  * the best again (recorded, announced; an open match is replayed against it). */
 void xqc_promote_best_lost(xqc_t *c, const char *why);
 /* From the timer: checks that campaign.db is still the file opened, and retries storing a

@@ -3,7 +3,8 @@
  * checked, worker id claimed, Welcome with the self-play settings), Heartbeat (echoed with
  * the best net), JobRequest (an arena pair when one is due, else self-play), BatchRequest
  * (the trainer's report stored, then a batch, or a Wait while the window fills or the
- * pacing holds it back), StatusRequest and PromotionsRequest. They are rows of the command
+ * pacing holds it back), StatusRequest, PromotionsRequest and NetRequest (a net in chunks
+ * from the cache of storage/nets.c). They are rows of the command
  * table (commands.def); dispatch has checked the sender's roles before any of them runs.
  */
 #include <assert.h>
@@ -277,4 +278,52 @@ void xqc_cmd_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelop
   env.promotions = pr;
   xqc_reply(c, p->rid, p->rid_len, &env);
   xqc_promotions_free(&pr);
+}
+
+/* A net that cannot be served: quarantined when damaged, and when it is the open match's
+ * candidate or the best net, promote.c moves gating or self-play on. Other nets (an old
+ * one a worker still asks for) are answered "not found" only. */
+static void unservable(xqc_t *c, uint64_t id, bool damaged, const char *why) {
+  if (damaged) xqc_nets_quarantine(c->dir, id, why);
+  if (c->gate.open && id == c->gate.cand) xqc_promote_candidate_lost(c, why);
+  else if (id == c->best) xqc_promote_best_lost(c, why);
+}
+
+void xqc_cmd_net_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
+  const Xqz__NetRequest *r = msg->net_request;
+  xq_errbuf_t eb = {{0}};
+  xqc_nets_t *g = &c->nets;
+  bool damaged = false;
+  if (!r->net_id || xqc_nets_load_ex(g, c->dir, r->net_id, &damaged, &eb) < 0) {
+    if (r->net_id) unservable(c, r->net_id, damaged, eb.msg);
+    char why[300];
+    snprintf(why, sizeof why, "net %016llx %s; ask for another job",
+             (unsigned long long)r->net_id, damaged ? "is damaged on the coordinator" : "not found");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_NOT_FOUND, why);
+    return;
+  }
+  if (r->offset > g->size) {
+    xqc_peer_fault(c, p, "net request offset past the end");
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD,
+                    "offset past the end of the net");
+    return;
+  }
+  size_t max = r->max_bytes ? r->max_bytes : XQ_WIRE_NET_CHUNK;
+  if (max > XQ_WIRE_NET_CHUNK) max = XQ_WIRE_NET_CHUNK;
+  size_t n = g->size - (size_t)r->offset;
+  if (n > max) n = max;
+  Xqz__Envelope env;
+  Xqz__NetChunk ch;
+  xq_wire_init(&env);
+  xqz__net_chunk__init(&ch);
+  ch.net_id = r->net_id;
+  ch.offset = r->offset;
+  ch.total = g->size;
+  ch.file_crc32 = g->crc;
+  ch.data.data = (uint8_t *)g->data + r->offset; /* only read by the packer */
+  ch.data.len = n;
+  env.request_id = rq;
+  env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
+  env.net_chunk = &ch;
+  xqc_reply(c, p->rid, p->rid_len, &env);
 }

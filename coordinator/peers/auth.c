@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zmq.h>
 
-#include "coord.h"
+#include "clock.h"
 #include "support/log.h"
 
 #define COMP "auth"

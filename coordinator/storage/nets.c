@@ -1,8 +1,9 @@
 /*
- * nets.c: the cache of verified net files (see nets.h), the NetRequest handler that serves
- * a net in chunks from it, and what happens to a net that cannot be served: a damaged file
- * is quarantined in nets/damaged/, the open match's candidate is rejected and a lost best
- * net falls back to the previous intact one (promote.c), each logged.
+ * nets.c: the cache of verified net files (see nets.h), and what happens to a net that
+ * cannot be served: a damaged file is quarantined in nets/damaged/ and a lost best net
+ * falls back to the previous intact one, each logged. The NetRequest handler that serves
+ * a net in chunks from the cache is requests.c's (xqc_cmd_net_request); it rejects the
+ * open match's candidate through promote.c. Takes what it needs as arguments: no coord.h.
  */
 #include "nets.h"
 
@@ -16,7 +17,6 @@
 #include <time.h>
 
 #include "campaign.h"
-#include "coord.h"
 #include "nn/nn_file.h"
 #include "support/atomic_file.h"
 #include "support/crc32.h"
@@ -221,51 +221,4 @@ int xqc_nets_check_best(xqc_db_t *db, const char *dir, uint64_t *best, double *e
   *best = prev;
   *elo = prev_elo;
   return 0;
-}
-
-/* A net that cannot be served: quarantined when damaged, and when it is the open match's
- * candidate or the best net, promote.c moves gating or self-play on. Other nets (an old
- * one a worker still asks for) are answered "not found" only. */
-static void unservable(xqc_t *c, uint64_t id, bool damaged, const char *why) {
-  if (damaged) xqc_nets_quarantine(c->dir, id, why);
-  if (c->gate.open && id == c->gate.cand) xqc_promote_candidate_lost(c, why);
-  else if (id == c->best) xqc_promote_best_lost(c, why);
-}
-
-void xqc_nets_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__NetRequest *r) {
-  xq_errbuf_t eb = {{0}};
-  xqc_nets_t *g = &c->nets;
-  bool damaged = false;
-  if (!r->net_id || xqc_nets_load_ex(g, c->dir, r->net_id, &damaged, &eb) < 0) {
-    if (r->net_id) unservable(c, r->net_id, damaged, eb.msg);
-    char msg[300];
-    snprintf(msg, sizeof msg, "net %016llx %s; ask for another job",
-             (unsigned long long)r->net_id, damaged ? "is damaged on the coordinator" : "not found");
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_NOT_FOUND, msg);
-    return;
-  }
-  if (r->offset > g->size) {
-    xqc_peer_fault(c, p, "net request offset past the end");
-    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD,
-                    "offset past the end of the net");
-    return;
-  }
-  size_t max = r->max_bytes ? r->max_bytes : XQ_WIRE_NET_CHUNK;
-  if (max > XQ_WIRE_NET_CHUNK) max = XQ_WIRE_NET_CHUNK;
-  size_t n = g->size - (size_t)r->offset;
-  if (n > max) n = max;
-  Xqz__Envelope env;
-  Xqz__NetChunk ch;
-  xq_wire_init(&env);
-  xqz__net_chunk__init(&ch);
-  ch.net_id = r->net_id;
-  ch.offset = r->offset;
-  ch.total = g->size;
-  ch.file_crc32 = g->crc;
-  ch.data.data = (uint8_t *)g->data + r->offset; /* only read by the packer */
-  ch.data.len = n;
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
-  env.net_chunk = &ch;
-  xqc_reply(c, p->rid, p->rid_len, &env);
 }

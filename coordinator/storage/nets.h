@@ -12,8 +12,9 @@
  * file is noticed when it is next served, and a request costs one stat().
  *
  * A net that cannot be served (XQ_ENOENT-like missing file: XQ_EIO; damaged: the verify
- * error) is the caller's to handle: nets.c's NetRequest handler quarantines a damaged file
- * in nets/damaged/ and, for the open match's candidate or the best net, tells promote.c.
+ * error) is the caller's to handle: the NetRequest handler (requests.c) quarantines a
+ * damaged file in nets/damaged/ and, for the open match's candidate or the best net, tells
+ * promote.c.
  *
  * Ownership: the caller owns the struct (zeroed); xqc_nets_close frees the cached bytes.
  */
