@@ -2,8 +2,10 @@
 # Installs what is missing, builds everything with warnings as errors under AddressSanitizer
 # and UBSan, and runs the whole test suite with ctest; then builds the default configuration
 # (Release with the tests: -O2 finds warnings -O0 does not, and they are errors) and runs the
-# unit tests in it, compiled for this host's vector instructions as shipped; then the
-# chaos soak on that build, a 5-minute seeded campaign under random faults
+# unit tests in it, compiled for this host's vector instructions as shipped; then the tests
+# of the modules that start threads under ThreadSanitizer (build-tsan, a minute or two;
+# XQZ_TSAN_STAGE=0 leaves it out); then the chaos soak on the default build, a 5-minute
+# seeded campaign under random faults
 # (scripts/bench/chaos.sh; XQZ_CHAOS_MINUTES=0 leaves it out, XQZ_CHAOS_SEED picks another
 # schedule). Ends with one line, "== summary: ...": tests passed and failed, skipped and
 # why, where the run stopped if it did, and the time taken (scripts/lib/test_summary.py).
@@ -21,7 +23,7 @@ rm -f "$JUNIT"
 # The summary is printed however the run ends: a failed stage is named in it.
 summary() {
   local rc=$? note
-  if [ "$rc" -eq 0 ]; then note="default build, its unit tests and the chaos soak ok"; else note="stopped in: $stage (exit $rc)"; fi
+  if [ "$rc" -eq 0 ]; then note="default build, its unit tests, the TSan pass and the chaos soak ok"; else note="stopped in: $stage (exit $rc)"; fi
   python3 scripts/lib/test_summary.py "$JUNIT" "$((SECONDS - start))" "$note"
   exit "$rc"
 }
@@ -60,6 +62,30 @@ stage="default build's unit tests"
 echo "== unit tests in the default build"
 (cd "${XQZ_RELEASE_BUILD:-build-default}" && ctest --output-on-failure --timeout 600 -j"$JOBS" \
    -R '^test_' "$@")
+# ThreadSanitizer over the tests of the five modules that start threads (docs/testing.md,
+# "ThreadSanitizer"): the trainer's shards (nn_train_pool), the search's lanes (mcts), self-play
+# threads (selfplay), the worker's play thread (worker/selfplay_loop.c, through the daemon in
+# test_worker_link) and the engine's search thread (tools/cmd_engine.c, through xqz in
+# test_engine*), with the GEMM and dashboard tests that start threads of their own. Its own
+# build (TSan cannot share a process with ASan), only these targets, one test at a time: the
+# worker runs at nice 19 and starves beside a busy test. A race fails the run; the
+# suppressions (tests/tsan.supp) name only libraries we do not own.
+if [ "${XQZ_TSAN_STAGE:-1}" != 0 ]; then
+  stage="TSan build"
+  tsan_build=${XQZ_TSAN_BUILD:-build-tsan}
+  tsan_tests=(test_nn_train_pool test_mcts test_selfplay test_nn_blas test_coordinator_http
+              test_engine test_engine_gui test_worker_link)
+  echo "== TSan build ($tsan_build: RelWithDebInfo, -Werror, ThreadSanitizer; ${tsan_tests[*]})"
+  cmake -S . -B "$tsan_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXQZ_TSAN=ON -DXQZ_WERROR=ON \
+        -DXQZ_NATIVE=OFF -DXQZ_TESTS=ON >/dev/null
+  cmake --build "$tsan_build" -j"$JOBS" --target "${tsan_tests[@]}" >/dev/null
+  stage="TSan tests"
+  echo "== TSan tests"
+  tsan_re="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
+  tsan_opts="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp"
+  (cd "$tsan_build" && TSAN_OPTIONS=${TSAN_OPTIONS:-$tsan_opts} \
+     ctest --output-on-failure --timeout 600 -j1 -R "$tsan_re")
+fi
 # The chaos soak on the default build: its table and any violation are printed; a
 # violation fails the run, and the line "reproduce: ..." repeats it.
 if [ "${XQZ_CHAOS_MINUTES:-5}" != 0 ]; then
