@@ -629,7 +629,7 @@ static void trainer_close(trainer_t *t) {
 }
 
 int main(int argc, char **argv) {
-  nn_blas_pick_core(argv);
+  nn_blas_core_setup(argv); /* first: may restart this program on better BLAS kernels */
   trainer_t *t = calloc(1, sizeof *t);
   if (!t) return 1;
   int rc = trainer_opts_parse(&t->o, argc, argv);

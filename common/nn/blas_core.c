@@ -1,4 +1,6 @@
-/* blas_core.c: OpenBLAS's kernel choice, corrected on a CPU it does not know (blas_core.h). */
+/* blas_core.c: OpenBLAS's kernel choice, and the program setup that corrects it on a CPU it
+ * does not know (blas_core.h). Nothing in the library calls nn_blas_core_setup: only the
+ * programs' main, as their first statement. */
 #include "nn/blas_core.h"
 
 #include <cblas.h>
@@ -35,16 +37,26 @@ const char *nn_blas_core_replaced(void) {
   return was && *was ? was : NULL;
 }
 
-void nn_blas_pick_core(char **argv) {
+const char *nn_blas_core_wanted(bool *avx512_out) {
+  if (avx512_out) *avx512_out = false;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (getenv("OPENBLAS_CORETYPE")) return; /* the user's, or set by our re-execution */
+  if (getenv("OPENBLAS_CORETYPE")) return NULL; /* the user's, or set by a restart */
   __builtin_cpu_init();
   bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                 __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-  const char *chosen = nn_blas_core();
-  const char *better = nn_blas_better_core(chosen, avx2_fma, avx512);
+  if (avx512_out) *avx512_out = avx512;
+  return nn_blas_better_core(nn_blas_core(), avx2_fma, avx512);
+#else
+  return NULL;
+#endif
+}
+
+void nn_blas_core_setup(char **argv) {
+  bool avx512;
+  const char *better = nn_blas_core_wanted(&avx512);
   if (!better) return;
+  const char *chosen = nn_blas_core();
   if (setenv("OPENBLAS_CORETYPE", better, 1) == 0 &&
       setenv("XQZ_OPENBLAS_FALLBACK", chosen, 1) == 0) {
     /* The program's real path, not /proc/self/exe: the kernel names the process (comm,
@@ -54,18 +66,18 @@ void nn_blas_pick_core(char **argv) {
     if (n > 0) {
       self[n] = '\0';
       fflush(NULL);
-      execv(self, argv);
+      execv(self, argv); /* returns only on failure */
     }
   }
+  int err = errno;
   fprintf(stderr,
           "%s: warning: OpenBLAS runs its %s kernels on a CPU with %s, at a fraction of their "
           "speed, and restarting with better ones failed (%s); set OPENBLAS_CORETYPE=%s in "
           "the environment\n",
           argv && argv[0] ? argv[0] : "xqz", chosen, avx512 ? "AVX-512" : "AVX2",
-          strerror(errno), better);
+          strerror(err), better);
   unsetenv("OPENBLAS_CORETYPE");
   unsetenv("XQZ_OPENBLAS_FALLBACK");
-#else
-  (void)argv;
-#endif
 }
+
+void nn_blas_pick_core(char **argv) { nn_blas_core_setup(argv); }
