@@ -269,14 +269,23 @@ static int load_records(const char *dir, int cap, bench_rec_t *pool, int *n) {
 
 static void *dealer(void *ctx, const char *endpoint) {
   void *s = zmq_socket(ctx, ZMQ_DEALER);
-  if (!s) return NULL;
-  xq_wire_socket_setup(s);
+  if (!s) {
+    fprintf(stderr, "xqz bench coordinator: zmq_socket(DEALER) for a simulated worker: %s\n",
+            zmq_strerror(zmq_errno()));
+    return NULL;
+  }
   int linger = 0;
-  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
   int hwm = 0; /* unlimited: the in-flight window bounds the queue */
-  zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof hwm);
-  zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm);
-  if (zmq_connect(s, endpoint) != 0) {
+  const char *call = NULL;
+  if (xq_wire_socket_setup(s)) call = "socket options";
+  else if (zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger))
+    call = "zmq_setsockopt(ZMQ_LINGER)";
+  else if (zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof hwm)) call = "zmq_setsockopt(ZMQ_SNDHWM)";
+  else if (zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm)) call = "zmq_setsockopt(ZMQ_RCVHWM)";
+  else if (zmq_connect(s, endpoint)) call = "zmq_connect";
+  if (call) {
+    fprintf(stderr, "xqz bench coordinator: %s for a simulated worker (%s): %s\n", call,
+            endpoint, zmq_strerror(zmq_errno()));
     zmq_close(s);
     return NULL;
   }

@@ -667,12 +667,17 @@ int main(int argc, char **argv) {
     XQ_LOGE(COMP, "cannot set the CURVE keys error=\"%s\"", ceb.msg);
     goto out;
   }
-  if (!t->sock || xq_wire_socket_setup(t->sock) ||
-      zmq_setsockopt(t->sock, ZMQ_IMMEDIATE, &one, sizeof one) ||
-      zmq_connect(t->sock, t->o.coordinator)) {
-    XQ_LOGE(COMP, "cannot set up the coordinator socket endpoint=%s error=\"%s\"",
-            t->o.coordinator, zmq_strerror(zmq_errno()));
-    goto out;
+  const char *call = NULL; /* the call that failed, for the log */
+  if (!t->ctx) call = "zmq_ctx_new";
+  else if (!t->sock) call = "zmq_socket(DEALER)";
+  else if (xq_wire_socket_setup(t->sock)) call = "socket options";
+  else if (zmq_setsockopt(t->sock, ZMQ_IMMEDIATE, &one, sizeof one))
+    call = "zmq_setsockopt(ZMQ_IMMEDIATE)";
+  else if (zmq_connect(t->sock, t->o.coordinator)) call = "zmq_connect";
+  if (call) {
+    XQ_LOGE(COMP, "cannot set up the coordinator socket: %s failed endpoint=%s error=\"%s\"",
+            call, t->o.coordinator, zmq_strerror(zmq_errno()));
+    goto out; /* trainer_close frees the socket and the context */
   }
   const char *blas_was = nn_blas_core_replaced();
   XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d threads=%d step=%lld candidate_every=%lld"

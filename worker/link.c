@@ -19,7 +19,9 @@ static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
   static int nmon;
   char ep[64];
   l->dealer = zmq_socket(l->ctx, ZMQ_DEALER);
-  if (!l->dealer) return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(errno));
+  if (!l->dealer)
+    return xq_err_set(eb, XQ_EIO, "zmq_socket(DEALER) for requests to the coordinator: %s",
+                      zmq_strerror(zmq_errno()));
   snprintf(ep, sizeof ep, "inproc://xqz-worker-monitor-%d", nmon++);
   if (l->monitor) zmq_close(l->monitor);
   l->monitor = NULL;
@@ -34,17 +36,24 @@ static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
       l->monitor = NULL;
     }
   }
+  /* On failure the dealer stays in l->dealer: xq_link_close (or the next reconnect) closes it. */
   int hwm = 10000;
-  zmq_setsockopt(l->dealer, ZMQ_SNDHWM, &hwm, sizeof hwm);
+  if (zmq_setsockopt(l->dealer, ZMQ_SNDHWM, &hwm, sizeof hwm))
+    return xq_err_set(eb, XQ_EIO, "zmq_setsockopt(ZMQ_SNDHWM) on the coordinator's socket: %s",
+                      zmq_strerror(zmq_errno()));
   int rc = xq_curve_apply_client(l->dealer, &l->curve, eb);
   if (rc) return rc;
-  if (xq_wire_socket_setup(l->dealer) || zmq_connect(l->dealer, l->coord))
-    return xq_err_set(eb, XQ_EIO, "connect %s: %s", l->coord, zmq_strerror(errno));
+  if (xq_wire_socket_setup(l->dealer))
+    return xq_err_set(eb, XQ_EIO, "socket options on the coordinator's socket: %s",
+                      zmq_strerror(zmq_errno()));
+  if (zmq_connect(l->dealer, l->coord))
+    return xq_err_set(eb, XQ_EIO, "zmq_connect(%s) for requests to the coordinator: %s",
+                      l->coord, zmq_strerror(zmq_errno()));
   return 0;
 }
 
-int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curve_t *curve,
-                 xq_errbuf_t *eb) {
+static int link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curve_t *curve,
+                     xq_errbuf_t *eb) {
   memset(l, 0, sizeof *l);
   if (curve) l->curve = *curve;
   snprintf(l->coord, sizeof l->coord, "%s", coord);
@@ -52,18 +61,30 @@ int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curv
   l->backoff_ms = BACKOFF_MIN_MS;
   l->next_request_id = 1;
   l->ctx = zmq_ctx_new();
-  if (!l->ctx) return xq_err_set(eb, XQ_EIO, "zmq_ctx_new: %s", zmq_strerror(errno));
+  if (!l->ctx) return xq_err_set(eb, XQ_EIO, "zmq_ctx_new: %s", zmq_strerror(zmq_errno()));
   int rc = open_dealer(l, eb);
   if (rc) return rc;
   l->sub = zmq_socket(l->ctx, ZMQ_SUB);
-  if (!l->sub) return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(errno));
+  if (!l->sub)
+    return xq_err_set(eb, XQ_EIO, "zmq_socket(SUB) for the coordinator's announcements: %s",
+                      zmq_strerror(zmq_errno()));
   rc = xq_curve_apply_client(l->sub, &l->curve, eb);
   if (rc) return rc;
-  if (xq_wire_socket_setup(l->sub) || zmq_setsockopt(l->sub, ZMQ_SUBSCRIBE, "", 0) ||
-      zmq_connect(l->sub, l->pub))
-    return xq_err_set(eb, XQ_EIO, "subscribe %s: %s", l->pub, zmq_strerror(errno));
+  if (xq_wire_socket_setup(l->sub) || zmq_setsockopt(l->sub, ZMQ_SUBSCRIBE, "", 0))
+    return xq_err_set(eb, XQ_EIO, "socket options (ZMQ_SUBSCRIBE) on the announcements' socket:"
+                      " %s", zmq_strerror(zmq_errno()));
+  if (zmq_connect(l->sub, l->pub))
+    return xq_err_set(eb, XQ_EIO, "zmq_connect(%s) for the coordinator's announcements: %s",
+                      l->pub, zmq_strerror(zmq_errno()));
   l->last_rx_ms = xq_clock_ms();
   return 0;
+}
+
+int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curve_t *curve,
+                 xq_errbuf_t *eb) {
+  int rc = link_open(l, coord, pub, curve, eb);
+  if (rc) xq_link_close(l); /* what was made, freed: the sockets, then the context */
+  return rc;
 }
 
 void xq_link_close(xq_link_t *l) {

@@ -38,7 +38,8 @@ typedef struct {
   xq_curve_t curve;        /* CURVE keys for both sockets (curve.on = false: plain TCP) */
 } xq_link_t;
 
-/* curve may be NULL (plain TCP); it is copied. */
+/* curve may be NULL (plain TCP); it is copied. On failure (eb names the call that failed)
+ * everything it made is closed again: no xq_link_close is needed. */
 int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curve_t *curve,
                  xq_errbuf_t *eb);
 void xq_link_close(xq_link_t *l);

@@ -161,8 +161,9 @@ static void drain(void *sock) {
   while (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) == 0 && more) {
     zmq_msg_t m;
     zmq_msg_init(&m);
-    zmq_msg_recv(&m, sock, 0);
+    int rc = zmq_msg_recv(&m, sock, 0);
     zmq_msg_close(&m);
+    if (rc < 0) return; /* the socket or context is closing: nothing left to drain */
     sz = sizeof more;
   }
 }
@@ -170,7 +171,7 @@ static void drain(void *sock) {
 static int has_more(void *sock) {
   int more = 0;
   size_t sz = sizeof more;
-  zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz);
+  if (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &sz) != 0) return 0; /* a closing socket */
   return more;
 }
 

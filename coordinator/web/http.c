@@ -54,6 +54,7 @@ struct xqc_http_s {
   int nconns;
   int port;
   bool listener_open, stopping, at_cap;
+  bool accept_failing; /* an accept error was logged; logged again after one succeeds */
   char addr[160];
   char scratch[4096]; /* read buffer for discarded bytes */
 };
@@ -138,7 +139,10 @@ static void conn_respond(conn_t *c) {
   uv_buf_t bufs[2] = {uv_buf_init(c->hdr, (unsigned)n),
                       uv_buf_init((char *)(r->body ? r->body : ""), (unsigned)r->len)};
   c->state = C_WRITING;
-  uv_timer_start(&c->timer, on_deadline, c->srv->lim.timeout_ms, 0);
+  if (uv_timer_start(&c->timer, on_deadline, c->srv->lim.timeout_ms, 0) < 0) {
+    conn_close(c); /* no deadline, no write: a client that never reads would hold it */
+    return;
+  }
   c->wr.data = c;
   if (uv_write(&c->wr, (uv_stream_t *)&c->tcp, bufs, c->head_only || r->len == 0 ? 1 : 2,
                on_written) < 0)
@@ -190,27 +194,56 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf) {
     respond_error(c, 431, "request head too large (request line and headers over the limit)\n");
 }
 
+/* A connection whose timer could not be made: only its tcp handle is open. */
+static void on_bare_closed(uv_handle_t *h) { free(h->data); }
+
+/* Logs a failed accept step once per streak (EMFILE repeats on every connection). */
+static void accept_failed(xqc_http_t *s, const char *call, int rc) {
+  if (!s->accept_failing)
+    XQ_LOGW(COMP, "http connection dropped: %s: %s (out of descriptors? the dashboard and"
+            " /metrics answer again once one succeeds) addr=%s", call, uv_strerror(rc), s->addr);
+  s->accept_failing = true;
+}
+
 static void on_connection(uv_stream_t *l, int status) {
   xqc_http_t *s = l->data;
-  if (status < 0 || s->stopping) return;
+  if (s->stopping) return;
+  if (status < 0) {
+    accept_failed(s, "listen", status);
+    return;
+  }
   conn_t *c = calloc(1, sizeof *c + s->lim.head_max + 1);
-  if (!c) return;
+  if (!c) {
+    accept_failed(s, "calloc", UV_ENOMEM);
+    return;
+  }
   c->srv = s;
-  if (uv_tcp_init(s->loop, &c->tcp) < 0) {
+  int rc = uv_tcp_init(s->loop, &c->tcp);
+  if (rc < 0) {
+    accept_failed(s, "uv_tcp_init", rc);
     free(c);
     return;
   }
-  uv_timer_init(s->loop, &c->timer);
+  c->tcp.data = c;
+  rc = uv_timer_init(s->loop, &c->timer);
+  if (rc < 0) {
+    accept_failed(s, "uv_timer_init", rc);
+    uv_close((uv_handle_t *)&c->tcp, on_bare_closed);
+    return;
+  }
   c->tcp.data = c->timer.data = c->sd.data = c;
   c->open_handles = 2;
   c->next = s->conns;
   if (s->conns) s->conns->prev = c;
   s->conns = c;
   s->nconns++;
-  if (uv_accept(l, (uv_stream_t *)&c->tcp) < 0) {
+  rc = uv_accept(l, (uv_stream_t *)&c->tcp);
+  if (rc < 0) {
+    accept_failed(s, "uv_accept", rc);
     conn_close(c);
     return;
   }
+  s->accept_failing = false;
   if (s->nconns > s->lim.max_conns) {
     /* Accept-and-close keeps the backlog from filling with clients that wait forever. */
     if (!s->at_cap)
@@ -221,8 +254,9 @@ static void on_connection(uv_stream_t *l, int status) {
     return;
   }
   if (s->nconns < s->lim.max_conns) s->at_cap = false;
-  uv_timer_start(&c->timer, on_deadline, s->lim.timeout_ms, 0);
-  if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) < 0) conn_close(c);
+  if (uv_timer_start(&c->timer, on_deadline, s->lim.timeout_ms, 0) < 0 ||
+      uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read) < 0)
+    conn_close(c);
 }
 
 static void on_listener_closed(uv_handle_t *h) {
@@ -248,7 +282,12 @@ int xqc_http_start(xqc_http_t **out, uv_loop_t *loop, const char *addr,
   if (!s->lim.timeout_ms) s->lim.timeout_ms = XQC_HTTP_TIMEOUT_MS;
   if (!s->lim.max_conns) s->lim.max_conns = XQC_HTTP_MAX_CONNS;
   snprintf(s->addr, sizeof s->addr, "%s", addr);
-  uv_tcp_init(loop, &s->listener);
+  rc = uv_tcp_init(loop, &s->listener);
+  if (rc < 0) {
+    free(s);
+    return xq_err_set(eb, XQ_EIO, "http: cannot serve %s: uv_tcp_init: %s", addr,
+                      uv_strerror(rc));
+  }
   s->listener.data = s;
   s->listener_open = true;
   rc = uv_tcp_bind(&s->listener, (const struct sockaddr *)&ss, 0);
