@@ -61,5 +61,6 @@ void xqc_cmd_game(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env
 void xqc_cmd_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
+void xqc_cmd_enrol(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env); /* enrol.c */
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "campaign.h"
 #include "coord.h"
+#include "enrol.h"
 #include "status.h"
 #include "support/dirlock.h"
 #include "support/log.h"
@@ -143,6 +144,7 @@ static int run_campaign(xqc_t *c, xq_errbuf_t *eb) {
     rc = xq_err_set(eb, XQ_EIO, "%s/campaign.db: vanished right after it was opened", c->dir);
   /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
   if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, eb);
+  if (rc == 0) rc = xqc_enrol_open(c, eb); /* after the keys and campaign.db */
   if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)
     XQ_LOGW(COMP, "cannot read the workers' keys; bans on keys apply to new games only");
   xqc_window_rule_t rule = xqc_window_rule(&c->cfg);

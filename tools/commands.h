@@ -23,6 +23,7 @@ int xqz_cmd_keygen(int argc, char **argv);
 int xqz_cmd_join(int argc, char **argv);
 int xqz_cmd_ban(int argc, char **argv);
 int xqz_cmd_unban(int argc, char **argv);
+int xqz_cmd_enrol_token(int argc, char **argv);
 int xqz_bench_movegen(int argc, char **argv);
 int xqz_bench_nn(int argc, char **argv);
 int xqz_bench_selfplay(int argc, char **argv);

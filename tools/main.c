@@ -32,6 +32,7 @@ static const xqz_command_t commands[] = {
     {"join-command", xqz_cmd_join, "the command that adds a worker on another machine: join-command [--campaign DIR]"},
     {"ban", xqz_cmd_ban, "ban a worker id or key: ban TARGET [--reason TEXT] [--coordinator ADDR]"},
     {"unban", xqz_cmd_unban, "lift a ban: unban TARGET [--coordinator ADDR]"},
+    {"enrol-token", xqz_cmd_enrol_token, "a one-time token that adds a worker's key (CURVE): enrol-token [--ttl 1h] [--campaign DIR]"},
 };
 
 static void usage(FILE *f) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "enrol.h"
 #include "nn/blas_core.h"
 #include "nn/nn_bf16.h"
 #include "wire/endpoint.h"
@@ -55,10 +56,12 @@ static const opt_t opts[] = {
     {"precision", "auto|fp32|bf16", "fp32", "network arithmetic: auto takes bf16 where the CPU"
      " has avx512_bf16, fp32 elsewhere (bf16 falls back to fp32 there); fp32 by default until"
      " bf16's strength is measured and gating pins one precision"},
+    {"enrol", "TOKEN", "none", "with CURVE: first add this worker's key to the coordinator"
+     " with a one-time token from xqz enrol-token, then play"},
 };
 enum { O_COORD, O_PUB, O_THREADS, O_GPT, O_CACHE, O_SPOOL, O_ID, O_MAXSPOOL, O_PROGRESS, O_TIMEOUT,
        O_SERVER_KEY, O_KEY, O_NICE, O_ACTIVE, O_IDLE_ONLY, O_CACHE_MB, O_MAX_RSS, O_PRECISION,
-       O_N };
+       O_ENROL, O_N };
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz-worker [options]\n"
@@ -194,6 +197,17 @@ int main(int argc, char **argv) {
   if (xq_curve_client_load(&o.curve, val[O_SERVER_KEY], val[O_KEY], &eb) < 0) {
     fprintf(stderr, "xqz-worker: %s\n", eb.msg);
     return 2;
+  }
+  if (val[O_ENROL]) {
+    if (!o.curve.on) {
+      fprintf(stderr, "xqz-worker: --enrol needs CURVE: give --server-key (the coordinator's"
+              " .pub) and --key (this worker's .secret from xqz keygen)\n");
+      return 2;
+    }
+    if (xq_worker_enrol(o.coordinator, &o.curve, val[O_ENROL], o.request_timeout_ms, &eb) < 0) {
+      fprintf(stderr, "xqz-worker: %s\n", eb.msg);
+      return 1;
+    }
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

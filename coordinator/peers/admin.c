@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coord.h"
+#include "enrol.h"
 #include "support/log.h"
 #include "wire/wire.h"
 
@@ -91,6 +92,7 @@ void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminReq
   switch (r->action) {
   case XQZ__ADMIN_REQUEST__ACTION__ACTION_BAN: ban(c, p, rq, target, reason, by); break;
   case XQZ__ADMIN_REQUEST__ACTION__ACTION_UNBAN: unban(c, p, rq, target, by); break;
+  case XQZ__ADMIN_REQUEST__ACTION__ACTION_ENROL_TOKEN: xqc_enrol_token(c, p, rq, r); break;
   default:
     xqc_peer_fault(c, p, "unknown admin action");
     reply(c, p, rq, false, "unknown admin action");

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <zmq.h>
 
 #include "clock.h"
@@ -126,7 +127,14 @@ static void decide(xqc_auth_t *a, zmq_msg_t *f, int n, const char **status, cons
     return;
   }
   const char *name = xqc_keyset_find(&a->allow, key);
-  if (!name) {
+  if (!name && (int64_t)time(NULL) < a->enrol_until_s) {
+    /* Enrolment open: in, but it may send EnrolRequest only (peers.c, roles.h). */
+    if (refusal_to_log(a, key, xqc_now_ms()))
+      XQ_LOGI(COMP, "connection let in to enrol only: key not in curve_allow_dir, an"
+              " enrolment token is open (logged once a minute per key) key=%s address=%s",
+              key, address);
+    name = "(enrolling)";
+  } else if (!name) {
     *text = "key not allowed";
     a->refused++;
     if (refusal_to_log(a, key, xqc_now_ms()))

@@ -6,6 +6,8 @@
  * client is allowed when its public key's .pub file is in curve_allow_dir; the reply's
  * user id is the key (Z85), which every message from that connection then carries as its
  * "User-Id" (xq_wire_head_t.user_id from xq_wire_recv_head). Each refusal is logged at most once per key per minute.
+ * While an enrolment token is open (enrol_until_s), an unknown key is let in too, with its
+ * key as user id; such a connection may only enrol (roles.h, peers.c).
  * Keys in curve_admin_dir are admins and keys in curve_trainer_dir trainers (every allowed
  * key when that is unset, as before it existed); roles.h says what each role may send.
  *
@@ -38,6 +40,8 @@ typedef struct {
   uv_poll_t poll;
   bool watching;
   uint64_t allowed, refused; /* handshakes answered */
+  int64_t enrol_until_s; /* unix seconds: until then a key in no allow dir is let in to enrol
+                          * (an open token; enrol.h keeps it); 0: closed */
   struct {
     char key[XQ_Z85_KEY_LEN + 1];
     uint64_t logged_ms;

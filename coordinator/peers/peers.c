@@ -106,7 +106,7 @@ void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why
 unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p) {
   xqc_role_facts_t f = {c->auth.on, xqc_auth_is_trainer(&c->auth, p->key),
                         xqc_auth_is_admin(&c->auth, p->key), p->address,
-                        c->cfg.trainer_addresses};
+                        c->cfg.trainer_addresses, p->enrolling};
   return xqc_roles_of(&f);
 }
 
@@ -220,6 +220,8 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_
       p->last_seen_ms = seen;
     }
     memcpy(p->key, key, sizeof p->key);
+    /* Decided once per connection: after its key is enrolled it connects again as a worker. */
+    p->enrolling = c->auth.on && key[0] && !xqc_keyset_find(&c->auth.allow, key);
   }
   if (head->peer_address[0]) memcpy(p->address, head->peer_address, sizeof p->address);
   p->fd = head->fd;
@@ -229,6 +231,15 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_
   xqc_peer_identity(p, id, sizeof id);
   p->cut = xqc_cutoff_active(&c->cutoff, id, now);
   if (p->cut) return -1;
+  if (p->enrolling && (!env || env->body_case != XQZ__ENVELOPE__BODY_ENROL_REQUEST)) {
+    /* Let in only to enrol (auth.c): anything else is refused before dispatch and counted,
+     * so the worker and observer roles every allowed key has are never this peer's. */
+    const char *why = "not allowed: this key is not in the coordinator's curve_allow_dir;"
+                      " while an enrolment token is open it may send EnrolRequest only";
+    xqc_peer_fault(c, p, why);
+    if (!p->cut) xqc_reply_error(c, rid, rid_len, head->request_id, XQ_ERROR_NOT_ALLOWED, why);
+    return -1;
+  }
   const char *named = env ? xqc_named_worker(env) : NULL;
   if (named && named[0] && strcmp(named, p->worker_id)) {
     /* A cut-off worker on a new connection is known by the (key,) worker id its Hello or

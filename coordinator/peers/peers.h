@@ -46,6 +46,8 @@ typedef struct {
   bool role_refused;      /* a request its roles do not allow was refused (logged once) */
   bool claim_refused;     /* a worker id it does not own was refused (logged once) */
   bool copy_refused;      /* a copy of a game in the window was refused (logged once) */
+  bool enrolling;         /* with CURVE, its key was in no allow dir when it first spoke: let
+                           * in while a token is open, it may send EnrolRequest only (enrol.h) */
 } xqc_peer_t;
 
 /* true when wid may be a worker id: 1 to 127 bytes of printable ASCII without spaces,

@@ -7,10 +7,10 @@
 #include <string.h>
 
 void xqc_roles_text(unsigned mask, char *buf, size_t n) {
-  static const char *names[] = {"worker", "trainer", "admin", "observer"};
+  static const char *names[] = {"worker", "trainer", "admin", "observer", "enrol"};
   size_t k = 0;
   buf[0] = '\0';
-  for (unsigned i = 0; i < 4; i++) {
+  for (unsigned i = 0; i < 5; i++) {
     if (!(mask & (1u << i))) continue;
     int w = snprintf(buf + k, n - k, "%s%s", k ? " or " : "", names[i]);
     if (w < 0 || (size_t)w >= n - k) return;
@@ -41,6 +41,7 @@ bool xqc_address_listed(const char *list, const char *address) {
 }
 
 unsigned xqc_roles_of(const xqc_role_facts_t *f) {
+  if (f->curve && f->enrolling) return XQC_ROLE_ENROL; /* nothing else, whatever the rest */
   unsigned r = XQC_ROLE_WORKER | XQC_ROLE_OBSERVER;
   if (f->curve) {
     if (f->trainer_key) r |= XQC_ROLE_TRAINER;

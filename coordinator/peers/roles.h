@@ -7,6 +7,8 @@
  *   with CURVE     worker, observer: every key in curve_allow_dir
  *                  trainer: keys in curve_trainer_dir (every allowed key when it is unset)
  *                  admin:   keys in curve_admin_dir
+ *                  enrol:   a key in none of them, let in while an enrolment token is
+ *                           open; it has no other role (peers.c admits nothing else)
  *   without CURVE  worker, observer: anyone who reaches the port
  *                  trainer: loopback peers and those whose address is in trainer_addresses
  *                  admin:   loopback peers only
@@ -25,6 +27,8 @@ enum {
   XQC_ROLE_TRAINER = 1u << 1,  /* takes batches, sends candidates */
   XQC_ROLE_ADMIN = 1u << 2,    /* bans and unbans */
   XQC_ROLE_OBSERVER = 1u << 3, /* reads status, promotions, nets */
+  XQC_ROLE_ENROL = 1u << 4,    /* with CURVE, a key not yet allowed, let in while an enrolment
+                                * token is open (enrol.h): EnrolRequest and nothing else */
   XQC_ROLES_ANYONE = XQC_ROLE_WORKER | XQC_ROLE_TRAINER | XQC_ROLE_ADMIN | XQC_ROLE_OBSERVER,
 };
 
@@ -36,6 +40,7 @@ typedef struct {
   bool trainer_key, admin_key;   /* with CURVE: the key is in that directory */
   const char *address;           /* without CURVE: the peer's IP address ("" unknown) */
   const char *trainer_addresses; /* without CURVE: the trainer_addresses setting */
+  bool enrolling;                /* with CURVE: the key is not in curve_allow_dir */
 } xqc_role_facts_t;
 
 /* The roles of a peer with these facts. */

@@ -69,6 +69,8 @@ static const struct {
   {XQZ__ENVELOPE__BODY_STATUS_REQUEST, XQC_ROLES_ANYONE},
   {XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST, XQC_ROLES_ANYONE},
   {XQZ__ENVELOPE__BODY_ADMIN_REQUEST, XQC_ROLE_ADMIN},
+  /* an enrolling key sends this and nothing else; an allowed worker is told it is in */
+  {XQZ__ENVELOPE__BODY_ENROL_REQUEST, XQC_ROLE_ENROL | XQC_ROLE_WORKER},
 };
 
 static unsigned policy(int body) {
@@ -105,7 +107,7 @@ static void test_table_covers_oneof(void **state) {
 static void test_table(void **state) {
   (void)state;
   static const unsigned roles[] = {XQC_ROLE_WORKER, XQC_ROLE_TRAINER, XQC_ROLE_ADMIN,
-                                   XQC_ROLE_OBSERVER};
+                                   XQC_ROLE_OBSERVER, XQC_ROLE_ENROL};
   for (size_t i = 0; i < NROWS; i++) {
     const row_t *r = &k_rows[i];
     for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++)
@@ -146,7 +148,7 @@ static void test_table(void **state) {
 
 static void test_roles_without_curve(void **state) {
   (void)state;
-  xqc_role_facts_t f = {false, false, false, "127.0.0.1", ""};
+  xqc_role_facts_t f = {false, false, false, "127.0.0.1", "", false};
   unsigned r = xqc_roles_of(&f);
   assert_true(r & XQC_ROLE_ADMIN);
   assert_true(r & XQC_ROLE_TRAINER);
@@ -173,13 +175,24 @@ static void test_roles_without_curve(void **state) {
 static void test_roles_with_curve(void **state) {
   (void)state;
   /* With CURVE the key decides; loopback gives nothing. */
-  xqc_role_facts_t f = {true, false, false, "127.0.0.1", "127.0.0.1"};
+  xqc_role_facts_t f = {true, false, false, "127.0.0.1", "127.0.0.1", false};
   assert_int_equal(xqc_roles_of(&f), XQC_ROLE_WORKER | XQC_ROLE_OBSERVER);
   f.trainer_key = true;
   assert_int_equal(xqc_roles_of(&f), XQC_ROLE_WORKER | XQC_ROLE_OBSERVER | XQC_ROLE_TRAINER);
   f.trainer_key = false;
   f.admin_key = true;
   assert_int_equal(xqc_roles_of(&f), XQC_ROLE_WORKER | XQC_ROLE_OBSERVER | XQC_ROLE_ADMIN);
+  /* A key let in only to enrol has the enrol role and nothing else, whatever else is said
+   * of it: it may send EnrolRequest and no other request. */
+  f.enrolling = true;
+  f.trainer_key = true;
+  assert_int_equal(xqc_roles_of(&f), XQC_ROLE_ENROL);
+  for (int b = 0; b < 64; b++)
+    if (b != XQZ__ENVELOPE__BODY_ENROL_REQUEST) assert_false(allowed(b) & XQC_ROLE_ENROL);
+  assert_true(allowed(XQZ__ENVELOPE__BODY_ENROL_REQUEST) & XQC_ROLE_ENROL);
+  char buf[64];
+  xqc_roles_text(XQC_ROLE_ENROL | XQC_ROLE_WORKER, buf, sizeof buf);
+  assert_string_equal(buf, "worker or enrol");
 }
 
 static void test_loopback(void **state) {
