@@ -135,14 +135,33 @@ static void on_signal(uv_signal_t *s, int signum) {
 
 static void on_close(uv_handle_t *h) { (void)h; }
 
-int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
-  c->zctx = zmq_ctx_new();
+/* Closes what open_sockets made (NULL-safe), so a failed start leaks nothing. */
+static void close_sockets(xqc_t *c) {
+  if (c->router) zmq_close(c->router);
+  if (c->pub) zmq_close(c->pub);
+  c->router = c->pub = NULL;
+  xqc_auth_unbind(&c->auth);
+  if (c->zctx) zmq_ctx_term(c->zctx);
+  c->zctx = NULL;
+}
+
+/* The ZeroMQ side: the context, the ROUTER and the PUB with their options, the ZAP handler,
+ * both binds. On failure everything made is closed again and eb says which step failed. */
+static int open_sockets(xqc_t *c, xq_errbuf_t *eb) {
+  int rc = 0;
+  if (!(c->zctx = zmq_ctx_new()))
+    return xq_err_set(eb, XQ_EIO, "zmq_ctx_new: %s", zmq_strerror(zmq_errno()));
   /* Before the ROUTER exists: its first routing id comes from rand() (guard.h). */
-  if (xqc_guard_seed_routing_ids() < 0)
-    return xq_err_set(eb, XQ_EIO, "getrandom failed: cannot make routing ids unpredictable");
+  if (xqc_guard_seed_routing_ids() < 0) {
+    rc = xq_err_set(eb, XQ_EIO, "getrandom failed: cannot make routing ids unpredictable");
+    goto fail;
+  }
   c->router = zmq_socket(c->zctx, ZMQ_ROUTER);
   c->pub = zmq_socket(c->zctx, ZMQ_PUB);
-  if (!c->router || !c->pub) return xq_err_set(eb, XQ_EIO, "zmq sockets: %s", zmq_strerror(zmq_errno()));
+  if (!c->router || !c->pub) {
+    rc = xq_err_set(eb, XQ_EIO, "zmq sockets: %s", zmq_strerror(zmq_errno()));
+    goto fail;
+  }
   /* No handover: a connection may not take over a routing id in use (guard.h). A bounded
    * queue per connection: the unread bytes are bounded by the loop (reader_ok). */
   int off = 0, hwm = XQC_GUARD_SNDHWM;
@@ -150,13 +169,15 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   if (xq_wire_socket_setup(c->router) < 0 || xq_wire_socket_setup(c->pub) < 0 ||
       zmq_setsockopt(c->router, ZMQ_ROUTER_HANDOVER, &off, sizeof off) != 0 ||
       zmq_setsockopt(c->router, ZMQ_SNDHWM, &hwm, sizeof hwm) != 0 ||
-      zmq_setsockopt(c->router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) != 0)
-    return xq_err_set(eb, XQ_EIO, "zmq socket options: %s", zmq_strerror(zmq_errno()));
+      zmq_setsockopt(c->router, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) != 0) {
+    rc = xq_err_set(eb, XQ_EIO, "zmq socket options: %s", zmq_strerror(zmq_errno()));
+    goto fail;
+  }
   /* The ZAP handler must be bound before the CURVE sockets accept anyone. */
-  int rc = xqc_auth_bind(&c->auth, c->zctx, eb);
+  rc = xqc_auth_bind(&c->auth, c->zctx, eb);
   if (rc == 0) rc = xqc_auth_apply(&c->auth, c->router, eb);
   if (rc == 0) rc = xqc_auth_apply(&c->auth, c->pub, eb);
-  if (rc < 0) return rc;
+  if (rc < 0) goto fail;
   if (!c->auth.on && (!xqc_endpoint_is_loopback(c->cfg.router) ||
                       !xqc_endpoint_is_loopback(c->cfg.pub)))
     XQ_LOGW(COMP, "listening beyond this machine without CURVE: anyone who reaches the ports"
@@ -166,38 +187,76 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
             c->cfg.pub);
   if ((rc = xq_endpoint_check(c->cfg.router, "router", eb)) < 0 ||
       (rc = xq_endpoint_check(c->cfg.pub, "pub", eb)) < 0)
-    return rc;
-  if (zmq_bind(c->router, c->cfg.router) != 0)
-    return xq_err_set(eb, XQ_EIO, "cannot bind router %s: %s (another coordinator?)",
-                      c->cfg.router, zmq_strerror(zmq_errno()));
-  if (zmq_bind(c->pub, c->cfg.pub) != 0)
-    return xq_err_set(eb, XQ_EIO, "cannot bind pub %s: %s", c->cfg.pub, zmq_strerror(zmq_errno()));
-  int fd;
+    goto fail;
+  if (zmq_bind(c->router, c->cfg.router) != 0) {
+    rc = xq_err_set(eb, XQ_EIO, "cannot bind router %s: %s (another coordinator?)",
+                    c->cfg.router, zmq_strerror(zmq_errno()));
+    goto fail;
+  }
+  if (zmq_bind(c->pub, c->cfg.pub) != 0) {
+    rc = xq_err_set(eb, XQ_EIO, "cannot bind pub %s: %s", c->cfg.pub, zmq_strerror(zmq_errno()));
+    goto fail;
+  }
+  return 0;
+fail:
+  close_sockets(c);
+  return rc;
+}
+
+/* Closes every libuv handle watch_handles started and runs the loop until their close
+ * callbacks ran; then the loop itself. */
+static void close_handles(xqc_t *c) {
+  uv_handle_t *h[] = {(uv_handle_t *)&c->router_poll, (uv_handle_t *)&c->timer,
+                      (uv_handle_t *)&c->sigint, (uv_handle_t *)&c->sigterm};
+  for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+    if (h[i]->loop && !uv_is_closing(h[i])) uv_close(h[i], on_close);
+  xqc_auth_unwatch(&c->auth);
+  xqc_web_stop(c);
+  uv_run(c->loop, UV_RUN_DEFAULT);
+  uv_loop_close(c->loop);
+}
+
+/* The libuv side: the web server, the ROUTER's fd, the ZAP socket, the timer and the
+ * signals. Each call is checked; on failure eb names it and close_handles undoes the rest. */
+static int watch_handles(xqc_t *c, xq_errbuf_t *eb) {
+  int fd, rc;
   size_t fdlen = sizeof fd;
-  zmq_getsockopt(c->router, ZMQ_FD, &fd, &fdlen);
+  if (zmq_getsockopt(c->router, ZMQ_FD, &fd, &fdlen) != 0)
+    return xq_err_set(eb, XQ_EIO, "zmq_getsockopt(ZMQ_FD) of the router: %s",
+                      zmq_strerror(zmq_errno()));
+  if (xqc_web_start(c, eb) < 0) return XQ_EIO;
+#define UV_CHECK(call, what)                                                              \
+  if ((rc = (call)) < 0)                                                                 \
+    return xq_err_set(eb, XQ_EIO, "%s (%s): %s", #call, what, uv_strerror(rc))
+  UV_CHECK(uv_poll_init(c->loop, &c->router_poll, fd), "the router's fd");
+  c->router_poll.data = c;
+  UV_CHECK(uv_poll_start(&c->router_poll, UV_READABLE, on_router), "the router's fd");
+  if (xqc_auth_watch(&c->auth, c->loop) < 0)
+    return xq_err_set(eb, XQ_EIO, "cannot watch the ZAP handler's socket (logged above)");
+  UV_CHECK(uv_timer_init(c->loop, &c->timer), "the fsync and status timer");
+  c->timer.data = c;
+  uint64_t tick = (uint64_t)c->cfg.fsync_ms;
+  UV_CHECK(uv_timer_start(&c->timer, on_timer, tick, tick), "the fsync and status timer");
+  UV_CHECK(uv_signal_init(c->loop, &c->sigint), "SIGINT");
+  UV_CHECK(uv_signal_init(c->loop, &c->sigterm), "SIGTERM");
+  c->sigint.data = c->sigterm.data = c;
+  UV_CHECK(uv_signal_start(&c->sigint, on_signal, SIGINT), "SIGINT");
+  UV_CHECK(uv_signal_start(&c->sigterm, on_signal, SIGTERM), "SIGTERM");
+#undef UV_CHECK
+  return 0;
+}
+
+int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
+  int rc = open_sockets(c, eb);
+  if (rc < 0) return rc;
   c->loop = uv_default_loop();
   c->start_ms = xqc_now_ms();
   xqc_status_rate_sample(c, c->start_ms);
-  if (xqc_web_start(c, eb) < 0) {
-    zmq_close(c->router);
-    zmq_close(c->pub);
-    zmq_ctx_term(c->zctx);
-    uv_loop_close(c->loop);
-    return XQ_EIO;
+  if ((rc = watch_handles(c, eb)) < 0) {
+    close_handles(c);
+    close_sockets(c);
+    return rc;
   }
-  uv_poll_init(c->loop, &c->router_poll, fd);
-  c->router_poll.data = c;
-  uv_poll_start(&c->router_poll, UV_READABLE, on_router);
-  xqc_auth_watch(&c->auth, c->loop);
-  uv_timer_init(c->loop, &c->timer);
-  c->timer.data = c;
-  uint64_t tick = (uint64_t)c->cfg.fsync_ms;
-  uv_timer_start(&c->timer, on_timer, tick, tick);
-  uv_signal_init(c->loop, &c->sigint);
-  uv_signal_init(c->loop, &c->sigterm);
-  c->sigint.data = c->sigterm.data = c;
-  uv_signal_start(&c->sigint, on_signal, SIGINT);
-  uv_signal_start(&c->sigterm, on_signal, SIGTERM);
   xqc_promote_resume(c);
   xqc_campaign_record_endpoints(c->dir, &c->cfg);
   xqc_net_files_open(c->dir, c->best);
@@ -214,18 +273,8 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   xqc_workers_save(&c->workers, c->db);
   xqc_status_throughput_tick(c, true);
   status_line(c);
-  uv_close((uv_handle_t *)&c->router_poll, on_close);
-  xqc_auth_unwatch(&c->auth);
-  uv_close((uv_handle_t *)&c->timer, on_close);
-  uv_close((uv_handle_t *)&c->sigint, on_close);
-  uv_close((uv_handle_t *)&c->sigterm, on_close);
-  xqc_web_stop(c);
-  uv_run(c->loop, UV_RUN_DEFAULT);
-  uv_loop_close(c->loop);
-  zmq_close(c->router);
-  zmq_close(c->pub);
-  xqc_auth_unbind(&c->auth);
-  zmq_ctx_term(c->zctx);
+  close_handles(c);
+  close_sockets(c);
   xqc_nets_close(&c->nets);
   return 0;
 }

@@ -61,7 +61,7 @@ int xqz_cmd_version(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  nn_blas_pick_core(argv);
+  nn_blas_core_setup(argv); /* first: may restart this program on better BLAS kernels */
   if (argc < 2) {
     usage(stderr);
     return 2;

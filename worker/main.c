@@ -86,7 +86,7 @@ static int parse_int(const char *s, long lo, long hi, int *out) {
 }
 
 int main(int argc, char **argv) {
-  nn_blas_pick_core(argv);
+  nn_blas_core_setup(argv); /* first: may restart this program on better BLAS kernels */
   const char *val[O_N] = {0};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

@@ -79,5 +79,3 @@ void nn_blas_core_setup(char **argv) {
   unsetenv("OPENBLAS_CORETYPE");
   unsetenv("XQZ_OPENBLAS_FALLBACK");
 }
-
-void nn_blas_pick_core(char **argv) { nn_blas_core_setup(argv); }

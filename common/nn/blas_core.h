@@ -39,9 +39,6 @@ const char *nn_blas_core_wanted(bool *avx512);
  * OPENBLAS_CORETYPE set, and returns only if that fails, after a warning on stderr naming
  * what to set by hand. */
 void nn_blas_core_setup(char **argv);
-/* The old name of nn_blas_core_setup, while worker/main.c and tools/main.c still call it;
- * goes once they call nn_blas_core_setup. */
-void nn_blas_pick_core(char **argv);
 /* The OpenBLAS core in use ("SkylakeX"). */
 const char *nn_blas_core(void);
 /* The core OpenBLAS had chosen when nn_blas_core_setup forced another, else NULL. */

@@ -178,12 +178,21 @@ static bool serve_one(xqc_auth_t *a) {
     memcpy(request_id, zmq_msg_data(&f[1]), rid_len);
   }
   for (int i = 0; i < n; i++) zmq_msg_close(&f[i]);
-  zmq_send(a->zap, "1.0", 3, ZMQ_SNDMORE);
-  zmq_send(a->zap, request_id, rid_len, ZMQ_SNDMORE);
-  zmq_send(a->zap, status, 3, ZMQ_SNDMORE);
-  zmq_send(a->zap, text, strlen(text), ZMQ_SNDMORE);
-  zmq_send(a->zap, user, strlen(user), ZMQ_SNDMORE);
-  zmq_send(a->zap, "", 0, 0);
+  const struct {
+    const void *p;
+    size_t n;
+  } reply[] = {{"1.0", 3}, {request_id, rid_len}, {status, 3},
+               {text, strlen(text)}, {user, strlen(user)}, {"", 0}};
+  const int nreply = (int)(sizeof reply / sizeof reply[0]);
+  for (int i = 0; i < nreply; i++) {
+    if (zmq_send(a->zap, reply[i].p, reply[i].n, i + 1 < nreply ? ZMQ_SNDMORE : 0) < 0) {
+      /* libzmq drops a partial reply when the REP socket is closed; the peer's handshake
+       * times out and it connects again, so this costs one handshake, not the handler. */
+      XQ_LOGW(COMP, "ZAP reply not sent: zmq_send of frame %d: %s (the peer's handshake"
+              " times out and it reconnects)", i + 1, zmq_strerror(zmq_errno()));
+      return false;
+    }
+  }
   return true;
 }
 
@@ -203,16 +212,34 @@ static void on_zap(uv_poll_t *h, int status, int events) {
   xqc_auth_drain(h->data);
 }
 
-void xqc_auth_watch(xqc_auth_t *a, uv_loop_t *loop) {
-  if (!a->zap) return;
+static void on_closed(uv_handle_t *h) { (void)h; }
+
+int xqc_auth_watch(xqc_auth_t *a, uv_loop_t *loop) {
+  if (!a->zap) return 0;
   int fd;
   size_t len = sizeof fd;
-  zmq_getsockopt(a->zap, ZMQ_FD, &fd, &len);
-  uv_poll_init(loop, &a->poll, fd);
+  if (zmq_getsockopt(a->zap, ZMQ_FD, &fd, &len) != 0) {
+    XQ_LOGE(COMP, "cannot watch the ZAP handler: zmq_getsockopt(ZMQ_FD): %s (CURVE handshakes"
+            " would go unanswered)", zmq_strerror(zmq_errno()));
+    return XQ_EIO;
+  }
+  int rc = uv_poll_init(loop, &a->poll, fd);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "cannot watch the ZAP handler: uv_poll_init(fd %d): %s (CURVE handshakes"
+            " would go unanswered)", fd, uv_strerror(rc));
+    return XQ_EIO;
+  }
   a->poll.data = a;
-  uv_poll_start(&a->poll, UV_READABLE, on_zap);
+  rc = uv_poll_start(&a->poll, UV_READABLE, on_zap);
+  if (rc < 0) {
+    XQ_LOGE(COMP, "cannot watch the ZAP handler: uv_poll_start(fd %d): %s (CURVE handshakes"
+            " would go unanswered)", fd, uv_strerror(rc));
+    uv_close((uv_handle_t *)&a->poll, on_closed); /* the loop's next turn finishes it */
+    return XQ_EIO;
+  }
   a->watching = true;
   xqc_auth_drain(a);
+  return 0;
 }
 
 bool xqc_auth_is_admin(xqc_auth_t *a, const char *user_id) {
@@ -224,8 +251,6 @@ bool xqc_auth_is_trainer(xqc_auth_t *a, const char *user_id) {
   if (!a->on || !user_id || !user_id[0]) return false;
   return a->trainer_dir_set ? xqc_keyset_find(&a->trainer, user_id) != NULL : true;
 }
-
-static void on_closed(uv_handle_t *h) { (void)h; }
 
 void xqc_auth_unwatch(xqc_auth_t *a) {
   if (!a->watching) return;

@@ -55,8 +55,10 @@ int xqc_auth_bind(xqc_auth_t *a, void *zctx, xq_errbuf_t *eb);
 void xqc_auth_unbind(xqc_auth_t *a);
 /* Makes sock a CURVE server (no-op when CURVE is off); before bind. */
 int xqc_auth_apply(xqc_auth_t *a, void *sock, xq_errbuf_t *eb);
-/* Services the ZAP socket from loop. */
-void xqc_auth_watch(xqc_auth_t *a, uv_loop_t *loop);
+/* Services the ZAP socket from loop. Returns 0, or XQ_EIO after logging the call that failed
+ * (zmq_getsockopt(ZMQ_FD), uv_poll_init or uv_poll_start): the handshakes of CURVE peers
+ * would go unanswered, so the caller stops. */
+int xqc_auth_watch(xqc_auth_t *a, uv_loop_t *loop);
 /* Answers every pending ZAP request (the fd is edge-triggered: also call from a timer). */
 void xqc_auth_drain(xqc_auth_t *a);
 /* With CURVE: true when the key (a message's User-Id) is in curve_admin_dir. */
