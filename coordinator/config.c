@@ -16,6 +16,7 @@
 #include "anchor_list.h"
 #include "nn/nn_model.h"
 #include "rules/material.h"
+#include "search/selfplay_defaults.h"
 #include "support/net_addr.h"
 #include "support/opt_name.h"
 #include "wire/wire.h"
@@ -105,10 +106,12 @@ static const crow_t ROWS[] = {
   {"max_plies", T_INT, O(max_plies), "300", 10, 1000, NULL, "self-play game-length cap (draw)"},
   {"noise_frac", T_DOUBLE, O(noise_frac), "0.25", 0, 1, NULL, "Dirichlet share at the root"},
   {"dirichlet_alpha", T_DOUBLE, O(dirichlet_alpha), "0.3", 0.001, 10, NULL, "Dirichlet alpha"},
-  {"temp_plies", T_INT, O(temp_plies), "20", 0, 1000, NULL, "plies played with temperature 1"},
+  {"temp_plies", T_INT, O(temp_plies), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_TEMP_PLIES), 0, 1000, NULL,
+   "plies played with temperature 1"},
   {"temp_final", T_DOUBLE, O(temp_final), "0", 0, 2, NULL,
    "temperature after temp_plies (0: always the most visited move)"},
-  {"resign_threshold", T_DOUBLE, O(resign_threshold), "-0.95", -1, 1, NULL,
+  {"resign_threshold", T_DOUBLE, O(resign_threshold),
+   XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_RESIGN_THRESHOLD), -1, 1, NULL,
    "root value below which a side resigns (-1 = never)"},
   {"no_resign_frac", T_DOUBLE, O(no_resign_frac), "0.1", 0, 1, NULL,
    "share of games with resignation disabled"},

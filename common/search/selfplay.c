@@ -17,24 +17,25 @@
 #include "rules/policy_index.h"
 #include "rules/rules.h"
 #include "search/mcts_tree.h"
+#include "search/selfplay_defaults.h"
 #include "support/rng.h"
 #include "support/clock.h"
 
 void xq_selfplay_config_default(xq_selfplay_config_t *cfg) {
   memset(cfg, 0, sizeof *cfg);
   xq_mcts_config_default(&cfg->mcts);
-  cfg->mcts.noise_frac = 0.25f;
+  cfg->mcts.noise_frac = (float)XQ_SELFPLAY_NOISE_FRAC;
   cfg->mcts.node_budget = 1 << 16;
   cfg->threads = 1;
   cfg->parallel = 32;
   cfg->sims_full = 800;
   cfg->sims_fast = 160;
-  cfg->full_frac = 0.25f;
-  cfg->temp_plies = 30;
-  cfg->temp_final = 0.0f;
-  cfg->resign_threshold = -0.9f;
+  cfg->full_frac = (float)XQ_SELFPLAY_FULL_FRAC;
+  cfg->temp_plies = XQ_SELFPLAY_TEMP_PLIES;
+  cfg->temp_final = (float)XQ_SELFPLAY_TEMP_FINAL;
+  cfg->resign_threshold = (float)XQ_SELFPLAY_RESIGN_THRESHOLD;
   cfg->resign_moves = 3;
-  cfg->no_resign_frac = 0.1f;
+  cfg->no_resign_frac = (float)XQ_SELFPLAY_NO_RESIGN_FRAC;
   cfg->cache_size = 1 << 15;
   cfg->seed = 1;
 }

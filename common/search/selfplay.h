@@ -2,7 +2,8 @@
  * selfplay.h: batched self-play. Each search thread plays G games at once and gathers one
  * leaf of each (with virtual loss) into a single evaluator batch; T threads share nothing
  * but a game counter and the sink (called under a lock). docs/search.md explains every
- * setting; xq_selfplay_config_default gives the defaults.
+ * setting; xq_selfplay_config_default gives the defaults, the shared ones from
+ * selfplay_defaults.h (the coordinator's too).
  */
 #ifndef XQ_SELFPLAY_H
 #define XQ_SELFPLAY_H
@@ -20,9 +21,9 @@ typedef struct {
   int sims_full;           /* simulations of a full search (800) */
   int sims_fast;           /* simulations of a fast search (160) */
   float full_frac;         /* share of moves with a full search, recorded (0.25) */
-  int temp_plies;          /* plies played with temperature 1 (30) */
+  int temp_plies;          /* plies played with temperature 1 (20) */
   float temp_final;        /* temperature after that (0: the most visited move) (0) */
-  float resign_threshold;  /* resign when the root value stays below this (-0.9) */
+  float resign_threshold;  /* resign when the root value stays below this (-0.95) */
   int resign_moves;        /* ... for this many consecutive own moves (3) */
   float no_resign_frac;    /* share of games where resignation is disabled (0.1) */
   int cache_size;          /* evaluation cache entries per thread, power of 2 (1 << 15) */

@@ -1,8 +1,8 @@
 /*
  * test_selfplay.c: batched self-play with the uniform evaluator: the requested number of
  * games, valid records (replayed by the decoder), consistent counters, resignation and
- * false-resign accounting, determinism for a fixed seed with one thread, and a small job
- * shared among the threads.
+ * false-resign accounting, determinism for a fixed seed with one thread, a small job
+ * shared among the threads, and defaults that agree with the coordinator's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h" /* coordinator/config.h: the campaign's settings table */
 #include "search/selfplay.h"
 
 typedef struct {
@@ -169,6 +170,26 @@ static void test_small_job_shared(void **state) {
   }
 }
 
+/* The standalone self-play (`xqz selfplay`, the worker before a job's settings) and a
+ * campaign's jobs (the coordinator's table, parsed from its default text) start from the
+ * same self-play settings: selfplay_defaults.h. */
+static void test_defaults_agree_with_coordinator(void **state) {
+  (void)state;
+  xq_selfplay_config_t sp;
+  xq_selfplay_config_default(&sp);
+  xqc_config_t co;
+  xqc_config_defaults(&co);
+  assert_int_equal(sp.temp_plies, co.temp_plies);
+  assert_float_equal(sp.temp_final, (float)co.temp_final, 0);
+  assert_float_equal(sp.resign_threshold, (float)co.resign_threshold, 0);
+  assert_float_equal(sp.no_resign_frac, (float)co.no_resign_frac, 0);
+  assert_float_equal(sp.full_frac, (float)co.full_frac, 0);
+  assert_float_equal(sp.mcts.noise_frac, (float)co.noise_frac, 0);
+  assert_float_equal(sp.mcts.dirichlet_alpha, (float)co.dirichlet_alpha, 0);
+  assert_int_equal(sp.temp_plies, 20);                 /* what campaigns have run with */
+  assert_float_equal(sp.resign_threshold, -0.95f, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_games),
@@ -176,6 +197,7 @@ int main(void) {
       cmocka_unit_test(test_resign),
       cmocka_unit_test(test_temperature_after_opening),
       cmocka_unit_test(test_small_job_shared),
+      cmocka_unit_test(test_defaults_agree_with_coordinator),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
