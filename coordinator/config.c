@@ -47,6 +47,11 @@ _Static_assert(sizeof(xqc_search_t) == sizeof(int), "a T_ENUM field is read as a
 _Static_assert(XQC_SEARCH_PUCT == 0 && XQC_SEARCH_GUMBEL == 1 && XQC_SEARCH_GUMBEL_TREE == 2,
                "SEARCH_NAMES follows xqc_search_t, whose values are the wire's");
 
+static const char *const ARENA_PRECISION_NAMES[] = {"fp32", "bf16", "worker", NULL};
+_Static_assert(sizeof(xqc_arena_precision_t) == sizeof(int), "a T_ENUM field is read as an int");
+_Static_assert(XQC_ARENA_FP32 == 0 && XQC_ARENA_BF16 == 1 && XQC_ARENA_WORKER == 2,
+               "ARENA_PRECISION_NAMES follows xqc_arena_precision_t");
+
 const char *xqc_gating_name(xqc_gating_t g) {
   assert(g >= XQC_GATING_SPRT && g <= XQC_GATING_NONE);
   return GATING_NAMES[g];
@@ -163,6 +168,10 @@ static const crow_t ROWS[] = {
    "gating mode (none: every candidate promoted after threshold_games measured games; "
    "sprt and threshold decide on the score; docs/tuning.md)"},
   {"gating_sims", T_INT, O(gating_sims), "32", 1, 100000, NULL, "arena simulations per move"},
+  {"arena_precision", T_ENUM, O(arena_precision), "fp32", 0, 0, ARENA_PRECISION_NAMES,
+   "arithmetic of gating and anchor games on every worker, so that no promotion is decided by"
+   " a precision difference (bf16: only workers whose CPU runs it play them; worker: each"
+   " worker's own --precision; docs/operations.md)"},
   {"gating_max_games", T_INT, O(gating_max_games), "100", 2, 100000, NULL,
    "game cap of a gating match (undecided at the cap: promoted if its SPRT LLR > 0; "
    "above 176 games pairs repeat openings, and so games)"},

@@ -25,6 +25,13 @@ typedef enum {
   XQC_SEARCH_GUMBEL_TREE, /* the same, and the paper's deterministic selection below the root */
 } xqc_search_t;
 
+/* The arithmetic of gating and anchor games (ArenaJob.precision; docs/operations.md). */
+typedef enum {
+  XQC_ARENA_FP32,   /* pinned to fp32 on every worker */
+  XQC_ARENA_BF16,   /* pinned to bf16: pairs go only to workers whose CPU runs it */
+  XQC_ARENA_WORKER, /* not pinned: each worker's own --precision */
+} xqc_arena_precision_t;
+
 typedef struct {
   char router[128];        /* ROUTER bind address */
   char pub[128];           /* PUB bind address */
@@ -51,6 +58,7 @@ typedef struct {
   /* gating */
   xqc_gating_t gating;
   int64_t gating_sims, gating_max_games, threshold_games;
+  xqc_arena_precision_t arena_precision; /* of gating and anchor games */
   double sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, threshold_score;
   /* anchor matches (anchors.h): the best net against fixed built-in players */
   char anchors[160];       /* comma-separated built-in player specs */

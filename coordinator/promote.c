@@ -185,6 +185,14 @@ bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, cha
    * keeps every arena slot. Anchor pairs only to workers that play them. */
   bool arena_slot = c->jobs_served & 1, anchor_slot = c->gate.open && c->jobs_served % 4 == 2;
   if (!arena_slot && !anchor_slot) return false;
+  /* bf16 pairs go only to workers whose CPU runs bf16 and that honour the pin
+   * (arena_precision); the others play self-play. An fp32 pair goes to any worker: one
+   * older than the pin plays its own precision, fp32 unless it was started with
+   * --precision bf16 or auto (docs/operations.md), so that a lab that upgrades the
+   * coordinator first keeps gating. */
+  xqc_arena_precision_t prec = c->cfg.arena_precision;
+  const uint32_t need_bf16 = XQ_FEATURE_ARENA_PRECISION | XQ_FEATURE_BF16;
+  if (prec == XQC_ARENA_BF16 && (p->features & need_bf16) != need_bf16) return false;
   uint64_t now = xqc_now_ms();
   xqc_gate_t *g = &c->gate;
   /* A decided match waiting to be stored hands out nothing more. */
@@ -210,6 +218,9 @@ bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, cha
   aj->sims = (uint32_t)c->cfg.gating_sims;
   aj->max_plies = (uint32_t)c->cfg.max_plies;
   aj->adjudicate_material = (float)c->cfg.adjudicate_material;
+  aj->precision = prec == XQC_ARENA_FP32 ? XQZ__ARENA_PRECISION__ARENA_PRECISION_FP32
+                : prec == XQC_ARENA_BF16 ? XQZ__ARENA_PRECISION__ARENA_PRECISION_BF16
+                                         : XQZ__ARENA_PRECISION__ARENA_PRECISION_WORKER;
   return true;
 }
 

@@ -64,6 +64,7 @@ typedef struct {
   uint64_t job_stamp;
   Xqz__ArenaJob arena;
   char arena_fen[160], arena_anchor[64];
+  int arena_logged; /* 1 + the arena precision last logged (0: none yet) */
   int job_pending;
   int64_t job_pending_ms;
   int64_t job_retry_ms; /* when to ask for another job after giving one up (0 = not due) */
@@ -105,7 +106,10 @@ static void send_hello(agent_t *a) {
   Xqz__Hello h;
   xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, a->worker_id, a->host,
                (uint32_t)a->o->threads, a->campaign_id);
-  h.features = XQ_FEATURE_ANCHOR_JOBS;
+  /* Pinned arena precisions are honoured; bf16 only where this CPU runs it (nn_bf16.h), so
+   * the coordinator sends bf16 pairs to other workers. */
+  h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_ARENA_PRECISION |
+               (nn_bf16_cpu_supported() ? XQ_FEATURE_BF16 : 0u);
   send_env(a, &env, 1);
 }
 
@@ -338,6 +342,19 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
         }
         snprintf(a->arena_anchor, sizeof a->arena_anchor, "%s", anchor);
         a->arena.anchor_b = a->arena_anchor;
+        if (j->arena->precision == XQZ__ARENA_PRECISION__ARENA_PRECISION_BF16 &&
+            !nn_bf16_cpu_supported()) {
+          /* Playing it in fp32 would decide a promotion on a precision difference; given
+           * back, the pair goes to another worker when its deadline passes (this one's
+           * Hello lacks XQ_FEATURE_BF16: only a misconfigured coordinator sends it). */
+          char why[200];
+          snprintf(why, sizeof why, "arena pair %u of match %" PRIu64 " is pinned to bf16 and"
+                   " this CPU lacks avx512_bf16; refused, not played in fp32",
+                   j->arena->pair_index, j->arena->match_id);
+          a->job_kind = XQ_TASK_ARENA;
+          give_up_job(a, why);
+          break;
+        }
       }
       a->job_stamp = ++a->stamp;
       break;
@@ -400,6 +417,29 @@ static int poll_once(agent_t *a, int timeout_ms) {
   return 1;
 }
 
+/* The precision of the arena pair being posted: the coordinator's pin (arena_precision),
+ * else this process's (--precision), said in the log when it changes. Self-play keeps the
+ * process's whatever the pin. A bf16 pin reaches here only on a CPU that runs it. */
+static void arena_precision(agent_t *a, xq_task_t *t) {
+  nn_precision_t own = nn_precision_current();
+  const char *why;
+  if (a->arena.precision == XQZ__ARENA_PRECISION__ARENA_PRECISION_FP32) {
+    t->arena_prec = NN_PRECISION_FP32;
+    why = "pinned by the coordinator";
+  } else if (a->arena.precision == XQZ__ARENA_PRECISION__ARENA_PRECISION_BF16) {
+    t->arena_prec = NN_PRECISION_BF16;
+    why = "pinned by the coordinator";
+  } else {
+    t->arena_prec = own;
+    why = "not pinned: the worker's own";
+  }
+  if (a->arena_logged == 1 + (int)t->arena_prec) return;
+  a->arena_logged = 1 + (int)t->arena_prec;
+  XQ_LOGI(C, "arena games in %s (%s); self-play stays %s arena_precision=%s",
+          nn_precision_name(t->arena_prec), why, nn_precision_name(own),
+          nn_precision_name(t->arena_prec));
+}
+
 /* Chooses and posts the next task when the play thread is idle. */
 static void schedule(agent_t *a, int stopping) {
   if (stopping || a->pause || !xq_play_loop_idle(&a->play) || !a->job_kind) return;
@@ -440,6 +480,7 @@ static void schedule(agent_t *a, int stopping) {
     float adj = a->arena.adjudicate_material;
     t.adjudicate_material = adj > 0.0f && adj <= 100.0f ? adj : 0.0;
     t.seed = xq_rng_next(&a->rng);
+    arena_precision(a, &t);
     a->job_kind = 0;
   } else {
     /* A net announced after the job was given wins until the next job. */

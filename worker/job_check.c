@@ -48,7 +48,9 @@ int xq_job_check_arena(const Xqz__ArenaJob *j, xq_errbuf_t *eb) {
   int rc;
   if ((rc = check_u("sims", j->sims, XQ_JOB_SIMS_MAX, eb)) ||
       (rc = check_u("max_plies", j->max_plies, XQ_JOB_PLIES_MAX, eb)) ||
-      (rc = check_f("adjudicate_material", j->adjudicate_material, 0, 100, eb)))
+      (rc = check_f("adjudicate_material", j->adjudicate_material, 0, 100, eb)) ||
+      (rc = check_u("precision", (uint32_t)j->precision, XQZ__ARENA_PRECISION__ARENA_PRECISION_BF16,
+                    eb)))
     return rc;
   size_t n = j->opening_fen ? strlen(j->opening_fen) : 0;
   if (n > XQ_JOB_FEN_MAX)

@@ -21,7 +21,8 @@
 int xq_job_check_settings(const Xqz__SelfplaySettings *s, xq_errbuf_t *eb);
 /* 0 when the self-play job (its games and settings) is in range. */
 int xq_job_check_selfplay(const Xqz__SelfplayJob *j, xq_errbuf_t *eb);
-/* 0 when the arena pair (simulations, plies, adjudication, opening length) is in range. */
+/* 0 when the arena pair (simulations, plies, adjudication, opening length, precision) is
+ * in range. */
 int xq_job_check_arena(const Xqz__ArenaJob *j, xq_errbuf_t *eb);
 
 #endif

@@ -48,8 +48,9 @@ static void run_arena(xq_task_t *t, atomic_int *abort) {
   else snprintf(spec_b, sizeof spec_b, "net:%s:%d", t->path_b, t->sims);
   xq_player_t *a = NULL, *b = NULL;
   xq_errbuf_t eb = {{0}};
-  int rc = xq_player_new(&a, spec_a, t->seed, &eb);
-  if (!rc) rc = xq_player_new(&b, spec_b, t->seed + 1, &eb);
+  bool bf16 = t->arena_prec == NN_PRECISION_BF16; /* the pin, not the process's precision */
+  int rc = xq_player_new_pinned(&a, spec_a, t->seed, bf16, &eb);
+  if (!rc) rc = xq_player_new_pinned(&b, spec_b, t->seed + 1, bf16, &eb);
   xq_player_set_stop(a, abort);
   xq_player_set_stop(b, abort);
   const char *opening = t->opening[0] ? t->opening : "startpos";

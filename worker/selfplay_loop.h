@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nn/nn_bf16.h"
 #include "search/selfplay.h"
 #include "spool.h"
 
@@ -32,6 +33,7 @@ typedef struct {
   char opening[160];
   int sims, max_plies;
   double adjudicate_material;
+  nn_precision_t arena_prec; /* fp32 or bf16: both nets of the pair run in it */
   uint64_t seed;
   /* results */
   int rc;

@@ -65,6 +65,8 @@ const char *nn_precision_name(nn_precision_t p) {
 
 bool nn_bf16_cpu_supported(void) {
 #if NN_BF16_KERNEL
+  const char *off = getenv("XQZ_CPU_BF16"); /* "0": as if the CPU lacked it (nn_bf16.h) */
+  if (off && !strcmp(off, "0")) return false;
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");

@@ -33,7 +33,9 @@ typedef enum { NN_PRECISION_AUTO = 0, NN_PRECISION_FP32, NN_PRECISION_BF16 } nn_
 int nn_precision_parse(const char *s, nn_precision_t *out);
 const char *nn_precision_name(nn_precision_t p);
 
-/* Whether this CPU (and OS) runs the kernel: AVX-512 F, BW, VL and BF16. */
+/* Whether this CPU (and OS) runs the kernel: AVX-512 F, BW, VL and BF16. The environment
+ * variable XQZ_CPU_BF16=0 makes it false on any CPU, so that a CPU without the instructions
+ * can be tried on one that has them (tests, a lab's mixed hosts). */
 bool nn_bf16_cpu_supported(void);
 
 /*

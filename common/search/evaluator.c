@@ -88,8 +88,9 @@ static void net_destroy(xq_evaluator_t *ev) {
   free(ne);
 }
 
-int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_batch,
-                         xq_errbuf_t *eb) {
+/* One evaluator in bf16 or fp32 (xq_evaluator_net_new and its pinned twin). */
+static int net_new(xq_evaluator_t **out, const char *net_path, int max_batch, bool bf16,
+                   xq_errbuf_t *eb) {
   *out = NULL;
   if (max_batch < 1) return xq_err_set(eb, XQ_EINVAL, "max_batch %d < 1", max_batch);
   /* Policy (docs/network-performance.md): one single-threaded BLAS per search thread. */
@@ -100,9 +101,8 @@ int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_bat
   int rc = nn_file_load(net_path, &ne->model, &meta, eb);
   if (rc) goto fail;
   nn_model_fold(ne->model);
-  /* The process's precision (nn_bf16.h): the tower's weights converted once per net. */
-  if (nn_precision_current() == NN_PRECISION_BF16 && (rc = nn_bf16_attach(ne->model, eb)))
-    goto fail;
+  /* The tower's weights converted once per net (nn_bf16.h). */
+  if (bf16 && (rc = nn_bf16_attach(ne->model, eb))) goto fail;
   rc = nn_plan_new(&ne->plan, &ne->model->arch, max_batch, false, eb);
   if (rc) goto fail;
   ne->nplanes = nn_arch_input_planes(&ne->model->arch);
@@ -126,6 +126,16 @@ int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_bat
 fail:
   net_destroy(&ne->base);
   return rc;
+}
+
+int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_batch,
+                         xq_errbuf_t *eb) {
+  return net_new(out, net_path, max_batch, nn_precision_current() == NN_PRECISION_BF16, eb);
+}
+
+int xq_evaluator_net_new_pinned(xq_evaluator_t **out, const char *net_path, int max_batch,
+                                bool bf16, xq_errbuf_t *eb) {
+  return net_new(out, net_path, max_batch, bf16, eb);
 }
 
 static void uniform_eval(xq_evaluator_t *ev, xq_pos_t *const *pos, int n, float *priors,

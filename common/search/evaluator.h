@@ -45,6 +45,12 @@ static inline void xq_evaluator_eval_listed(xq_evaluator_t *ev, xq_pos_t *const 
  * Single-threaded BLAS by policy (docs/network-performance.md). */
 int xq_evaluator_net_new(xq_evaluator_t **out, const char *net_path, int max_batch,
                          xq_errbuf_t *eb);
+/* The same with the arithmetic pinned instead of the process's (nn_precision_current):
+ * bf16 false runs fp32, true runs the bf16 tower (XQ_EINVAL on a CPU without it). The
+ * worker's arena games use it (the coordinator's arena_precision), so that self-play's
+ * precision and an arena's are chosen apart. */
+int xq_evaluator_net_new_pinned(xq_evaluator_t **out, const char *net_path, int max_batch,
+                                bool bf16, xq_errbuf_t *eb);
 /* Benchmarks only (`xqz bench selfplay --vs-dense`): with on, network evaluators made from
  * then on or before compute the whole policy and mask it (nn_infer), as before they asked
  * for the legal moves' logits alone (nn_infer_legal); the priors are the same up to

@@ -42,7 +42,8 @@ int xq_net_player_start(xq_player_t *p, const char *args, uint64_t seed,
   xq_evaluator_t *ev = NULL;
   xq_mcts_t *s = NULL;
   xq_errbuf_t why = {{0}};
-  int rc = xq_evaluator_net_new(&ev, path, cfg.batch, &why);
+  int rc = p->net.pin ? xq_evaluator_net_new_pinned(&ev, path, cfg.batch, p->net.pin == 2, &why)
+                      : xq_evaluator_net_new(&ev, path, cfg.batch, &why);
   if (rc) return xq_err_set(eb, rc, "%s: %s", p->name, why.msg);
   p->net.ev = ev;
   rc = xq_mcts_new(&s, &cfg, ev, seed, &why);

@@ -40,6 +40,7 @@ struct xq_player {
     void *mcts;         /* xq_mcts_t * */
     long long sims;
     atomic_int *stop;   /* xq_player_set_stop (NULL: none) */
+    int pin;            /* 0: the process's precision; 1: fp32; 2: bf16 (xq_player_new_pinned) */
   } net;
 };
 

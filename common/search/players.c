@@ -36,7 +36,9 @@ bool xq_player_is_builtin(const char *spec) {
          xq_player_parse_int(spec + 10, 1, XQ_AB_MAX_DEPTH, &v);
 }
 
-int xq_player_new(xq_player_t **out, const char *spec, uint64_t seed, xq_errbuf_t *eb) {
+/* pin: 0 the process's precision, 1 fp32, 2 bf16 (player_impl.h). */
+static int player_new(xq_player_t **out, const char *spec, uint64_t seed, int pin,
+                      xq_errbuf_t *eb) {
   *out = NULL;
   if (!spec || !*spec) return xq_err_set(eb, XQ_EINVAL, "empty player spec; " PLAYER_SPECS);
   xq_player_t *p = calloc(1, sizeof *p);
@@ -47,6 +49,7 @@ int xq_player_new(xq_player_t **out, const char *spec, uint64_t seed, xq_errbuf_
     return xq_err_set(eb, XQ_ENOMEM, "out of memory for player '%s'", spec);
   }
   p->uci.pid = -1;
+  p->net.pin = pin;
   p->uci.to_fd = p->uci.from_fd = -1;
   xq_rng_seed(&p->rng, seed);
   int rc = 0;
@@ -83,6 +86,15 @@ int xq_player_new(xq_player_t **out, const char *spec, uint64_t seed, xq_errbuf_
   }
   *out = p;
   return 0;
+}
+
+int xq_player_new(xq_player_t **out, const char *spec, uint64_t seed, xq_errbuf_t *eb) {
+  return player_new(out, spec, seed, 0, eb);
+}
+
+int xq_player_new_pinned(xq_player_t **out, const char *spec, uint64_t seed, bool bf16,
+                         xq_errbuf_t *eb) {
+  return player_new(out, spec, seed, bf16 ? 2 : 1, eb);
 }
 
 void xq_player_free(xq_player_t **pp) {

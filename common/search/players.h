@@ -25,6 +25,11 @@ typedef struct xq_player xq_player_t;
 /* Creates a player from its spec; seed makes its random choices reproducible. On error
  * returns XQ_EINVAL (or the loader's error) with the reason in eb. */
 int xq_player_new(xq_player_t **out, const char *spec, uint64_t seed, xq_errbuf_t *eb);
+/* As xq_player_new, with a net player's arithmetic pinned instead of the process's
+ * precision: bf16 false runs fp32, true bf16 (an error on a CPU without it). Other players
+ * have no network and ignore it. The worker's arena pairs (arena_precision). */
+int xq_player_new_pinned(xq_player_t **out, const char *spec, uint64_t seed, bool bf16,
+                         xq_errbuf_t *eb);
 /* NULL-safe; sets *p to NULL (and ends an external engine's process). */
 void xq_player_free(xq_player_t **p);
 /* Tells the player a new game starts (clears trees, sends ucinewgame). */
