@@ -19,7 +19,7 @@
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
-#include "../unit/ref_move_parse.h"
+#include "../support/ref_move_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

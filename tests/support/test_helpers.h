@@ -1,6 +1,7 @@
 /*
  * test_helpers.h: small shared helpers for the rules tests (parse-or-fail, make a list of
- * ICCS moves). Header-only, included by tests/unit/test_*.c after cmocka.h.
+ * ICCS moves). Header-only, included by the test_*.c of tests/unit/ and tests/daemon/ after
+ * cmocka.h.
  */
 #ifndef XQZ_TEST_HELPERS_H
 #define XQZ_TEST_HELPERS_H
