@@ -749,11 +749,13 @@ class Soak:
         if other:
             print("%-20s %9s %9s %11d  violations outside any fault's window" % ("(no fault)", "", "", other))
         print()
-        print("games: %d acknowledged, %d stored, %d damaged on purpose; promotions announced: %d;"
-              " coordinator RSS max %.0f MiB; %.1f min" % (getattr(self, "acked_n", 0),
-                                                           getattr(self, "stored_total", 0),
-                                                           len(self.expected_loss), len(self.announced),
-                                                           self.rss_max, elapsed / 60))
+        rejected = self.rejected_by_log()
+        print("games: %d acknowledged, %d stored, %d damaged on purpose, %d acknowledged as"
+              " rejected (the workers' logs say why); promotions announced: %d; coordinator RSS"
+              " max %.0f MiB; %.1f min" % (getattr(self, "acked_n", 0),
+                                           getattr(self, "stored_total", 0),
+                                           len(self.expected_loss), len(rejected),
+                                           len(self.announced), self.rss_max, elapsed / 60))
         for t, kind, text in self.violations:
             print("violation %s [%s] %s" % (time.strftime("%H:%M:%S", time.localtime(t)), kind, text))
         print("reproduce: scripts/bench/chaos.sh --seed %d --minutes %g --bin %s%s" % (
