@@ -7,7 +7,7 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config git ca-certificates
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libopenblas-dev
-      libuv1-dev libsqlite3-dev libinih-dev)
+      libuv1-dev libsqlite3-dev libinih-dev libsodium-dev)
 # The tests: chromium is the headless browser of the dashboard test; iproute2 makes the
 # network namespaces of test_netns; shellcheck checks the deployment scripts; faketime
 # steps the coordinator's wall clock in the chaos soak (scripts/bench/chaos.sh); util-linux
