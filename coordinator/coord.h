@@ -219,6 +219,9 @@ void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t request_id,
                        const Xqz__AdminRequest *r);
 /* Answers an AdminRequest the sender may not make (AdminResult ok=false, why). */
 void xqc_admin_refuse(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
+/* Answers an AdminRequest: ok, a message, and a token (NULL: none; xqz enrol-token's). */
+void xqc_admin_reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, bool ok, const char *msg,
+                     const char *token);
 /* Sets every worker statistics entry's banned flag from the bans (after a change). */
 void xqc_admin_mark_workers(xqc_t *c);
 

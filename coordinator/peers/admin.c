@@ -17,13 +17,15 @@
 
 #define COMP "admin"
 
-static void reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, bool ok, const char *msg) {
+void xqc_admin_reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, bool ok, const char *msg,
+                     const char *token) {
   Xqz__Envelope env;
   Xqz__AdminResult r;
   xq_wire_init(&env);
   xqz__admin_result__init(&r);
   r.ok = ok;
   r.message = (char *)msg;
+  if (token) r.token = (char *)token;
   env.request_id = rq;
   env.body_case = XQZ__ENVELOPE__BODY_ADMIN_RESULT;
   env.admin_result = &r;
@@ -35,7 +37,7 @@ static void ban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, const 
   xq_errbuf_t eb;
   char msg[400];
   if (xqc_bans_add(&c->bans, c->db, target, reason, &eb) < 0) {
-    reply(c, p, rq, false, eb.msg);
+    xqc_admin_reply(c, p, rq, false, eb.msg, NULL);
     return;
   }
   int acks = 0;
@@ -47,7 +49,7 @@ static void ban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, const 
   snprintf(msg, sizeof msg, "banned %s: %llu positions removed from the window, %d pending "
            "acks dropped; its stored games stay on disk", target, (unsigned long long)removed,
            acks);
-  reply(c, p, rq, true, msg);
+  xqc_admin_reply(c, p, rq, true, msg, NULL);
 }
 
 static void unban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, const char *by) {
@@ -55,22 +57,22 @@ static void unban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, cons
   char msg[300];
   int rc = xqc_bans_remove(&c->bans, c->db, target, &eb);
   if (rc < 0) {
-    reply(c, p, rq, false, eb.msg);
+    xqc_admin_reply(c, p, rq, false, eb.msg, NULL);
     return;
   }
   if (rc == 0) {
     snprintf(msg, sizeof msg, "%.200s is not banned", target);
-    reply(c, p, rq, false, msg);
+    xqc_admin_reply(c, p, rq, false, msg, NULL);
     return;
   }
   xqc_admin_mark_workers(c);
   XQ_LOGW(COMP, "unbanned target=%s by=%s", target, by);
   snprintf(msg, sizeof msg, "unbanned %.200s: its new games are accepted", target);
-  reply(c, p, rq, true, msg);
+  xqc_admin_reply(c, p, rq, true, msg, NULL);
 }
 
 void xqc_admin_refuse(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why) {
-  reply(c, p, rq, false, why);
+  xqc_admin_reply(c, p, rq, false, why, NULL);
 }
 
 void xqc_admin_mark_workers(xqc_t *c) {
@@ -95,7 +97,7 @@ void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminReq
   case XQZ__ADMIN_REQUEST__ACTION__ACTION_ENROL_TOKEN: xqc_enrol_token(c, p, rq, r); break;
   default:
     xqc_peer_fault(c, p, "unknown admin action");
-    reply(c, p, rq, false, "unknown admin action");
+    xqc_admin_reply(c, p, rq, false, "unknown admin action", NULL);
     break;
   }
 }

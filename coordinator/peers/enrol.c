@@ -91,21 +91,6 @@ int xqc_enrol_open(xqc_t *c, xq_errbuf_t *eb) {
   return 0;
 }
 
-static void admin_reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, bool ok, const char *msg,
-                        const char *token) {
-  Xqz__Envelope env;
-  Xqz__AdminResult r;
-  xq_wire_init(&env);
-  xqz__admin_result__init(&r);
-  r.ok = ok;
-  r.message = (char *)msg;
-  r.token = (char *)(token ? token : "");
-  env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_ADMIN_RESULT;
-  env.admin_result = &r;
-  xqc_reply(c, p->rid, p->rid_len, &env);
-}
-
 static int64_t count_open(xqc_t *c, int64_t now) {
   int64_t n = -1;
   sqlite3_stmt *st = xqc_db_prep(c->db, "SELECT COUNT(*) FROM enrol_tokens WHERE used_at IS"
@@ -137,7 +122,7 @@ void xqc_enrol_token(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminReque
   char by[XQC_IDENTITY_MAX], msg[3000];
   xqc_peer_identity(p, by, sizeof by);
   if (!c->auth.on) {
-    admin_reply(c, p, rq, false, "enrolment tokens need CURVE: without it any worker that"
+    xqc_admin_reply(c, p, rq, false, "enrolment tokens need CURVE: without it any worker that"
                 " reaches the port may connect already (docs/operations.md, Turning CURVE on)",
                 NULL);
     return;
@@ -146,7 +131,7 @@ void xqc_enrol_token(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminReque
   if (ttl < 60 || ttl > XQC_ENROL_TTL_MAX_S) {
     snprintf(msg, sizeof msg, "ttl %lld s is out of range: 60 s to %d s (7 days)",
              (long long)ttl, XQC_ENROL_TTL_MAX_S);
-    admin_reply(c, p, rq, false, msg, NULL);
+    xqc_admin_reply(c, p, rq, false, msg, NULL);
     return;
   }
   int64_t now = (int64_t)time(NULL);
@@ -155,13 +140,13 @@ void xqc_enrol_token(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminReque
     snprintf(msg, sizeof msg, open < 0 ? "campaign.db did not answer (see the coordinator's"
              " log)" : "%lld tokens are open already: use them or wait until they expire",
              (long long)open);
-    admin_reply(c, p, rq, false, msg, NULL);
+    xqc_admin_reply(c, p, rq, false, msg, NULL);
     return;
   }
   uint8_t tok[XQC_ENROL_TOKEN_BYTES], h[XQC_ENROL_HASH_BYTES];
   if (getrandom(tok, sizeof tok, 0) != (ssize_t)sizeof tok) {
     XQ_LOGE(COMP, "getrandom failed error=\"%s\"", strerror(errno));
-    admin_reply(c, p, rq, false, "getrandom failed (see the coordinator's log)", NULL);
+    xqc_admin_reply(c, p, rq, false, "getrandom failed (see the coordinator's log)", NULL);
     return;
   }
   xqc_enrol_hash(tok, h);
@@ -181,7 +166,7 @@ void xqc_enrol_token(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminReque
   }
   if (rc < 0) {
     sodium_memzero(tok, sizeof tok);
-    admin_reply(c, p, rq, false, "campaign.db did not take the token (see the coordinator's"
+    xqc_admin_reply(c, p, rq, false, "campaign.db did not take the token (see the coordinator's"
                 " log); nothing was opened", NULL);
     return;
   }
@@ -197,7 +182,7 @@ void xqc_enrol_token(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminReque
   worker_line(c, text, line, sizeof line);
   snprintf(msg, sizeof msg, "enrolment token, valid once for %lld s (hash %.8s):\n%s",
            (long long)ttl, hh, line);
-  admin_reply(c, p, rq, true, msg, text);
+  xqc_admin_reply(c, p, rq, true, msg, text);
   sodium_memzero(text, sizeof text);
   sodium_memzero(msg, sizeof msg);
   sodium_memzero(line, sizeof line);
