@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "campaign.h"
+#include "storage/campaign.h"
 #include "coord.h"
-#include "match_store.h"
+#include "storage/match_store.h"
 #include "search/players.h"
 #include "support/log.h"
 

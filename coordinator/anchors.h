@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "anchor_list.h"
-#include "campaign_db.h"
+#include "storage/campaign_db.h"
 #include "gating.h"
 
 #define XQC_ANCHOR_HISTORY 200 /* decided anchor matches in a Status, the newest */

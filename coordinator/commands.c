@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "coord.h"
-#include "guard.h"
+#include "peers/guard.h"
 #include "support/log.h"
 #include "wire/wire.h"
 

@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
-#include "peers.h"
-#include "roles.h"
+#include "peers/peers.h"
+#include "peers/roles.h"
 #include "xqz.pb-c.h"
 
 typedef struct xqc_s xqc_t; /* coord.h */

@@ -10,15 +10,15 @@
 #include <stdio.h>
 #include <zmq.h>
 
-#include "campaign.h"
+#include "storage/campaign.h"
 #include "commands.h"
 #include "coord.h"
-#include "guard.h"
-#include "net_files.h"
-#include "roles.h"
+#include "peers/guard.h"
+#include "storage/net_files.h"
+#include "peers/roles.h"
 #include "status.h"
 #include "support/log.h"
-#include "web.h"
+#include "web/web.h"
 #include "wire/endpoint.h"
 #include "wire/wire.h"
 

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "campaign.h"
+#include "storage/campaign.h"
 #include "coord.h"
-#include "enrol.h"
+#include "peers/enrol.h"
 #include "status.h"
 #include "support/dirlock.h"
 #include "support/log.h"

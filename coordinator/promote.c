@@ -20,11 +20,11 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "campaign.h"
+#include "storage/campaign.h"
 #include "coord.h"
-#include "identity.h"
-#include "net_files.h"
-#include "match_store.h"
+#include "peers/identity.h"
+#include "storage/net_files.h"
+#include "storage/match_store.h"
 #include "nn/nn_file.h"
 #include "support/atomic_file.h"
 #include "support/campaign_nets.h"

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "campaign_db.h"
+#include "storage/campaign_db.h"
 #include "support/error.h"
 
 typedef struct {

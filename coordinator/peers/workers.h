@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "campaign_db.h"
+#include "storage/campaign_db.h"
 #include "rules/rules.h"
 
 #define XQC_WORKERS_MAX 4096

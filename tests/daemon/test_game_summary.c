@@ -30,7 +30,7 @@
 #include "rules/policy_index.h"
 #include "records/game_record.h"
 #include "records/segment_file.h"
-#include "segments.h"
+#include "storage/segments.h"
 #include "records/game_summary.h"
 
 /* Red a rook up, nothing else but the kings (on different files). */

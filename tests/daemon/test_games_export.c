@@ -28,7 +28,7 @@
 #include "rules/notation.h"
 #include "rules/rules.h"
 #include "records/game_record.h"
-#include "segments.h"
+#include "storage/segments.h"
 
 #define MAX_GAMES 16
 #define XQZ XQZ_BINARY_DIR "/tools/xqz"

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "segments.h"
+#include "storage/segments.h"
 
 static const char *g_dir;
 static bool g_short_done; /* the short write of the current full-disk spell was made */

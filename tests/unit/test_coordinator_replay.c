@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "replay.h"
+#include "storage/replay.h"
 
 /* A sample identified by n: its z carries n (z = n / 1000 keeps it exact in a float). */
 static xq_sample_t sample(int n) {

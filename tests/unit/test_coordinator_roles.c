@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "copies.h"
-#include "roles.h"
+#include "peers/copies.h"
+#include "peers/roles.h"
 #include "xqz.pb-c.h"
 
 /* The rows of commands.def, as commands.c builds its table, with the handler and the

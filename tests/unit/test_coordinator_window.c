@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "replay.h"
-#include "window.h"
+#include "storage/replay.h"
+#include "storage/window.h"
 
 /* KataGo's num_desired_rows() with min_rows = W0, window_taper_offset = min_rows, every row
  * post-random: x = N - min_rows + offset; (x^a - offset^a) / (a offset^(a-1)) * s + min. */

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "net_files.h"
+#include "storage/net_files.h"
 #include "nn/netcache.h"
 
 #define MB (1u << 20)
