@@ -79,7 +79,19 @@ int xqz_pgn_write(FILE *f, const xqz_pgn_game_t *g, xq_errbuf_t *eb) {
   tag(f, "Red", g->red ? g->red : "?");
   tag(f, "Black", g->black ? g->black : "?");
   tag(f, "Result", xq_result_name(g->result));
-  if (!start) tag(f, "FEN", canon);
+  /* XBoard (and WinBoard) switch to the variant on this tag, and only on this tag: without
+   * it they read the file as chess. It must come before [FEN], which they parse at once. */
+  tag(f, "Variant", "xiangqi");
+  if (!start) {
+    /* Horse H, elephant E in the board field: XBoard's FEN knows no other letters for them
+     * in xiangqi, and the Chinese FEN convention (xqbase) lists H and E as the alternatives
+     * of N and B, so readers of either kind, ours included, take them. */
+    for (char *c = canon; *c && *c != ' '; c++) {
+      if (*c == 'N' || *c == 'n') *c = (char)(*c + ('H' - 'N'));
+      else if (*c == 'B' || *c == 'b') *c = (char)(*c + ('E' - 'B'));
+    }
+    tag(f, "FEN", canon);
+  }
   tag(f, "Format", "ICCS");
   char buf[64];
   snprintf(buf, sizeof buf, "%d", g->nmoves);

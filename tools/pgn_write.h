@@ -5,7 +5,9 @@
  *   [Game "Chinese Chess"]
  *   [Event "xqzero self-play"]  [Site ..] [Date "2026.01.31"] [Round ..]
  *   [Red "xqzero 0123456789abcdef"]  [Black ..]  [Result "1-0"]
- *   [FEN "..."]                 only when the game does not start from the start position
+ *   [Variant "xiangqi"]         XBoard's tag; before [FEN], which XBoard parses at once
+ *   [FEN "..."]                 only when the game does not start from the start position;
+ *                               horse H, elephant E (XBoard's letters; XQBase's alternatives)
  *   [Format "ICCS"]
  *
  *   1. h2e2 h9g7 2. h0g2 {+0.12} ...

@@ -79,15 +79,18 @@ static void make_games(games_t *g) {
     random_game(r, s == 5 ? "3k5/9/9/9/9/9/9/9/3p5/4K4 b - - 0 1" : XQ_START_FEN, 7 + s * 13,
                 s < 3 ? 60 : 300, 0x1111222233334444ull);
   }
+  /* The start position with Black to move: a [FEN] with horses and elephants in it. */
   r = &g->rec[g->n++];
   xq_record_init(r);
-  random_game(r, XQ_START_FEN, 99, 10, 0x1111222233334444ull);
+  random_game(r, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1", 99, 10,
+              0x1111222233334444ull);
   r->result = XQ_RESULT_BLACK_WIN;
   r->reason = XQ_REASON_RESIGN;
 }
 
 typedef struct {
   char fen[256], result[256], comment[256];
+  bool variant; /* a [Variant "xiangqi"] tag came */
   xq_move_t moves[1200];
   int n;
 } pgn_game_t;
@@ -122,7 +125,16 @@ static int read_pgn(char *text, pgn_game_t *out, int max) {
     }
     assert_true(n >= 0);
     pgn_game_t *g = &out[n];
+    if (tag_value(line, "Variant", v, sizeof v)) {
+      assert_string_equal(v, "xiangqi");
+      g->variant = true;
+      continue;
+    }
     if (tag_value(line, "FEN", v, sizeof v)) {
+      /* XBoard reads the FEN as soon as it meets it, in the variant named so far, and its
+       * xiangqi FEN names the horse H and the elephant E (docs/operations.md). */
+      assert_true(g->variant);
+      for (const char *c = v; *c && *c != ' '; c++) assert_null(strchr("NnBb", *c));
       snprintf(g->fen, sizeof g->fen, "%s", v);
       xq_errbuf_t eb = {{0}};
       if (xq_fen_parse(&pos, v, &eb)) fail_msg("bad [FEN \"%s\"]: %s", v, eb.msg);
@@ -165,6 +177,7 @@ static int read_pgn(char *text, pgn_game_t *out, int max) {
 /* Replays g and checks it against its record r. */
 static void check_game(const pgn_game_t *g, const xq_game_record_t *r) {
   static xq_pos_t pos, start;
+  assert_true(g->variant);
   assert_int_equal(xq_fen_parse(&pos, g->fen, NULL), 0);
   assert_int_equal(xq_fen_parse(&start, r->start_fen, NULL), 0);
   char a[XQ_FEN_MAX], b[XQ_FEN_MAX];
@@ -234,7 +247,10 @@ static void test_export_replays(void **state) {
   int n = read_pgn(slurp(out), pgn, MAX_GAMES);
   assert_int_equal(n, 2 * g.n);
   for (int i = 0; i < n; i++) check_game(&pgn[i], &g.rec[i % g.n]);
-  assert_non_null(strstr(slurp(out), "[FEN \"4k4/R8/9/9/9/9/9/9/1R7/5K3 w - - 0 1\"]"));
+  assert_non_null(strstr(slurp(out), "[Variant \"xiangqi\"]\n"
+                                     "[FEN \"4k4/R8/9/9/9/9/9/9/1R7/5K3 w - - 0 1\"]"));
+  assert_non_null(strstr(slurp(out), "[FEN \"rheakaehr/9/1c5c1/p1p1p1p1p/9/9/"
+                                     "P1P1P1P1P/1C5C1/9/RHEAKAEHR b - - 0 1\"]"));
   assert_non_null(strstr(slurp(out), "[Red \"xqzero abcdef0011223344\"]"));
   assert_non_null(strstr(slurp(out), "{+0.900}"));
   /* One net's games only, without values. */
