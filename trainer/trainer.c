@@ -82,6 +82,7 @@ typedef struct {
   double candidate_sent;
   /* progress */
   double t_log, t_ckpt;
+  int64_t ckpt_step; /* the step of the newest checkpoint (loaded or written); -1: none */
   int64_t samples_since_log, rejected; /* rejected: samples dropped, as last logged */
   nn_loss_t loss_acc;
   int loss_n;
@@ -229,7 +230,9 @@ static int load_or_init(trainer_t *t) {
   }
   int loaded = load_newest_checkpoint(t);
   if (loaded < 0) return -1;
+  t->ckpt_step = -1; /* set below when a checkpoint loaded */
   if (loaded) {
+    t->ckpt_step = t->opt.step;
     if (t->o.size_given && memcmp(&want, &t->m->arch, sizeof want) != 0) {
       XQ_LOGE(COMP, "checkpoint architecture differs from --size; drop --size to resume "
               "path=%s size=%s blocks=%d channels=%d gpool_every=%d survival=%d",
@@ -301,6 +304,7 @@ static int checkpoint(trainer_t *t, const char *why) {
                   t->ckpt_path, eb.msg);
   else XQ_LOGI(COMP, "checkpoint written path=%s step=%lld why=%s", t->ckpt_path,
                (long long)t->opt.step, why);
+  if (!rc) t->ckpt_step = t->opt.step;
   t->t_ckpt = xq_clock_s();
   return rc ? -1 : 0;
 }
@@ -555,9 +559,12 @@ static int run(trainer_t *t) {
       XQ_LOGI(COMP, "reached --max-steps step=%lld", (long long)t->opt.step);
       break;
     }
-    if (xq_clock_s() - t->t_ckpt >= t->o.checkpoint_every_s &&
-        checkpoint(t, "timer") == -2)
-      return 1; /* diverged: nothing written */
+    /* The timer writes only a step not yet written: a paced or waiting trainer that
+     * rewrote the same step would push every older generation out of the ring. */
+    if (xq_clock_s() - t->t_ckpt >= t->o.checkpoint_every_s) {
+      if (t->opt.step == t->ckpt_step) t->t_ckpt = xq_clock_s();
+      else if (checkpoint(t, "timer") == -2) return 1; /* diverged: nothing written */
+    }
     flush_candidate(t);
     if (!request_ahead(t) && t->nahead == 0) {
       if (xq_clock_s() - unreachable_since >= timeout_s) {

@@ -102,6 +102,7 @@ static void make_samples(void) {
 
 static const char *ema_steps = "0"; /* the trainer's --ema-steps */
 static const char *lr = "0:0.02";   /* the trainer's --lr */
+static const char *ckpt_every = "1000"; /* the trainer's --checkpoint-every-s */
 
 static pid_t spawn_trainer(void) {
   pid_t pid = fork();
@@ -114,7 +115,7 @@ static pid_t spawn_trainer(void) {
     (void)f;
     execl(TRAINER, TRAINER, "--coordinator", endpoint, "--dir", dir,
           "--batch", "16", "--candidate-every", "3", "--log-every", "1",
-          "--checkpoint-every-s", "1000", "--timeout-ms", "3000", "--threads", "2",
+          "--checkpoint-every-s", ckpt_every, "--timeout-ms", "3000", "--threads", "2",
           "--ema-steps", ema_steps, "--lr", lr, (char *)NULL);
     _exit(127);
   }
@@ -393,6 +394,17 @@ static bool log_has(const char *a, const char *b) {
   while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, a) && strstr(line, b);
   if (f) fclose(f);
   return found;
+}
+
+/* Lines of the trainer's log holding both a and b. */
+static int log_count(const char *a, const char *b) {
+  char path[300], line[2048];
+  snprintf(path, sizeof path, "%s/trainer.log", dir);
+  FILE *f = fopen(path, "r");
+  int n = 0;
+  while (f && fgets(line, sizeof line, f)) n += strstr(line, a) && strstr(line, b);
+  if (f) fclose(f);
+  return n;
 }
 
 /* A candidate upload the coordinator never acknowledges (lost in a restart) is uploaded
@@ -771,8 +783,38 @@ static void test_trainer_reply(void **state) {
   trainer_with_head("tiny-r", "reply=1", " reply=");
 }
 
+/* A trainer kept waiting (paced, or no samples yet) writes its timer checkpoint once per
+ * new step: rewriting the same step would push every older generation out of the ring
+ * (--keep-checkpoints), leaving nothing to fall back to when the newest one is damaged. */
+static void test_trainer_timer_checkpoint(void **state) {
+  (void)state;
+  ckpt_every = "1"; /* the least the trainer takes */
+  fake_up("tiny");
+  pid_t pid = spawn_trainer();
+  serve_until_candidate(0, 3);
+  /* Four seconds of Waits: about four timer ticks with the step standing at 3. */
+  double t0 = now_s();
+  while (now_s() - t0 < 4.0) {
+    uint8_t rid[256];
+    size_t rid_len;
+    Xqz__Envelope *env = next(rid, &rid_len);
+    if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST)
+      send_wait(rid, rid_len, env->request_id);
+    xq_wire_free(&env);
+  }
+  stop_trainer(pid);
+  assert_int_equal(checkpoint_step(), 3);
+  int timer = log_count("checkpoint written", "why=timer");
+  assert_true(timer >= 1); /* the steps up to 3 were written by the timer */
+  assert_int_equal(log_count("checkpoint written", "step=3 why=timer"), 1);
+  assert_int_equal(log_count("checkpoint written", "why=timer"), timer);
+  fake_down();
+  ckpt_every = "1000";
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_trainer_loop),
+                                     cmocka_unit_test(test_trainer_timer_checkpoint),
                                      cmocka_unit_test(test_trainer_survival),
                                      cmocka_unit_test(test_trainer_reply),
                                      cmocka_unit_test(test_trainer_average),
