@@ -310,12 +310,8 @@ static int send_game(bench_worker_t *w, const bench_rec_t *rec) {
 
 static int send_batch_request(void *s, uint32_t size, uint64_t step) {
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = size;
-  br.trainer_step = step;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, size, step);
   env.request_id = step;
   return xq_wire_send(s, NULL, 0, &env, 0);
 }

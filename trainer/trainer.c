@@ -312,10 +312,8 @@ static int send_env(trainer_t *t, Xqz__Envelope *env) {
 
 static int send_batch_request(trainer_t *t) {
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = (uint32_t)t->max_n;
-  br.trainer_step = (uint64_t)t->opt.step;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, (uint32_t)t->max_n, (uint64_t)t->opt.step);
   br.campaign_id = t->meta.campaign_id;
   br.software_version = (char *)XQ_SOFTWARE_NAME; /* the coordinator's min_peer_version */
   br.candidate_every = (uint64_t)t->o.candidate_every; /* its progress (Status.progress) */
@@ -327,8 +325,6 @@ static int send_batch_request(trainer_t *t) {
     br.loss_policy = (float)(t->report_acc.policy * k);
     br.loss_value = (float)(t->report_acc.value * k);
   }
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
   int rc = send_env(t, &env);
   if (rc == 0) {
     memset(&t->report_acc, 0, sizeof t->report_acc);
