@@ -36,6 +36,7 @@
 #include "records/targets.h"
 #include "wire/sample.h"
 #include "wire/messages.h"
+#include "wire/peer.h"
 #include "wire/wire.h"
 
 static char g_dir[256];
@@ -179,16 +180,21 @@ static inline int log_count(const char *what) {
   return n;
 }
 
-static inline void *connect_dealer(void *ctx) {
-  void *s = zmq_socket(ctx, ZMQ_DEALER);
-  int t = 8000, linger = 0;
-  zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
-  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+/* A DEALER to the coordinator under test, opened as the daemons open theirs (wire/peer.h),
+ * with CURVE when c is not NULL; no linger, and a reply is waited for at most 8 s. */
+static inline void *peer_dealer(void *ctx, const xq_curve_t *c) {
   char addr[64];
   snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
-  assert_int_equal(zmq_connect(s, addr), 0);
+  const xq_peer_opts_t o = {.set_linger = true, .linger = 0};
+  void *s = NULL;
+  xq_errbuf_t eb = {{0}};
+  if (xq_peer_open(&s, ctx, addr, c, &o, &eb) < 0) fail_msg("%s", eb.msg);
+  int t = 8000;
+  assert_int_equal(zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t), 0);
   return s;
 }
+
+static inline void *connect_dealer(void *ctx) { return peer_dealer(ctx, NULL); }
 
 static inline uint64_t hello_as(void *s, const char *worker_id) {
   Xqz__Envelope env;
@@ -429,15 +435,7 @@ static inline void *curve_dealer(void *ctx, const char *name) {
   xq_curve_t c;
   xq_errbuf_t eb;
   if (xq_curve_client_load(&c, spub, sec, &eb) < 0) fail_msg("client keys: %s", eb.msg);
-  void *s = zmq_socket(ctx, ZMQ_DEALER);
-  int t = 8000, linger = 0;
-  zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
-  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-  assert_int_equal(xq_curve_apply_client(s, &c, &eb), 0);
-  char addr[64];
-  snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
-  assert_int_equal(zmq_connect(s, addr), 0);
-  return s;
+  return peer_dealer(ctx, &c);
 }
 
 static inline void fresh_dir(void) {
