@@ -191,8 +191,9 @@ const char *xq_link_handshake_hint(const xq_link_t *l) {
 
 int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pub) {
   *out = NULL;
-  zmq_pollitem_t items[3] = {{l->dealer, 0, ZMQ_POLLIN, 0}, {l->sub, 0, ZMQ_POLLIN, 0},
-                             {l->monitor, 0, ZMQ_POLLIN, 0}};
+  /* No dealer (its reconnect failed: the next one is due): fd -1 makes poll skip it. */
+  zmq_pollitem_t items[3] = {{l->dealer, l->dealer ? 0 : -1, ZMQ_POLLIN, 0},
+                             {l->sub, 0, ZMQ_POLLIN, 0}, {l->monitor, 0, ZMQ_POLLIN, 0}};
   int n = zmq_poll(items, l->monitor ? 3 : 2, timeout_ms);
   if (n < 0) return errno == EINTR ? 0 : XQ_EIO;
   if (l->monitor && (items[2].revents & ZMQ_POLLIN)) drain_monitor(l);
