@@ -22,6 +22,7 @@
 #include "records/game_record.h"
 #include "support/log.h"
 #include "records/targets.h"
+#include "wire/messages.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 
@@ -218,15 +219,8 @@ static void send_ack(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t requ
                      const char *worker_id, uint64_t seq, bool accepted, const char *reason) {
   Xqz__Envelope env;
   Xqz__Ack ack;
-  xq_wire_init(&env);
-  xqz__ack__init(&ack);
-  ack.worker_id = (char *)worker_id;
-  ack.seq = seq;
-  ack.accepted = accepted;
-  ack.reason = (char *)(reason ? reason : "");
+  xq_msg_ack(&env, &ack, worker_id, seq, accepted, reason);
   env.request_id = request_id;
-  env.body_case = XQZ__ENVELOPE__BODY_ACK;
-  env.ack = &ack;
   xqc_reply(c, rid, rid_len, &env);
 }
 

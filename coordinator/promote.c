@@ -29,6 +29,7 @@
 #include "support/atomic_file.h"
 #include "support/campaign_nets.h"
 #include "support/log.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -38,17 +39,10 @@ static void send_ack(xqc_t *c, xqc_peer_t *p, uint64_t rq, uint64_t seq, bool ok
                      const char *reason) {
   Xqz__Envelope env;
   Xqz__Ack a;
-  xq_wire_init(&env);
-  xqz__ack__init(&a);
   /* Empty worker id: this Ack answers an ArenaResult or a CandidateNet, never a game, so
    * a worker must not mistake it for the ack of a spooled game with the same seq. */
-  a.worker_id = "";
-  a.seq = seq;
-  a.accepted = ok;
-  a.reason = (char *)reason;
+  xq_msg_ack(&env, &a, "", seq, ok, reason);
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_ACK;
-  env.ack = &a;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 
@@ -232,15 +226,9 @@ static void publish_announce(xqc_t *c, uint64_t parent) {
   }
   Xqz__Envelope env;
   Xqz__NetAnnounce a;
-  xq_wire_init(&env);
-  xqz__net_announce__init(&a);
-  a.net_id = c->best;
+  xq_msg_net_announce(&env, &a, c->best, c->nets.size, c->nets.crc);
   a.parent_id = parent;
-  a.size = c->nets.size;
-  a.file_crc32 = c->nets.crc;
   a.elo = c->best_elo;
-  env.body_case = XQZ__ENVELOPE__BODY_NET_ANNOUNCE;
-  env.net_announce = &a;
   int rc = xq_wire_send(c->pub, NULL, 0, &env, ZMQ_DONTWAIT);
   if (rc < 0) XQ_LOGW(COMP, "announce not published err=\"%s\"", xq_strerror(rc));
 }

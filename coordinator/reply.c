@@ -5,6 +5,7 @@
 
 #include "coord.h"
 #include "support/log.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -19,13 +20,8 @@ void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t requ
                      unsigned code, const char *msg) {
   Xqz__Envelope env;
   Xqz__Error e;
-  xq_wire_init(&env);
-  xqz__error__init(&e);
-  e.code = code;
-  e.message = (char *)msg;
+  xq_msg_error(&env, &e, code, msg);
   env.request_id = request_id;
-  env.body_case = XQZ__ENVELOPE__BODY_ERROR;
-  env.error = &e;
   xqc_reply(c, rid, rid_len, &env);
 }
 
@@ -33,12 +29,7 @@ void xqc_reply_wait(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t reque
                     uint32_t ms, const char *why) {
   Xqz__Envelope env;
   Xqz__Wait w;
-  xq_wire_init(&env);
-  xqz__wait__init(&w);
-  w.retry_ms = ms;
-  w.reason = (char *)why;
+  xq_msg_wait(&env, &w, ms, why);
   env.request_id = request_id;
-  env.body_case = XQZ__ENVELOPE__BODY_WAIT;
-  env.wait = &w;
   xqc_reply(c, rid, rid_len, &env);
 }

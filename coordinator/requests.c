@@ -18,6 +18,7 @@
 #include "rules/fen.h"
 #include "status.h"
 #include "support/log.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -88,17 +89,9 @@ void xqc_cmd_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *ms
   Xqz__Envelope env;
   Xqz__Welcome w;
   Xqz__SelfplaySettings s;
-  xq_wire_init(&env);
-  xqz__welcome__init(&w);
   fill_settings(c, &s);
-  w.worker_id = (char *)wid;
-  w.best_net_id = c->best;
-  w.settings = &s;
-  w.heartbeat_ms = (uint32_t)c->cfg.heartbeat_ms;
-  w.campaign_id = c->campaign_id;
+  xq_msg_welcome(&env, &w, wid, c->best, &s, (uint32_t)c->cfg.heartbeat_ms, c->campaign_id);
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
-  env.welcome = &w;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 
@@ -122,14 +115,8 @@ void xqc_cmd_heartbeat(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope
   /* Echo: the peer learns the coordinator is alive and which net is best. */
   Xqz__Envelope env;
   Xqz__Heartbeat r;
-  xq_wire_init(&env);
-  xqz__heartbeat__init(&r);
-  r.worker_id = h->worker_id;
-  r.net_id = c->best;
-  r.games_done = p->games_done;
+  xq_msg_heartbeat(&env, &r, h->worker_id, c->best, p->games_done);
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
-  env.heartbeat = &r;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 
@@ -141,24 +128,14 @@ void xqc_cmd_job_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelo
   Xqz__ArenaJob aj;
   Xqz__SelfplaySettings s;
   char fen[XQ_FEN_MAX];
-  xq_wire_init(&env);
-  xqz__job__init(&job);
   c->jobs_served++;
   if (xqc_promote_arena_job(c, p, &aj, fen)) {
-    job.kind_case = XQZ__JOB__KIND_ARENA;
-    job.arena = &aj;
+    xq_msg_job_arena(&env, &job, &aj);
   } else {
-    xqz__selfplay_job__init(&sp);
     fill_settings(c, &s);
-    sp.net_id = c->best;
-    sp.settings = &s;
-    sp.games = (uint32_t)c->cfg.games_per_job;
-    job.kind_case = XQZ__JOB__KIND_SELFPLAY;
-    job.selfplay = &sp;
+    xq_msg_job_selfplay(&env, &job, &sp, c->best, &s, (uint32_t)c->cfg.games_per_job);
   }
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_JOB;
-  env.job = &job;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 
@@ -225,17 +202,12 @@ void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Enve
   }
   Xqz__Envelope env;
   Xqz__Batch bm;
-  xq_wire_init(&env);
-  xqz__batch__init(&bm);
-  bm.n_samples = (size_t)b.n;
-  bm.samples = b.ptrs;
+  xq_msg_batch(&env, &bm, b.ptrs, (size_t)b.n);
   bm.window_positions = c->replay.count;
   bm.total_positions = c->positions;
   bm.best_net_id = c->best;
   bm.campaign_id = c->campaign_id;
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH;
-  env.batch = &bm;
   xqc_reply(c, p->rid, p->rid_len, &env);
   c->samples_served += (uint64_t)b.n;
   /* The pacing's promise: at most R samples per position ingested, give or take a batch. */
@@ -254,10 +226,8 @@ void xqc_cmd_status(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *m
     return;
   }
   Xqz__Envelope env;
-  xq_wire_init(&env);
+  xq_msg_status(&env, s);
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
-  env.status = s;
   xqc_reply(c, p->rid, p->rid_len, &env);
   xqc_status_free(&s);
 }
@@ -272,10 +242,8 @@ void xqc_cmd_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelop
     return;
   }
   Xqz__Envelope env;
-  xq_wire_init(&env);
+  xq_msg_promotions(&env, pr);
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_PROMOTIONS;
-  env.promotions = pr;
   xqc_reply(c, p->rid, p->rid_len, &env);
   xqc_promotions_free(&pr);
 }
@@ -314,16 +282,8 @@ void xqc_cmd_net_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelo
   if (n > max) n = max;
   Xqz__Envelope env;
   Xqz__NetChunk ch;
-  xq_wire_init(&env);
-  xqz__net_chunk__init(&ch);
-  ch.net_id = r->net_id;
-  ch.offset = r->offset;
-  ch.total = g->size;
-  ch.file_crc32 = g->crc;
-  ch.data.data = (uint8_t *)g->data + r->offset; /* only read by the packer */
-  ch.data.len = n;
+  xq_msg_net_chunk(&env, &ch, r->net_id, r->offset, g->size, g->crc,
+                   (const uint8_t *)g->data + r->offset, n);
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
-  env.net_chunk = &ch;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "remote.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 static void usage(FILE *f, const char *cmd) {
@@ -54,13 +55,9 @@ static int admin(int argc, char **argv, Xqz__AdminRequest__Action action) {
   }
   if (xqz_remote_open(&r)) return 1;
   Xqz__Envelope env;
-  Xqz__AdminRequest rq = XQZ__ADMIN_REQUEST__INIT;
-  xq_wire_init(&env);
-  rq.action = action;
-  rq.target = (char *)target;
+  Xqz__AdminRequest rq;
+  xq_msg_admin_request(&env, &rq, action, target);
   rq.reason = (char *)reason;
-  env.body_case = XQZ__ENVELOPE__BODY_ADMIN_REQUEST;
-  env.admin_request = &rq;
   Xqz__Envelope *reply = xqz_remote_call(&r, &env, XQZ__ENVELOPE__BODY_ADMIN_RESULT);
   xqz_remote_close(&r);
   if (!reply) return 1;

@@ -37,6 +37,7 @@
 #include "records/segment_file.h"
 #include "support/rng.h"
 #include "wire/messages.h"
+#include "wire/peer.h"
 #include "wire/wire.h"
 
 #define BENCH_MAX_WORKERS 1024
@@ -268,27 +269,12 @@ static int load_records(const char *dir, int cap, bench_rec_t *pool, int *n) {
 }
 
 static void *dealer(void *ctx, const char *endpoint) {
-  void *s = zmq_socket(ctx, ZMQ_DEALER);
-  if (!s) {
-    fprintf(stderr, "xqz bench coordinator: zmq_socket(DEALER) for a simulated worker: %s\n",
-            zmq_strerror(zmq_errno()));
-    return NULL;
-  }
-  int linger = 0;
-  int hwm = 0; /* unlimited: the in-flight window bounds the queue */
-  const char *call = NULL;
-  if (xq_wire_socket_setup(s)) call = "socket options";
-  else if (zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger))
-    call = "zmq_setsockopt(ZMQ_LINGER)";
-  else if (zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof hwm)) call = "zmq_setsockopt(ZMQ_SNDHWM)";
-  else if (zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof hwm)) call = "zmq_setsockopt(ZMQ_RCVHWM)";
-  else if (zmq_connect(s, endpoint)) call = "zmq_connect";
-  if (call) {
-    fprintf(stderr, "xqz bench coordinator: %s for a simulated worker (%s): %s\n", call,
-            endpoint, zmq_strerror(zmq_errno()));
-    zmq_close(s);
-    return NULL;
-  }
+  /* Unlimited high-water marks: the in-flight window bounds the queue. */
+  const xq_peer_opts_t opts = {.set_sndhwm = true, .set_rcvhwm = true, .set_linger = true};
+  void *s = NULL;
+  xq_errbuf_t eb = {{0}};
+  if (xq_peer_open(&s, ctx, endpoint, NULL, &opts, &eb) < 0)
+    fprintf(stderr, "xqz bench coordinator: a simulated worker: %s\n", eb.msg);
   return s;
 }
 
@@ -310,12 +296,8 @@ static int send_game(bench_worker_t *w, const bench_rec_t *rec) {
 
 static int send_batch_request(void *s, uint32_t size, uint64_t step) {
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = size;
-  br.trainer_step = step;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, size, step);
   env.request_id = step;
   return xq_wire_send(s, NULL, 0, &env, 0);
 }
@@ -716,11 +698,11 @@ int xqz_bench_coordinator(int argc, char **argv) {
     rc = b.c.rejected || b.c.errors ? 1 : 0;
   }
   for (int i = 0; i < o.workers; i++) {
-    if (b.w[i].sock) zmq_close(b.w[i].sock);
+    xq_peer_close(&b.w[i].sock);
     free(b.w[i].pos_of);
     free(b.w[i].sent_at);
   }
-  if (b.tr) zmq_close(b.tr);
+  xq_peer_close(&b.tr);
   zmq_ctx_term(b.ctx);
   for (int i = 0; i < b.pool_n; i++) free(b.pool[i].buf);
   free(b.pool);

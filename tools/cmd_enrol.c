@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "remote.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 static void usage(FILE *f) {
@@ -61,12 +62,9 @@ int xqz_cmd_enrol_token(int argc, char **argv) {
   }
   if (xqz_remote_open(&r)) return 1;
   Xqz__Envelope env;
-  Xqz__AdminRequest rq = XQZ__ADMIN_REQUEST__INIT;
-  xq_wire_init(&env);
-  rq.action = XQZ__ADMIN_REQUEST__ACTION__ACTION_ENROL_TOKEN;
+  Xqz__AdminRequest rq;
+  xq_msg_admin_request(&env, &rq, XQZ__ADMIN_REQUEST__ACTION__ACTION_ENROL_TOKEN, NULL);
   rq.ttl_s = (uint32_t)ttl;
-  env.body_case = XQZ__ENVELOPE__BODY_ADMIN_REQUEST;
-  env.admin_request = &rq;
   Xqz__Envelope *reply = xqz_remote_call(&r, &env, XQZ__ENVELOPE__BODY_ADMIN_RESULT);
   xqz_remote_close(&r);
   if (!reply) return 1;

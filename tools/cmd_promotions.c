@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "remote.h"
+#include "wire/messages.h"
 #include "wire/status_json.h"
 #include "wire/wire.h"
 
@@ -219,11 +220,8 @@ static int fetch_new(xqz_remote_t *r, uint64_t *after, int json, int *printed_he
   int rc = 0;
   for (;;) {
     Xqz__Envelope env;
-    Xqz__PromotionsRequest q = XQZ__PROMOTIONS_REQUEST__INIT;
-    xq_wire_init(&env);
-    q.after_match_id = *after;
-    env.body_case = XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST;
-    env.promotions_request = &q;
+    Xqz__PromotionsRequest q;
+    xq_msg_promotions_request(&env, &q, *after);
     Xqz__Envelope *reply = xqz_remote_call(r, &env, XQZ__ENVELOPE__BODY_PROMOTIONS);
     if (!reply) {
       rc = 1;

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "remote.h"
 #include "rules/rules.h"
+#include "wire/messages.h"
 #include "wire/status_json.h"
 #include "wire/wire.h"
 
@@ -242,10 +243,8 @@ int xqz_cmd_status(int argc, char **argv) {
   }
   if (xqz_remote_open(&r)) return 1;
   Xqz__Envelope env;
-  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-  env.status_request = &q;
+  Xqz__StatusRequest q;
+  xq_msg_status_request(&env, &q);
   Xqz__Envelope *reply = xqz_remote_call(&r, &env, XQZ__ENVELOPE__BODY_STATUS);
   xqz_remote_close(&r);
   if (!reply) return 1;

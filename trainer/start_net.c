@@ -5,6 +5,7 @@
 
 #include "support/log.h"
 #include "wire/client.h"
+#include "wire/messages.h"
 #include "nn/netcache.h"
 #include "wire/wire.h"
 
@@ -29,10 +30,8 @@ static int call(xq_client_t *cl, Xqz__Envelope *req, Xqz__Envelope__BodyCase wan
 
 static int best_id(xq_client_t *cl, uint64_t *id, xq_errbuf_t *eb) {
   Xqz__Envelope env, *r = NULL;
-  Xqz__StatusRequest sr = XQZ__STATUS_REQUEST__INIT;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-  env.status_request = &sr;
+  Xqz__StatusRequest sr;
+  xq_msg_status_request(&env, &sr);
   int rc = call(cl, &env, XQZ__ENVELOPE__BODY_STATUS, &r, eb);
   if (rc < 0) return rc;
   *id = r->status->best_net_id;
@@ -47,12 +46,8 @@ static int fetch(xq_client_t *cl, uint64_t id, const char *dir, xq_errbuf_t *eb)
   int rc = 0;
   while (rc == 0) {
     Xqz__Envelope env, *r = NULL;
-    Xqz__NetRequest nr = XQZ__NET_REQUEST__INIT;
-    xq_wire_init(&env);
-    nr.net_id = id;
-    nr.offset = f.have;
-    env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
-    env.net_request = &nr;
+    Xqz__NetRequest nr;
+    xq_msg_net_request(&env, &nr, id, f.have, 0);
     rc = call(cl, &env, XQZ__ENVELOPE__BODY_NET_CHUNK, &r, eb);
     if (rc < 0) break;
     const Xqz__NetChunk *ch = r->net_chunk;

@@ -34,6 +34,7 @@
 #include "support/mkdir_p.h"
 #include "batch_shard.h"
 #include "wire/messages.h"
+#include "wire/peer.h"
 #include "wire/wire.h"
 #include "support/clock.h"
 
@@ -316,10 +317,8 @@ static int send_env(trainer_t *t, Xqz__Envelope *env) {
 
 static int send_batch_request(trainer_t *t) {
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = (uint32_t)t->max_n;
-  br.trainer_step = (uint64_t)t->opt.step;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, (uint32_t)t->max_n, (uint64_t)t->opt.step);
   br.campaign_id = t->meta.campaign_id;
   br.software_version = (char *)XQ_SOFTWARE_NAME; /* the coordinator's min_peer_version */
   br.candidate_every = (uint64_t)t->o.candidate_every; /* its progress (Status.progress) */
@@ -331,8 +330,6 @@ static int send_batch_request(trainer_t *t) {
     br.loss_policy = (float)(t->report_acc.policy * k);
     br.loss_value = (float)(t->report_acc.value * k);
   }
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
   int rc = send_env(t, &env);
   if (rc == 0) {
     memset(&t->report_acc, 0, sizeof t->report_acc);
@@ -625,7 +622,7 @@ static int run(trainer_t *t) {
 }
 
 static void trainer_close(trainer_t *t) {
-  if (t->sock) zmq_close(t->sock);
+  xq_peer_close(&t->sock);
   if (t->ctx) zmq_ctx_term(t->ctx);
   nn_train_pool_free(&t->pool); /* before the model its threads train */
   xq_batch_shard_close(&t->dec);
@@ -667,24 +664,16 @@ int main(int argc, char **argv) {
   rc = 1;
   if (load_or_init(t)) goto out;
   t->ctx = zmq_ctx_new();
-  t->sock = t->ctx ? zmq_socket(t->ctx, ZMQ_DEALER) : NULL;
-  int one = 1;
-  xq_errbuf_t ceb;
-  if (t->sock && xq_curve_apply_client(t->sock, &t->o.curve, &ceb) < 0) {
-    XQ_LOGE(COMP, "cannot set the CURVE keys error=\"%s\"", ceb.msg);
+  if (!t->ctx) {
+    XQ_LOGE(COMP, "cannot set up the coordinator socket: zmq_ctx_new failed error=\"%s\"",
+            zmq_strerror(zmq_errno()));
     goto out;
   }
-  const char *call = NULL; /* the call that failed, for the log */
-  if (!t->ctx) call = "zmq_ctx_new";
-  else if (!t->sock) call = "zmq_socket(DEALER)";
-  else if (xq_wire_socket_setup(t->sock)) call = "socket options";
-  else if (zmq_setsockopt(t->sock, ZMQ_IMMEDIATE, &one, sizeof one))
-    call = "zmq_setsockopt(ZMQ_IMMEDIATE)";
-  else if (zmq_connect(t->sock, t->o.coordinator)) call = "zmq_connect";
-  if (call) {
-    XQ_LOGE(COMP, "cannot set up the coordinator socket: %s failed endpoint=%s error=\"%s\"",
-            call, t->o.coordinator, zmq_strerror(zmq_errno()));
-    goto out; /* trainer_close frees the socket and the context */
+  const xq_peer_opts_t popts = {.immediate = true}; /* no request queued while unconnected */
+  xq_errbuf_t ceb = {{0}};
+  if (xq_peer_open(&t->sock, t->ctx, t->o.coordinator, &t->o.curve, &popts, &ceb) < 0) {
+    XQ_LOGE(COMP, "cannot set up the coordinator socket error=\"%s\"", ceb.msg);
+    goto out; /* trainer_close frees the context */
   }
   const char *blas_was = nn_blas_core_replaced();
   XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d threads=%d step=%lld candidate_every=%lld"

@@ -115,11 +115,8 @@ static void send_hello(agent_t *a) {
 
 static void send_job_request(agent_t *a) {
   Xqz__Envelope env;
-  xq_wire_init(&env);
-  Xqz__JobRequest r = XQZ__JOB_REQUEST__INIT;
-  r.worker_id = a->worker_id;
-  env.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
-  env.job_request = &r;
+  Xqz__JobRequest r;
+  xq_msg_job_request(&env, &r, a->worker_id);
   send_env(a, &env, 1);
   a->job_pending = 1;
   a->job_pending_ms = xq_clock_ms();
@@ -127,13 +124,8 @@ static void send_job_request(agent_t *a) {
 
 static void send_net_request(agent_t *a) {
   Xqz__Envelope env;
-  xq_wire_init(&env);
-  Xqz__NetRequest r = XQZ__NET_REQUEST__INIT;
-  r.net_id = a->fetch.id;
-  r.offset = a->fetch.have;
-  r.max_bytes = XQ_WIRE_NET_CHUNK;
-  env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
-  env.net_request = &r;
+  Xqz__NetRequest r;
+  xq_msg_net_request(&env, &r, a->fetch.id, a->fetch.have, XQ_WIRE_NET_CHUNK);
   send_env(a, &env, 1);
   a->fetch_tx_ms = xq_clock_ms();
 }
@@ -148,15 +140,11 @@ static void send_game(void *ctx, const char *wid, uint64_t seq, const void *rec,
 
 static void send_heartbeat(agent_t *a) {
   Xqz__Envelope env;
-  xq_wire_init(&env);
-  Xqz__Heartbeat h = XQZ__HEARTBEAT__INIT;
-  h.worker_id = a->worker_id;
-  h.net_id = a->playing_net;
-  h.games_done = (uint64_t)atomic_load(&a->play.games);
+  Xqz__Heartbeat h;
+  xq_msg_heartbeat(&env, &h, a->worker_id, a->playing_net,
+                   (uint64_t)atomic_load(&a->play.games));
   h.paused = a->pause != 0;
   h.pause_reason = (char *)xq_pause_reason(a->pause);
-  env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
-  env.heartbeat = &h;
   send_env(a, &env, 0);
   a->last_hb_ms = xq_clock_ms();
 }
@@ -548,17 +536,11 @@ static void task_done(agent_t *a, const xq_task_t *t) {
   if (t->rc) XQ_LOGE(C, "task failed error=\"%s: %s\"", xq_strerror(t->rc), t->err);
   if (t->kind == XQ_TASK_ARENA && !t->rc) {
     Xqz__Envelope env;
-    xq_wire_init(&env);
-    Xqz__ArenaResult r = XQZ__ARENA_RESULT__INIT;
-    r.worker_id = a->worker_id;
-    r.match_id = t->match_id;
-    r.pair_index = t->pair_index;
-    r.result_a_red = t->result_a_red;
-    r.result_a_black = t->result_a_black;
+    Xqz__ArenaResult r;
+    xq_msg_arena_result(&env, &r, a->worker_id, t->match_id, t->pair_index, t->result_a_red,
+                        t->result_a_black);
     r.reason_a_red = (uint32_t)t->reason_a_red;
     r.reason_a_black = (uint32_t)t->reason_a_black;
-    env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
-    env.arena_result = &r;
     send_env(a, &env, 0);
     XQ_LOGD(C, "arena pair done match=%" PRIu64 " pair=%u a_red=%d a_black=%d", t->match_id,
             t->pair_index, t->result_a_red, t->result_a_black);

@@ -7,6 +7,7 @@
 
 #include "support/log.h"
 #include "wire/client.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 int xq_worker_enrol(const char *coordinator, const xq_curve_t *curve, const char *token,
@@ -20,12 +21,8 @@ int xq_worker_enrol(const char *coordinator, const xq_curve_t *curve, const char
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   Xqz__Envelope env, *reply = NULL;
-  Xqz__EnrolRequest rq = XQZ__ENROL_REQUEST__INIT;
-  xq_wire_init(&env);
-  rq.token = (char *)token;
-  rq.host = host;
-  env.body_case = XQZ__ENVELOPE__BODY_ENROL_REQUEST;
-  env.enrol_request = &rq;
+  Xqz__EnrolRequest rq;
+  xq_msg_enrol_request(&env, &rq, token, host);
   rc = xq_client_call(&cl, &env, timeout_ms, &reply, eb);
   xq_client_close(&cl);
   if (rc < 0) {

@@ -9,47 +9,44 @@
 #include <zmq.h>
 
 #include "support/log.h"
+#include "wire/peer.h"
 #include "wire/wire.h"
 #include "support/clock.h"
 
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 60000
 
-static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
+/* The dealer's monitor (connects, handshakes, disconnects), set up before it connects so
+ * no event is missed; without one the link still works, only those log lines are lost. */
+static int open_monitor(void *dealer, void *arg, xq_errbuf_t *eb) {
+  (void)eb;
   static int nmon;
+  xq_link_t *l = arg;
   char ep[64];
-  l->dealer = zmq_socket(l->ctx, ZMQ_DEALER);
-  if (!l->dealer)
-    return xq_err_set(eb, XQ_EIO, "zmq_socket(DEALER) for requests to the coordinator: %s",
-                      zmq_strerror(zmq_errno()));
   snprintf(ep, sizeof ep, "inproc://xqz-worker-monitor-%d", nmon++);
-  if (l->monitor) zmq_close(l->monitor);
-  l->monitor = NULL;
-  l->connects = 0;
   int events = ZMQ_EVENT_CONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
                ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_DISCONNECTED;
-  if (zmq_socket_monitor(l->dealer, ep, events) == 0) {
+  if (zmq_socket_monitor(dealer, ep, events) == 0) {
     l->monitor = zmq_socket(l->ctx, ZMQ_PAIR);
     if (l->monitor && zmq_connect(l->monitor, ep)) {
       zmq_close(l->monitor);
       l->monitor = NULL;
     }
   }
-  /* On failure the dealer stays in l->dealer: xq_link_close (or the next reconnect) closes it. */
-  int hwm = 10000;
-  if (zmq_setsockopt(l->dealer, ZMQ_SNDHWM, &hwm, sizeof hwm))
-    return xq_err_set(eb, XQ_EIO, "zmq_setsockopt(ZMQ_SNDHWM) on the coordinator's socket: %s",
-                      zmq_strerror(zmq_errno()));
-  int rc = xq_curve_apply_client(l->dealer, &l->curve, eb);
-  if (rc) return rc;
-  if (xq_wire_socket_setup(l->dealer))
-    return xq_err_set(eb, XQ_EIO, "socket options on the coordinator's socket: %s",
-                      zmq_strerror(zmq_errno()));
-  if (zmq_connect(l->dealer, l->coord))
-    return xq_err_set(eb, XQ_EIO, "zmq_connect(%s) for requests to the coordinator: %s",
-                      l->coord, zmq_strerror(zmq_errno()));
   return 0;
+}
+
+static int open_dealer(xq_link_t *l, xq_errbuf_t *eb) {
+  if (l->monitor) zmq_close(l->monitor);
+  l->monitor = NULL;
+  l->connects = 0;
+  xq_peer_opts_t opts = {0};
+  opts.set_sndhwm = true;
+  opts.sndhwm = 10000;
+  opts.before_connect = open_monitor;
+  opts.arg = l;
+  return xq_peer_open(&l->dealer, l->ctx, l->coord, &l->curve, &opts, eb);
 }
 
 static int link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curve_t *curve,
@@ -89,7 +86,7 @@ int xq_link_open(xq_link_t *l, const char *coord, const char *pub, const xq_curv
 
 void xq_link_close(xq_link_t *l) {
   if (l->monitor) zmq_close(l->monitor);
-  if (l->dealer) zmq_close(l->dealer);
+  xq_peer_close(&l->dealer);
   if (l->sub) zmq_close(l->sub);
   if (l->ctx) zmq_ctx_term(l->ctx);
   l->dealer = l->sub = l->ctx = l->monitor = NULL;
@@ -97,8 +94,7 @@ void xq_link_close(xq_link_t *l) {
 }
 
 int xq_link_reconnect(xq_link_t *l, xq_errbuf_t *eb) {
-  if (l->dealer) zmq_close(l->dealer);
-  l->dealer = NULL;
+  xq_peer_close(&l->dealer);
   int64_t now = xq_clock_ms();
   l->next_connect_ms = now + l->backoff_ms;
   l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
@@ -195,8 +191,9 @@ const char *xq_link_handshake_hint(const xq_link_t *l) {
 
 int xq_link_poll(xq_link_t *l, int timeout_ms, Xqz__Envelope **out, int *from_pub) {
   *out = NULL;
-  zmq_pollitem_t items[3] = {{l->dealer, 0, ZMQ_POLLIN, 0}, {l->sub, 0, ZMQ_POLLIN, 0},
-                             {l->monitor, 0, ZMQ_POLLIN, 0}};
+  /* No dealer (its reconnect failed: the next one is due): fd -1 makes poll skip it. */
+  zmq_pollitem_t items[3] = {{l->dealer, l->dealer ? 0 : -1, ZMQ_POLLIN, 0},
+                             {l->sub, 0, ZMQ_POLLIN, 0}, {l->monitor, 0, ZMQ_POLLIN, 0}};
   int n = zmq_poll(items, l->monitor ? 3 : 2, timeout_ms);
   if (n < 0) return errno == EINTR ? 0 : XQ_EIO;
   if (l->monitor && (items[2].revents & ZMQ_POLLIN)) drain_monitor(l);

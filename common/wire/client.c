@@ -8,32 +8,26 @@
 
 #include "support/clock.h"
 #include "wire/endpoint.h"
+#include "wire/peer.h"
 #include "wire/wire.h"
 
 int xq_client_open(xq_client_t *cl, const char *addr, const xq_curve_t *curve, xq_errbuf_t *eb) {
   memset(cl, 0, sizeof *cl);
   snprintf(cl->addr, sizeof cl->addr, "%s", addr);
   cl->next_request_id = 1;
+  int rc = xq_endpoint_check(addr, "the coordinator's address", eb);
+  if (rc < 0) return rc;
   cl->ctx = zmq_ctx_new();
   if (!cl->ctx) return xq_err_set(eb, XQ_EIO, "zmq_ctx_new: %s", zmq_strerror(errno));
-  cl->sock = zmq_socket(cl->ctx, ZMQ_DEALER);
-  if (!cl->sock) {
-    int e = errno;
-    xq_client_close(cl);
-    return xq_err_set(eb, XQ_EIO, "zmq_socket: %s", zmq_strerror(e));
-  }
-  int rc = xq_curve_apply_client(cl->sock, curve, eb);
-  if (rc == 0) rc = xq_endpoint_check(addr, "the coordinator's address", eb);
-  if (rc == 0 && (xq_wire_socket_setup(cl->sock) < 0 || zmq_connect(cl->sock, addr) != 0))
-    rc = xq_err_set(eb, XQ_EIO, "connect %s: %s", addr, zmq_strerror(errno));
+  rc = xq_peer_open(&cl->sock, cl->ctx, addr, curve, NULL, eb);
   if (rc < 0) xq_client_close(cl); /* nothing is left for the caller to close */
   return rc;
 }
 
 void xq_client_close(xq_client_t *cl) {
-  if (cl->sock) zmq_close(cl->sock);
+  xq_peer_close(&cl->sock);
   if (cl->ctx) zmq_ctx_term(cl->ctx);
-  cl->sock = cl->ctx = NULL;
+  cl->ctx = NULL;
 }
 
 int xq_client_call(xq_client_t *cl, Xqz__Envelope *env, int timeout_ms, Xqz__Envelope **reply,

@@ -1,7 +1,7 @@
 /*
  * client.h: one request, one reply, for short-lived clients of the coordinator (the xqz
- * CLI: status, promotions, ban). Opens a DEALER (with CURVE when curve->on), sends the
- * envelope, waits up to timeout_ms for the reply with the same request id.
+ * CLI: status, promotions, ban). Opens a DEALER (wire/peer.h, with CURVE when curve->on),
+ * sends the envelope, waits up to timeout_ms for the reply with the same request id.
  *
  * Ownership: xq_client_open/xq_client_close pair; a reply from xq_client_call is freed by
  * the caller with xq_wire_free.

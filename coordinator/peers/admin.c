@@ -13,6 +13,7 @@
 #include "coord.h"
 #include "enrol.h"
 #include "support/log.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 #define COMP "admin"
@@ -21,14 +22,9 @@ void xqc_admin_reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, bool ok, const char *
                      const char *token) {
   Xqz__Envelope env;
   Xqz__AdminResult r;
-  xq_wire_init(&env);
-  xqz__admin_result__init(&r);
-  r.ok = ok;
-  r.message = (char *)msg;
+  xq_msg_admin_result(&env, &r, ok, msg);
   if (token) r.token = (char *)token;
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_ADMIN_RESULT;
-  env.admin_result = &r;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 

@@ -19,6 +19,7 @@
 #include "support/atomic_file.h"
 #include "support/log.h"
 #include "wire/join_command.h"
+#include "wire/messages.h"
 
 #define COMP "enrol"
 
@@ -192,15 +193,9 @@ static void enrol_reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, Xqz__EnrolResult__
                         const char *msg, const char *key_name) {
   Xqz__Envelope env;
   Xqz__EnrolResult r;
-  xq_wire_init(&env);
-  xqz__enrol_result__init(&r);
-  r.ok = reason == XQZ__ENROL_RESULT__REASON__REASON_NONE;
-  r.reason = reason;
-  r.message = (char *)msg;
-  r.key_name = (char *)(key_name ? key_name : "");
+  xq_msg_enrol_result(&env, &r, reason, msg);
+  if (key_name) r.key_name = (char *)key_name;
   env.request_id = rq;
-  env.body_case = XQZ__ENVELOPE__BODY_ENROL_RESULT;
-  env.enrol_result = &r;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 

@@ -13,6 +13,7 @@
 #include "coord.h"
 #include "roles.h"
 #include "support/log.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
@@ -165,14 +166,9 @@ void xqc_peer_refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head
   if (p->cut) return;
   Xqz__Envelope env;
   Xqz__Error e;
-  xq_wire_init(&env);
-  xqz__error__init(&e);
+  xq_msg_error(&env, &e, XQ_ERROR_PROTOCOL_VERSION, text);
   env.version = head->version;
-  e.code = XQ_ERROR_PROTOCOL_VERSION;
-  e.message = text;
   env.request_id = head->request_id;
-  env.body_case = XQZ__ENVELOPE__BODY_ERROR;
-  env.error = &e;
   xqc_reply(c, p->rid, p->rid_len, &env);
 }
 

@@ -84,14 +84,9 @@ static void slow_reader(void *ctx, const char *router, int seconds) {
   for (int i = 0; i < 400; i++)
     for (int c = 0; c < 2; c++) {
       Xqz__Envelope env;
-      Xqz__NetRequest nr = XQZ__NET_REQUEST__INIT;
-      xq_wire_init(&env);
-      nr.net_id = best;
-      nr.offset = 0;
-      nr.max_bytes = XQ_WIRE_NET_CHUNK;
+      Xqz__NetRequest nr;
+      xq_msg_net_request(&env, &nr, best, 0, XQ_WIRE_NET_CHUNK);
       env.request_id = (uint64_t)i + 1;
-      env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
-      env.net_request = &nr;
       send_env(s[c], &env);
     }
   printf("slow-reader: 800 NetRequests for net %016" PRIx64 ", not reading for %d s\n", best,
@@ -156,10 +151,8 @@ static void collide(void *ctx, const char *router) {
   for (int i = 0; i < 8; i++) {
     anon[i] = dealer(ctx, router, NULL, 0);
     Xqz__Envelope env;
-    Xqz__StatusRequest sr = XQZ__STATUS_REQUEST__INIT;
-    xq_wire_init(&env);
-    env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-    env.status_request = &sr;
+    Xqz__StatusRequest sr;
+    xq_msg_status_request(&env, &sr);
     send_env(anon[i], &env);
   }
   printf("collide: claimed %d ids from 00%08" PRIx32 ", then 8 connections without an id\n",

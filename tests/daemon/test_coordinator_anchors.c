@@ -33,15 +33,9 @@
 static void *worker(void *ctx, const char *worker_id, uint32_t features) {
   void *s = connect_dealer(ctx);
   Xqz__Envelope env;
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  xq_wire_init(&env);
-  h.role = XQZ__ROLE__ROLE_WORKER;
-  h.worker_id = (char *)worker_id;
-  h.host = "localhost";
-  h.threads = 1;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
   h.features = features;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
   env.request_id = 1;
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
@@ -168,10 +162,8 @@ static void test_anchor_matches(void **state) {
   int gating = 0, anchor_pairs = 0, anchor_before_gating_done = 0;
   for (int i = 0; i < 8; i++) {
     Xqz__Envelope env2;
-    Xqz__JobRequest jr = XQZ__JOB_REQUEST__INIT;
-    xq_wire_init(&env2);
-    env2.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
-    env2.job_request = &jr;
+    Xqz__JobRequest jr;
+    xq_msg_job_request(&env2, &jr, NULL);
     env2.request_id = 70 + (uint64_t)i;
     r = rpc(w1, &env2);
     assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_JOB);

@@ -56,16 +56,12 @@ static void *dealer_from(void *ctx, const char *from) {
 /* A BatchRequest of 16 samples with a report of step and loss. */
 static Xqz__Envelope *batch(void *s, uint64_t step, float loss) {
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = 16;
-  br.trainer_step = step;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, 16, step);
   br.loss_steps = 1;
   br.loss = loss;
   br.loss_policy = 1.0f;
   br.loss_value = 0.5f;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
   env.request_id = 41;
   return rpc(s, &env);
 }
@@ -102,13 +98,8 @@ static void game_ok(void *s, const char *wid, uint64_t seq) {
 
 static Xqz__Envelope *hello_reply(void *s, const char *wid, const char *host) {
   Xqz__Envelope env;
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  xq_wire_init(&env);
-  h.role = XQZ__ROLE__ROLE_WORKER;
-  h.worker_id = (char *)wid;
-  h.host = (char *)host;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, wid, host, 0, 0);
   env.request_id = 1;
   return rpc(s, &env);
 }

@@ -55,12 +55,8 @@ static void enrol_token(char tok[64], char *out, size_t cap) {
 
 static Xqz__Envelope *enrol(void *s, const char *token) {
   Xqz__Envelope env;
-  Xqz__EnrolRequest q = XQZ__ENROL_REQUEST__INIT;
-  xq_wire_init(&env);
-  q.token = (char *)token;
-  q.host = "test/host name";
-  env.body_case = XQZ__ENVELOPE__BODY_ENROL_REQUEST;
-  env.enrol_request = &q;
+  Xqz__EnrolRequest q;
+  xq_msg_enrol_request(&env, &q, token, "test/host name");
   send_env(s, &env);
   Xqz__Envelope *r = recv_within(s, 5000);
   if (!r) fail_msg("no answer to EnrolRequest");
@@ -79,23 +75,15 @@ static void enrol_refused(void *s, const char *token, Xqz__EnrolResult__Reason w
 
 static void send_batch_request(void *s) {
   Xqz__Envelope env;
-  Xqz__BatchRequest q = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  q.size = 8;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &q;
+  Xqz__BatchRequest q;
+  xq_msg_batch_request(&env, &q, 8, 0);
   send_env(s, &env);
 }
 
 static Xqz__Envelope *ban(void *s, const char *target) {
   Xqz__Envelope env;
-  Xqz__AdminRequest q = XQZ__ADMIN_REQUEST__INIT;
-  xq_wire_init(&env);
-  q.action = XQZ__ADMIN_REQUEST__ACTION__ACTION_BAN;
-  q.target = (char *)target;
-  q.reason = "";
-  env.body_case = XQZ__ENVELOPE__BODY_ADMIN_REQUEST;
-  env.admin_request = &q;
+  Xqz__AdminRequest q;
+  xq_msg_admin_request(&env, &q, XQZ__ADMIN_REQUEST__ACTION__ACTION_BAN, target);
   send_env(s, &env);
   Xqz__Envelope *r = recv_within(s, 5000);
   if (!r) fail_msg("no answer to AdminRequest");

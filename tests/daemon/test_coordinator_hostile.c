@@ -29,6 +29,7 @@
 #include "coord_test_util.h"
 #include "records/game_record.h"
 #include "records/targets.h"
+#include "wire/messages.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 
@@ -145,11 +146,8 @@ static void send_candidate(void *s, const void *net, size_t len, uint64_t step) 
  * (pacing: reuse x positions), never an error. */
 static void batch_request(void *s, uint32_t size, size_t cap) {
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = size;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, size, 0);
   send_env(s, &env);
   Xqz__Envelope *r = recv_within(s, 5000);
   assert_non_null(r);
@@ -198,14 +196,8 @@ static void test_hostile_client(void **state) {
   /* A valid GameRecord envelope cut in half: Error 1, counted. */
   {
     Xqz__Envelope env;
-    Xqz__GameRecord g = XQZ__GAME_RECORD__INIT;
-    xq_wire_init(&env);
-    g.worker_id = HOSTILE;
-    g.seq = 1;
-    g.record.data = g_first_game;
-    g.record.len = g_first_len;
-    env.body_case = XQZ__ENVELOPE__BODY_GAME;
-    env.game = &g;
+    Xqz__GameRecord g;
+    xq_msg_game(&env, &g, HOSTILE, 1, g_first_game, g_first_len);
     size_t len;
     uint8_t *buf = pack_raw(&env, &len);
     send_raw(h, buf, len / 2, 0);
@@ -215,11 +207,9 @@ static void test_hostile_client(void **state) {
   /* Version 99 with a StatusRequest body: the version refusal, counted (no Status). */
   {
     Xqz__Envelope env;
-    Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
-    xq_wire_init(&env);
+    Xqz__StatusRequest q;
+    xq_msg_status_request(&env, &q);
     env.version = 99;
-    env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-    env.status_request = &q;
     size_t len;
     uint8_t *buf = pack_raw(&env, &len);
     send_raw(h, buf, len, 0);
@@ -252,10 +242,8 @@ static void test_hostile_client(void **state) {
   /* Two frames, each a valid StatusRequest envelope: one Error 1 (counted), no Status. */
   {
     Xqz__Envelope env;
-    Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
-    xq_wire_init(&env);
-    env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-    env.status_request = &q;
+    Xqz__StatusRequest q;
+    xq_msg_status_request(&env, &q);
     size_t len;
     uint8_t *buf = pack_raw(&env, &len);
     send_raw(h, buf, len, ZMQ_SNDMORE);
@@ -337,12 +325,8 @@ static void test_hostile_client(void **state) {
     unsigned char *net = calloc(big, 1);
     assert_non_null(net);
     Xqz__Envelope env;
-    Xqz__CandidateNet cn = XQZ__CANDIDATE_NET__INIT;
-    xq_wire_init(&env);
-    cn.net.data = net;
-    cn.net.len = big;
-    env.body_case = XQZ__ENVELOPE__BODY_CANDIDATE;
-    env.candidate = &cn;
+    Xqz__CandidateNet cn;
+    xq_msg_candidate(&env, &cn, net, big, 0);
     size_t len;
     uint8_t *buf = pack_raw(&env, &len);
     free(net);

@@ -74,13 +74,9 @@ static Xqz__Envelope *hello_campaign(void *s, int role, uint64_t campaign) {
 
 static Xqz__Envelope *batch_request(void *s, uint64_t campaign, uint64_t step) {
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = 8;
-  br.trainer_step = step;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, 8, step);
   br.campaign_id = campaign;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
   env.request_id = 8;
   return rpc(s, &env);
 }

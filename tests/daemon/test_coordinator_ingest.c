@@ -23,6 +23,7 @@
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
 #include "support/crc32.h"
+#include "wire/messages.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 
@@ -38,11 +39,8 @@ static void test_ingest_and_resume(void **state) {
 
   /* Before any game: the trainer is told to wait. */
   Xqz__Envelope env;
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = 8;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, 8, 0);
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WAIT);
   xq_wire_free(&r);
@@ -94,12 +92,9 @@ static void test_ingest_and_resume(void **state) {
   xq_wire_free(&r);
 
   /* The net in chunks; the pieces put together match the file's CRC. */
-  Xqz__NetRequest nr = XQZ__NET_REQUEST__INIT;
+  Xqz__NetRequest nr;
   Xqz__Envelope ne;
-  xq_wire_init(&ne);
-  nr.net_id = best;
-  ne.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
-  ne.net_request = &nr;
+  xq_msg_net_request(&ne, &nr, best, 0, 0);
   uint32_t crc = 0, want = 0;
   uint64_t total = 1;
   while (nr.offset < total) {
@@ -217,11 +212,8 @@ static void test_candidate_promotion(void **state) {
   xq_wire_free(&r);
 
   /* Jobs alternate: within two requests one is the arena pair. */
-  Xqz__JobRequest jr = XQZ__JOB_REQUEST__INIT;
-  jr.worker_id = "test-worker";
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
-  env.job_request = &jr;
+  Xqz__JobRequest jr;
+  xq_msg_job_request(&env, &jr, "test-worker");
   uint64_t match = 0;
   int arena = 0;
   for (int i = 0; i < 2; i++) {
@@ -243,15 +235,8 @@ static void test_candidate_promotion(void **state) {
   }
   assert_int_equal(arena, 1);
 
-  Xqz__ArenaResult ar = XQZ__ARENA_RESULT__INIT;
-  ar.worker_id = "test-worker";
-  ar.match_id = match;
-  ar.pair_index = 0;
-  ar.result_a_red = 1;
-  ar.result_a_black = 0;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
-  env.arena_result = &ar;
+  Xqz__ArenaResult ar;
+  xq_msg_arena_result(&env, &ar, "test-worker", match, 0, 1, 0);
   r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
   assert_true(r->ack->accepted);

@@ -64,17 +64,12 @@ static void refused_requests(void *s, const char *worker_id, uint64_t net) {
   env.request_id = 2;
   send_nowait(s, &env);
   free(buf);
-  Xqz__NetRequest nr = XQZ__NET_REQUEST__INIT;
-  nr.net_id = net;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
-  env.net_request = &nr;
+  Xqz__NetRequest nr;
+  xq_msg_net_request(&env, &nr, net, 0, 0);
   env.request_id = 3;
   send_nowait(s, &env);
-  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-  env.status_request = &q;
+  Xqz__StatusRequest q;
+  xq_msg_status_request(&env, &q);
   env.request_id = 4;
   send_nowait(s, &env);
 }
@@ -134,13 +129,9 @@ static uint64_t window_positions(void *s) {
 
 static Xqz__Envelope *admin(void *s, Xqz__AdminRequest__Action action, const char *target) {
   Xqz__Envelope env;
-  Xqz__AdminRequest a = XQZ__ADMIN_REQUEST__INIT;
-  xq_wire_init(&env);
-  a.action = action;
-  a.target = (char *)target;
+  Xqz__AdminRequest a;
+  xq_msg_admin_request(&env, &a, action, target);
   a.reason = "test";
-  env.body_case = XQZ__ENVELOPE__BODY_ADMIN_REQUEST;
-  env.admin_request = &a;
   env.request_id = 77;
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ADMIN_RESULT);

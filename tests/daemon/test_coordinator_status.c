@@ -63,11 +63,8 @@ static void check_worker(const Xqz__Status *s, uint64_t best, bool alive) {
 
 static Xqz__Envelope *promotions(void *s, uint64_t after) {
   Xqz__Envelope env;
-  Xqz__PromotionsRequest q = XQZ__PROMOTIONS_REQUEST__INIT;
-  xq_wire_init(&env);
-  q.after_match_id = after;
-  env.body_case = XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST;
-  env.promotions_request = &q;
+  Xqz__PromotionsRequest q;
+  xq_msg_promotions_request(&env, &q, after);
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_PROMOTIONS);
   return r;
@@ -120,29 +117,21 @@ static void test_status_fields(void **state) {
   free(bad);
 
   Xqz__Envelope env;
-  Xqz__Heartbeat hb = XQZ__HEARTBEAT__INIT;
-  xq_wire_init(&env);
-  hb.worker_id = "stat-worker";
-  hb.net_id = best;
-  env.body_case = XQZ__ENVELOPE__BODY_HEARTBEAT;
-  env.heartbeat = &hb;
+  Xqz__Heartbeat hb;
+  xq_msg_heartbeat(&env, &hb, "stat-worker", best, 0);
   r = rpc(s, &env);
   xq_wire_free(&r);
 
   /* The trainer's loss report (a separate peer, as the real trainer is). */
   void *tr = connect_dealer(ctx);
-  Xqz__BatchRequest br = XQZ__BATCH_REQUEST__INIT;
-  xq_wire_init(&env);
-  br.size = 4;
-  br.trainer_step = 30;
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, 4, 30);
   br.loss_steps = 5;
   br.loss = 2.5f;
   br.loss_policy = 2.0f;
   br.loss_value = 0.5f;
   br.candidate_every = 100; /* the trainer's plan: Status.progress */
   br.max_steps = 1000;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH_REQUEST;
-  env.batch_request = &br;
   r = rpc(tr, &env);
   xq_wire_free(&r);
 
@@ -288,14 +277,10 @@ static void test_version_refused(void **state) {
   void *old = connect_dealer(ctx);
   for (uint64_t i = 0; i < 2; i++) {
     Xqz__Envelope env;
-    Xqz__Hello h = XQZ__HELLO__INIT;
-    xq_wire_init(&env);
+    Xqz__Hello h;
+    xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, "from-the-future", NULL, 0, 0);
     env.version = 99;
     env.request_id = 77 + i;
-    h.role = XQZ__ROLE__ROLE_WORKER;
-    h.worker_id = "from-the-future";
-    env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-    env.hello = &h;
     size_t len = xqz__envelope__get_packed_size(&env);
     uint8_t *buf = malloc(len);
     xqz__envelope__pack(&env, buf);
@@ -323,12 +308,8 @@ static void test_version_refused(void **state) {
 #define TABLE_MAX 4096
 static void send_hello_id(void *s, const char *id) {
   Xqz__Envelope env;
-  Xqz__Hello h = XQZ__HELLO__INIT;
-  xq_wire_init(&env);
-  h.role = XQZ__ROLE__ROLE_WORKER;
-  h.worker_id = (char *)id;
-  env.body_case = XQZ__ENVELOPE__BODY_HELLO;
-  env.hello = &h;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, id, NULL, 0, 0);
   assert_int_equal(xq_wire_send(s, NULL, 0, &env, 0), 0);
 }
 
@@ -416,11 +397,9 @@ static void test_cli_other_version(void **state) {
   assert_int_equal(q->body_case, XQZ__ENVELOPE__BODY_STATUS_REQUEST);
   Xqz__Envelope env;
   Xqz__Status st = XQZ__STATUS__INIT;
-  xq_wire_init(&env);
+  xq_msg_status(&env, &st);
   env.version = 99;
   env.request_id = q->request_id;
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
-  env.status = &st;
   assert_int_equal(xq_wire_send(router, rid, rid_len, &env, 0), 0);
   xq_wire_free(&q);
   int status = 0;

@@ -44,6 +44,7 @@
 #include "rules/rules.h"
 #include "support/crc32.h"
 #include "records/targets.h"
+#include "wire/messages.h"
 #include "wire/sample.h"
 #include "wire/wire.h"
 
@@ -150,24 +151,16 @@ static void reply(const uint8_t *rid, size_t rid_len, Xqz__Envelope *env, uint64
 
 static void send_wait(const uint8_t *rid, size_t rid_len, uint64_t req) {
   Xqz__Envelope env;
-  Xqz__Wait w = XQZ__WAIT__INIT;
-  xq_wire_init(&env);
-  w.retry_ms = 50;
-  w.reason = (char *)"window filling";
-  env.body_case = XQZ__ENVELOPE__BODY_WAIT;
-  env.wait = &w;
+  Xqz__Wait w;
+  xq_msg_wait(&env, &w, 50, "window filling");
   reply(rid, rid_len, &env, req);
 }
 
 static void send_ack(const uint8_t *rid, size_t rid_len, uint64_t req, bool ok,
                      const char *reason) {
   Xqz__Envelope env;
-  Xqz__Ack a = XQZ__ACK__INIT;
-  xq_wire_init(&env);
-  a.accepted = ok;
-  a.reason = (char *)reason;
-  env.body_case = XQZ__ENVELOPE__BODY_ACK;
-  env.ack = &a;
+  Xqz__Ack a;
+  xq_msg_ack(&env, &a, NULL, 0, ok, reason);
   reply(rid, rid_len, &env, req);
 }
 
@@ -192,14 +185,10 @@ static void send_batch(const uint8_t *rid, size_t rid_len, uint64_t req, bool ba
     n++;
   }
   Xqz__Envelope env;
-  Xqz__Batch b = XQZ__BATCH__INIT;
-  xq_wire_init(&env);
-  b.n_samples = (size_t)n;
-  b.samples = ptrs;
+  Xqz__Batch b;
+  xq_msg_batch(&env, &b, ptrs, (size_t)n);
   b.best_net_id = BEST_NET;
   b.window_positions = (uint64_t)nsamples;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH;
-  env.batch = &b;
   reply(rid, rid_len, &env, req);
 }
 
@@ -225,10 +214,8 @@ static void make_best_net(void) {
 static void serve_status(const uint8_t *rid, size_t rid_len, uint64_t req) {
   Xqz__Envelope env;
   Xqz__Status st = XQZ__STATUS__INIT;
-  xq_wire_init(&env);
   st.best_net_id = BEST_NET;
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
-  env.status = &st;
+  xq_msg_status(&env, &st);
   reply(rid, rid_len, &env, req);
 }
 
@@ -238,16 +225,9 @@ static void serve_net(const uint8_t *rid, size_t rid_len, uint64_t req, const Xq
   size_t n = best_len - (size_t)r->offset;
   if (n > 1000) n = 1000;
   Xqz__Envelope env;
-  Xqz__NetChunk ch = XQZ__NET_CHUNK__INIT;
-  xq_wire_init(&env);
-  ch.net_id = BEST_NET;
-  ch.offset = r->offset;
-  ch.total = best_len;
-  ch.file_crc32 = xq_crc32(0, best_file, best_len);
-  ch.data.data = best_file + r->offset;
-  ch.data.len = n;
-  env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
-  env.net_chunk = &ch;
+  Xqz__NetChunk ch;
+  xq_msg_net_chunk(&env, &ch, BEST_NET, r->offset, best_len, xq_crc32(0, best_file, best_len),
+                   best_file + r->offset, n);
   reply(rid, rid_len, &env, req);
 }
 
@@ -588,11 +568,9 @@ static void test_trainer_loop(void **state) {
     Xqz__Envelope *q = next(rid, &rid_len);
     assert_int_equal(q->body_case, XQZ__ENVELOPE__BODY_BATCH_REQUEST);
     Xqz__Envelope env;
-    Xqz__Wait w = XQZ__WAIT__INIT;
-    xq_wire_init(&env);
-    env.version = 99;
-    env.body_case = XQZ__ENVELOPE__BODY_WAIT;
-    env.wait = &w;
+    Xqz__Wait w;
+    xq_msg_wait(&env, &w, 0, NULL);
+    env.version = 99; /* broken on purpose: another protocol version */
     reply(rid, rid_len, &env, q->request_id);
     xq_wire_free(&q);
     expect_exit(pid, 1, "of meeting another protocol version");

@@ -20,25 +20,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include "nn/nn_bf16.h"
-#include "nn/nn_file.h"
 #include "rules/board.h"
-#include "support/atomic_file.h"
-#include "support/crc32.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
+
+#include "fake_coord.h"
 
 #define NET_A 0x1111aaaa2222bbbbull
 #define NET_B 0x3333cccc4444ddddull
 
 typedef struct {
-  void *ctx, *router;
-  char router_ep[64];
+  fake_coord_t c;
   unsigned char *net[2]; /* file images of NET_A, NET_B */
   size_t net_len[2];
   Xqz__ArenaPrecision next_prec; /* of the next ArenaJob served */
@@ -46,63 +42,22 @@ typedef struct {
   int hellos, job_requests, arena_results;
 } fake_t;
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void make_net(const char *dir, uint64_t id, uint64_t seed, unsigned char **buf,
-                     size_t *len) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/net-%llx.xqzn", dir, (unsigned long long)id);
-  nn_arch_t arch;
-  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
-  nn_model_t *m;
-  xq_errbuf_t eb = {{0}};
-  assert_int_equal(nn_model_new(&m, &arch, &eb), 0);
-  nn_model_init(m, seed);
-  nn_file_meta_t meta;
-  memset(&meta, 0, sizeof meta);
-  meta.net_id = id;
-  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
-  nn_model_free(&m);
-  assert_int_equal(xq_read_file(path, NN_FILE_MAX_SIZE, buf, len, &eb), 0);
-}
-
-static void reply(fake_t *f, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env,
-                  uint64_t req) {
-  env->request_id = req;
-  assert_int_equal(xq_wire_send(f->router, rid, rid_len, env, 0), 0);
-}
-
 /* Serves one message (or waits up to 50 ms): every JobRequest gets a short arena pair. */
 static void serve(fake_t *f) {
-  zmq_pollitem_t it = {f->router, 0, ZMQ_POLLIN, 0};
-  if (zmq_poll(&it, 1, 50) <= 0) return;
   uint8_t rid[256];
-  size_t rid_len = 0;
-  Xqz__Envelope *in = NULL;
-  xq_errbuf_t eb = {{0}};
-  if (xq_wire_recv(f->router, rid, &rid_len, &in, ZMQ_DONTWAIT, &eb)) return;
-  Xqz__Envelope env;
-  xq_wire_init(&env);
+  size_t rid_len;
+  Xqz__Envelope *in = fake_coord_recv(&f->c, rid, &rid_len);
+  if (!in) return;
   switch (in->body_case) {
-    case XQZ__ENVELOPE__BODY_HELLO: {
+    case XQZ__ENVELOPE__BODY_HELLO:
       f->hellos++;
       f->hello_features = in->hello->features;
-      Xqz__Welcome w = XQZ__WELCOME__INIT;
-      w.worker_id = in->hello->worker_id;
-      w.best_net_id = NET_A;
-      w.heartbeat_ms = 200;
-      env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
-      env.welcome = &w;
-      reply(f, rid, rid_len, &env, in->request_id);
+      fake_coord_welcome(&f->c, rid, rid_len, in, NET_A, NULL, 200);
       break;
-    }
     case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
       f->job_requests++;
-      Xqz__Job j = XQZ__JOB__INIT;
+      Xqz__Envelope env;
+      Xqz__Job j;
       Xqz__ArenaJob aj = XQZ__ARENA_JOB__INIT;
       aj.match_id = 42;
       aj.net_a = NET_B;
@@ -112,30 +67,15 @@ static void serve(fake_t *f) {
       aj.sims = 4;
       aj.max_plies = 12;
       aj.precision = f->next_prec;
-      j.kind_case = XQZ__JOB__KIND_ARENA;
-      j.arena = &aj;
-      env.body_case = XQZ__ENVELOPE__BODY_JOB;
-      env.job = &j;
-      reply(f, rid, rid_len, &env, in->request_id);
+      xq_msg_job_arena(&env, &j, &aj);
+      fake_coord_reply(&f->c, rid, rid_len, &env, in->request_id);
       break;
     }
     case XQZ__ENVELOPE__BODY_NET_REQUEST: {
       const Xqz__NetRequest *r = in->net_request;
       int k = r->net_id == NET_A ? 0 : r->net_id == NET_B ? 1 : -1;
       assert_true(k >= 0);
-      assert_true(r->offset < f->net_len[k]);
-      size_t n = f->net_len[k] - r->offset;
-      if (n > r->max_bytes) n = r->max_bytes;
-      Xqz__NetChunk c = XQZ__NET_CHUNK__INIT;
-      c.net_id = r->net_id;
-      c.offset = r->offset;
-      c.total = f->net_len[k];
-      c.file_crc32 = xq_crc32(0, f->net[k], f->net_len[k]);
-      c.data.data = f->net[k] + r->offset;
-      c.data.len = n;
-      env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
-      env.net_chunk = &c;
-      reply(f, rid, rid_len, &env, in->request_id);
+      fake_coord_chunk(&f->c, rid, rid_len, in, f->net[k], f->net_len[k], SIZE_MAX);
       break;
     }
     case XQZ__ENVELOPE__BODY_ARENA_RESULT: f->arena_results++; break;
@@ -144,22 +84,18 @@ static void serve(fake_t *f) {
   xq_wire_free(&in);
 }
 
+static void serve_cb(void *f) { serve(f); }
+
 /* Lines of the worker's log holding every one of the strings (NULL-terminated). */
 static int log_has(const char *logp, const char *a, const char *b) {
-  FILE *f = fopen(logp, "r");
-  if (!f) return 0;
-  char line[2048];
-  int n = 0;
-  while (fgets(line, sizeof line, f)) n += strstr(line, a) && (!b || strstr(line, b));
-  fclose(f);
-  return n;
+  return fake_log_count(logp, a, b);
 }
 
 /* Serves until the log has a line with a and b, or timeout_s passes; 1 when it has. */
 static int serve_until_log(fake_t *f, const char *logp, const char *a, const char *b,
                            double timeout_s) {
-  double t0 = now_s();
-  while (now_s() - t0 < timeout_s) {
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < timeout_s) {
     if (log_has(logp, a, b)) return 1;
     serve(f);
   }
@@ -170,50 +106,23 @@ static int serve_until_log(fake_t *f, const char *logp, const char *a, const cha
  * XQZ_CPU_BF16=0) logging into dir/worker.log. */
 static pid_t start(fake_t *f, const char *dir, const char *prec, int cpu_bf16_off, char *logp,
                    size_t logn) {
-  make_net(dir, NET_A, 1, &f->net[0], &f->net_len[0]);
-  make_net(dir, NET_B, 2, &f->net[1], &f->net_len[1]);
-  f->ctx = zmq_ctx_new();
-  f->router = zmq_socket(f->ctx, ZMQ_ROUTER);
-  assert_non_null(f->router);
-  assert_int_equal(xq_wire_socket_setup(f->router), 0);
-  int linger = 0;
-  zmq_setsockopt(f->router, ZMQ_LINGER, &linger, sizeof linger);
-  assert_int_equal(zmq_bind(f->router, "tcp://127.0.0.1:*"), 0);
-  size_t n = sizeof f->router_ep;
-  zmq_getsockopt(f->router, ZMQ_LAST_ENDPOINT, f->router_ep, &n);
-  char cache[600], spool[600], bin[600];
+  fake_net(NET_A, 1, &f->net[0], &f->net_len[0]);
+  fake_net(NET_B, 2, &f->net[1], &f->net_len[1]);
+  fake_coord_open(&f->c, false);
   snprintf(logp, logn, "%s/worker.log", dir);
-  snprintf(cache, sizeof cache, "%s/cache", dir);
-  snprintf(spool, sizeof spool, "%s/spool", dir);
-  snprintf(bin, sizeof bin, "%s/worker/xqz-worker", XQZ_BINARY_DIR);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
-    if (!freopen(logp, "w", stderr)) _exit(127);
-    if (cpu_bf16_off) setenv("XQZ_CPU_BF16", "0", 1);
-    execl(bin, bin, "--coordinator", f->router_ep, "--pub", "tcp://127.0.0.1:1", "--threads",
-          "1", "--cache", cache, "--spool", spool, "--id", "precw", "--timeout", "1500",
-          "--progress", "1", "--precision", prec, (char *)NULL);
-    _exit(127);
-  }
-  return pid;
+  const char *args[] = {"--timeout", "1500", "--progress", "1", "--precision", prec, NULL};
+  return fake_worker_start(&f->c, dir, "precw", logp, cpu_bf16_off ? "XQZ_CPU_BF16=0" : NULL,
+                           args);
 }
 
 static void stop(fake_t *f, pid_t pid, const char *dir) {
   kill(pid, SIGTERM);
   int status = 0;
-  double t0 = now_s();
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (now_s() - t0 > 20) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    serve(f);
+  if (!fake_worker_wait(pid, 20, serve_cb, f, &status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
   }
-  zmq_close(f->router);
-  zmq_ctx_term(f->ctx);
+  fake_coord_close(&f->c);
   free(f->net[0]);
   free(f->net[1]);
   char cmd[700];
@@ -236,8 +145,8 @@ static void test_fp32_pin_on_bf16_worker(void **state) {
   pid_t pid = start(f, dir, "bf16", 0, logp, sizeof logp);
   assert_true(serve_until_log(f, logp, "arena games in fp32 (pinned by the coordinator)",
                               bf16 ? "self-play stays bf16" : NULL, 60));
-  double t0 = now_s();
-  while (now_s() - t0 < 60 && f->arena_results < 1) serve(f);
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < 60 && f->arena_results < 1) serve(f);
   assert_true(f->arena_results >= 1);
   assert_true(f->hello_features & XQ_FEATURE_ARENA_PRECISION);
   if (bf16) {
@@ -265,8 +174,8 @@ static void test_bf16_pin_on_worker_without_bf16(void **state) {
   assert_true(serve_until_log(f, logp, "precision=fp32", "lacks avx512_bf16", 30));
   assert_true(serve_until_log(f, logp, "giving the job up", "pinned to bf16", 30));
   /* It asks again (after its retry delay) and is refused again: never a result. */
-  double t0 = now_s();
-  while (now_s() - t0 < 10 && f->job_requests < 2) serve(f);
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < 10 && f->job_requests < 2) serve(f);
   assert_true(f->job_requests >= 2);
   assert_int_equal(f->arena_results, 0);
   assert_true(f->hellos >= 1);
@@ -275,8 +184,8 @@ static void test_bf16_pin_on_worker_without_bf16(void **state) {
   assert_int_equal(log_has(logp, "arena games in", NULL), 0);
   /* An fp32 pair it plays. */
   f->next_prec = XQZ__ARENA_PRECISION__ARENA_PRECISION_FP32;
-  t0 = now_s();
-  while (now_s() - t0 < 60 && f->arena_results < 1) serve(f);
+  t0 = fake_now_s();
+  while (fake_now_s() - t0 < 60 && f->arena_results < 1) serve(f);
   assert_true(f->arena_results >= 1);
   assert_true(log_has(logp, "arena games in fp32 (pinned by the coordinator)", NULL) > 0);
   stop(f, pid, dir);

@@ -17,15 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include <zmq.h>
 
 #include "guest.h"
 #include "wire/wire.h"
+
+#include "fake_coord.h"
 
 /* ---- pure parts ---- */
 
@@ -93,35 +92,18 @@ static void test_idle_hysteresis(void **state) {
 /* ---- the binary against a fake coordinator ---- */
 
 typedef struct {
-  void *ctx, *router;
-  char ep[64];
+  fake_coord_t c;
   int games, hbs;
   int paused;          /* of the last heartbeat */
   char reason[32];     /* of the last heartbeat */
 } fake_t;
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void reply(fake_t *f, const uint8_t *rid, size_t n, Xqz__Envelope *env, uint64_t rq) {
-  env->request_id = rq;
-  assert_int_equal(xq_wire_send(f->router, rid, n, env, 0), 0);
-}
-
 /* Serves one message (or waits up to 50 ms): Welcome, cheap self-play jobs, acks. */
 static void serve(fake_t *f) {
-  zmq_pollitem_t it = {f->router, 0, ZMQ_POLLIN, 0};
-  if (zmq_poll(&it, 1, 50) <= 0) return;
   uint8_t rid[256];
-  size_t rid_len = 0;
-  Xqz__Envelope *in = NULL;
-  xq_errbuf_t eb = {{0}};
-  if (xq_wire_recv(f->router, rid, &rid_len, &in, ZMQ_DONTWAIT, &eb)) return;
-  Xqz__Envelope env;
-  xq_wire_init(&env);
+  size_t rid_len;
+  Xqz__Envelope *in = fake_coord_recv(&f->c, rid, &rid_len);
+  if (!in) return;
   Xqz__SelfplaySettings s = XQZ__SELFPLAY_SETTINGS__INIT;
   s.sims = 4;
   s.fast_sims = 2;
@@ -129,40 +111,14 @@ static void serve(fake_t *f) {
   s.max_plies = 30;
   s.resign_threshold = -1;
   switch (in->body_case) {
-    case XQZ__ENVELOPE__BODY_HELLO: {
-      Xqz__Welcome w = XQZ__WELCOME__INIT;
-      w.worker_id = in->hello->worker_id;
-      w.settings = &s;
-      w.heartbeat_ms = 200;
-      env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
-      env.welcome = &w;
-      reply(f, rid, rid_len, &env, in->request_id);
+    case XQZ__ENVELOPE__BODY_HELLO: fake_coord_welcome(&f->c, rid, rid_len, in, 0, &s, 200); break;
+    case XQZ__ENVELOPE__BODY_JOB_REQUEST:
+      fake_coord_selfplay(&f->c, rid, rid_len, in->request_id, 0, &s, 2);
       break;
-    }
-    case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
-      Xqz__Job j = XQZ__JOB__INIT;
-      Xqz__SelfplayJob sj = XQZ__SELFPLAY_JOB__INIT;
-      sj.settings = &s;
-      sj.games = 2;
-      j.kind_case = XQZ__JOB__KIND_SELFPLAY;
-      j.selfplay = &sj;
-      env.body_case = XQZ__ENVELOPE__BODY_JOB;
-      env.job = &j;
-      reply(f, rid, rid_len, &env, in->request_id);
-      break;
-    }
-    case XQZ__ENVELOPE__BODY_GAME: {
+    case XQZ__ENVELOPE__BODY_GAME:
       f->games++;
-      Xqz__Ack a = XQZ__ACK__INIT;
-      a.worker_id = in->game->worker_id;
-      a.seq = in->game->seq;
-      a.accepted = 1;
-      a.reason = "";
-      env.body_case = XQZ__ENVELOPE__BODY_ACK;
-      env.ack = &a;
-      reply(f, rid, rid_len, &env, in->request_id);
+      fake_coord_ack(&f->c, rid, rid_len, in);
       break;
-    }
     case XQZ__ENVELOPE__BODY_HEARTBEAT:
       f->hbs++;
       f->paused = in->heartbeat->paused;
@@ -174,15 +130,17 @@ static void serve(fake_t *f) {
   xq_wire_free(&in);
 }
 
+static void serve_cb(void *f) { serve(f); }
+
 static void serve_for(fake_t *f, double s) {
-  double t0 = now_s();
-  while (now_s() - t0 < s) serve(f);
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < s) serve(f);
 }
 
 /* Serves until the last heartbeat says paused == want (with reason, when not NULL). */
 static int serve_until_paused(fake_t *f, int want, const char *reason, double timeout_s) {
-  double t0 = now_s();
-  while (now_s() - t0 < timeout_s) {
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < timeout_s) {
     if (f->hbs && f->paused == want && (!reason || !strcmp(f->reason, reason))) return 1;
     serve(f);
   }
@@ -190,72 +148,41 @@ static int serve_until_paused(fake_t *f, int want, const char *reason, double ti
 }
 
 static int serve_until_games(fake_t *f, int n, double timeout_s) {
-  double t0 = now_s();
-  while (now_s() - t0 < timeout_s && f->games < n) serve(f);
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < timeout_s && f->games < n) serve(f);
   return f->games >= n;
 }
 
 static void fake_open(fake_t *f) {
   memset(f, 0, sizeof *f);
-  f->ctx = zmq_ctx_new();
-  f->router = zmq_socket(f->ctx, ZMQ_ROUTER);
-  assert_int_equal(xq_wire_socket_setup(f->router), 0);
-  int linger = 0;
-  zmq_setsockopt(f->router, ZMQ_LINGER, &linger, sizeof linger);
-  assert_int_equal(zmq_bind(f->router, "tcp://127.0.0.1:*"), 0);
-  size_t n = sizeof f->ep;
-  zmq_getsockopt(f->router, ZMQ_LAST_ENDPOINT, f->ep, &n);
+  fake_coord_open(&f->c, false);
 }
 
-static void fake_close(fake_t *f) {
-  zmq_close(f->router);
-  zmq_ctx_term(f->ctx);
-}
+static void fake_close(fake_t *f) { fake_coord_close(&f->c); }
 
 /* Starts xqz-worker in dir against f with the extra options (NULL-terminated). */
 static pid_t start_worker(const fake_t *f, const char *dir, const char **extra) {
-  char cache[600], spool[600], bin[600], logp[600];
-  snprintf(cache, sizeof cache, "%s/cache", dir);
-  snprintf(spool, sizeof spool, "%s/spool", dir);
+  char logp[600];
   snprintf(logp, sizeof logp, "%s/worker.log", dir);
-  snprintf(bin, sizeof bin, "%s/worker/xqz-worker", XQZ_BINARY_DIR);
-  const char *argv[40] = {bin, "--coordinator", f->ep, "--pub", "tcp://127.0.0.1:1", "--threads",
-                          "1", "--games-per-thread", "2", "--cache", cache, "--spool", spool,
-                          "--id", "guestw", "--timeout", "3000"};
-  int n = 17;
-  for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
-  argv[n] = NULL;
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
-    if (!freopen(logp, "w", stderr)) _exit(127);
-    execv(bin, (char **)argv);
-    _exit(127);
-  }
-  return pid;
+  const char *args[32] = {"--games-per-thread", "2", "--timeout", "3000"};
+  int n = 4;
+  for (int i = 0; extra && extra[i]; i++) args[n++] = extra[i];
+  args[n] = NULL;
+  return fake_worker_start(&f->c, dir, "guestw", logp, NULL, args);
 }
 
 static void stop_worker(fake_t *f, pid_t pid) {
   assert_int_equal(kill(pid, SIGTERM), 0);
   int status = 0;
-  pid_t w = 0;
-  double t0 = now_s();
-  while (now_s() - t0 < 30 && (w = waitpid(pid, &status, WNOHANG)) == 0) serve(f);
-  assert_int_equal(w, pid);
+  assert_true(fake_worker_wait(pid, 30, serve_cb, f, &status));
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 static int log_has(const char *dir, const char *what) {
-  char p[600], line[2048];
+  char p[600];
   snprintf(p, sizeof p, "%s/worker.log", dir);
-  FILE *fp = fopen(p, "r");
-  if (!fp) return 0;
-  int found = 0;
-  while (!found && fgets(line, sizeof line, fp)) found = strstr(line, what) != NULL;
-  fclose(fp);
-  return found;
+  return fake_log_count(p, what, NULL) > 0;
 }
 
 /* The nice value (field 19 of /proc/PID/stat). */

@@ -19,17 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <zmq.h>
 
-#include "nn/nn_file.h"
 #include "records/game_record.h"
-#include "support/atomic_file.h"
 #include "support/crc32.h"
+#include "wire/messages.h"
 #include "wire/wire.h"
+
+#include "fake_coord.h"
 
 #define NET_A 0x1111aaaa2222bbbbull
 #define NET_B 0x3333cccc4444ddddull
@@ -37,8 +36,7 @@
 #define MAX_SEQ 512
 
 typedef struct {
-  void *ctx, *router, *pub;
-  char router_ep[64], pub_ep[64];
+  fake_coord_t c;
   unsigned char *net[2]; /* file images of NET_A, NET_B */
   size_t net_len[2];
   uint64_t job_net;
@@ -59,55 +57,6 @@ typedef struct {
   Xqz__ArenaResult arena;  /* the last one */
 } fake_t;
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void sleep_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-static void make_net(const char *dir, uint64_t id, uint64_t seed, unsigned char **buf, size_t *len) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/net-%llx.xqzn", dir, (unsigned long long)id);
-  nn_arch_t arch;
-  assert_int_equal(nn_arch_preset("tiny", &arch), 0);
-  nn_model_t *m;
-  xq_errbuf_t eb = {{0}};
-  assert_int_equal(nn_model_new(&m, &arch, &eb), 0);
-  nn_model_init(m, seed);
-  nn_file_meta_t meta;
-  memset(&meta, 0, sizeof meta);
-  meta.net_id = id;
-  assert_int_equal(nn_file_save(path, m, &meta, &eb), 0);
-  nn_model_free(&m);
-  assert_int_equal(xq_read_file(path, NN_FILE_MAX_SIZE, buf, len, &eb), 0);
-}
-
-static void bind_router(fake_t *f, const char *ep) {
-  f->router = zmq_socket(f->ctx, ZMQ_ROUTER);
-  assert_non_null(f->router);
-  assert_int_equal(xq_wire_socket_setup(f->router), 0);
-  int linger = 0;
-  zmq_setsockopt(f->router, ZMQ_LINGER, &linger, sizeof linger);
-  int rc = -1;
-  for (int i = 0; i < 50 && rc; i++) { /* the port may take a moment to free */
-    rc = zmq_bind(f->router, ep);
-    if (rc) sleep_ms(100);
-  }
-  assert_int_equal(rc, 0);
-  size_t n = sizeof f->router_ep;
-  zmq_getsockopt(f->router, ZMQ_LAST_ENDPOINT, f->router_ep, &n);
-}
-
-static void reply(fake_t *f, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env, uint64_t req) {
-  env->request_id = req;
-  assert_int_equal(xq_wire_send(f->router, rid, rid_len, env, 0), 0);
-}
-
 static Xqz__SelfplaySettings settings(void) {
   Xqz__SelfplaySettings s = XQZ__SELFPLAY_SETTINGS__INIT;
   s.sims = 8;
@@ -124,8 +73,8 @@ static Xqz__SelfplaySettings settings(void) {
   return s;
 }
 
-static void on_game(fake_t *f, const Xqz__GameRecord *g, const uint8_t *rid, size_t rid_len,
-                    uint64_t req) {
+static void on_game(fake_t *f, const Xqz__Envelope *in, const uint8_t *rid, size_t rid_len) {
+  const Xqz__GameRecord *g = in->game;
   xq_game_record_t r;
   xq_record_init(&r);
   xq_errbuf_t eb = {{0}};
@@ -147,50 +96,29 @@ static void on_game(fake_t *f, const Xqz__GameRecord *g, const uint8_t *rid, siz
   f->games_rx++;
   if (!f->ack) return;
   f->acked[k] = 1;
-  Xqz__Envelope env;
-  xq_wire_init(&env);
-  Xqz__Ack a = XQZ__ACK__INIT;
-  a.worker_id = g->worker_id;
-  a.seq = g->seq;
-  a.accepted = 1;
-  a.reason = "";
-  env.body_case = XQZ__ENVELOPE__BODY_ACK;
-  env.ack = &a;
-  reply(f, rid, rid_len, &env, req);
+  fake_coord_ack(&f->c, rid, rid_len, in);
 }
 
 /* Serves one message (or waits up to 50 ms). */
 static void serve(fake_t *f) {
-  zmq_pollitem_t it = {f->router, 0, ZMQ_POLLIN, 0};
-  if (zmq_poll(&it, 1, 50) <= 0) return;
   uint8_t rid[256];
-  size_t rid_len = 0;
-  Xqz__Envelope *in = NULL;
-  xq_errbuf_t eb = {{0}};
-  if (xq_wire_recv(f->router, rid, &rid_len, &in, ZMQ_DONTWAIT, &eb)) return;
-  Xqz__Envelope env;
-  xq_wire_init(&env);
+  size_t rid_len;
+  Xqz__Envelope *in = fake_coord_recv(&f->c, rid, &rid_len);
+  if (!in) return;
   Xqz__SelfplaySettings s = settings();
   switch (in->body_case) {
-    case XQZ__ENVELOPE__BODY_HELLO: {
+    case XQZ__ENVELOPE__BODY_HELLO:
       assert_int_equal(in->hello->role, XQZ__ROLE__ROLE_WORKER);
       f->hellos++;
       f->hello_features = in->hello->features;
-      Xqz__Welcome w = XQZ__WELCOME__INIT;
-      w.worker_id = in->hello->worker_id;
-      w.best_net_id = f->job_net;
-      w.settings = &s;
-      w.heartbeat_ms = 200;
-      env.body_case = XQZ__ENVELOPE__BODY_WELCOME;
-      env.welcome = &w;
-      reply(f, rid, rid_len, &env, in->request_id);
+      fake_coord_welcome(&f->c, rid, rid_len, in, f->job_net, &s, 200);
       break;
-    }
     case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
-      Xqz__Job j = XQZ__JOB__INIT;
       f->job_requests++;
       if (f->arena_next) {
         f->arena_next = 0;
+        Xqz__Envelope env;
+        Xqz__Job j;
         Xqz__ArenaJob aj = XQZ__ARENA_JOB__INIT;
         aj.match_id = 42;
         aj.net_a = NET_B;
@@ -204,46 +132,22 @@ static void serve(fake_t *f) {
           aj.net_b = 0;
           aj.anchor_b = (char *)f->arena_anchor;
         }
-        j.kind_case = XQZ__JOB__KIND_ARENA;
-        j.arena = &aj;
-        env.body_case = XQZ__ENVELOPE__BODY_JOB;
-        env.job = &j;
-        reply(f, rid, rid_len, &env, in->request_id);
+        xq_msg_job_arena(&env, &j, &aj);
+        fake_coord_reply(&f->c, rid, rid_len, &env, in->request_id);
         break;
       }
-      Xqz__SelfplayJob sj = XQZ__SELFPLAY_JOB__INIT;
-      sj.net_id = f->job_net;
-      sj.settings = &s;
-      sj.games = 2;
-      j.kind_case = XQZ__JOB__KIND_SELFPLAY;
-      j.selfplay = &sj;
-      env.body_case = XQZ__ENVELOPE__BODY_JOB;
-      env.job = &j;
-      reply(f, rid, rid_len, &env, in->request_id);
+      fake_coord_selfplay(&f->c, rid, rid_len, in->request_id, f->job_net, &s, 2);
       break;
     }
     case XQZ__ENVELOPE__BODY_NET_REQUEST: {
       const Xqz__NetRequest *r = in->net_request;
       int k = r->net_id == NET_A ? 0 : r->net_id == NET_B ? 1 : -1;
       assert_true(k >= 0);
-      assert_true(r->offset < f->net_len[k]);
-      size_t n = f->net_len[k] - r->offset;
-      if (n > CHUNK) n = CHUNK;
-      if (n > r->max_bytes) n = r->max_bytes;
-      Xqz__NetChunk c = XQZ__NET_CHUNK__INIT;
-      c.net_id = r->net_id;
-      c.offset = r->offset;
-      c.total = f->net_len[k];
-      c.file_crc32 = xq_crc32(0, f->net[k], f->net_len[k]);
-      c.data.data = f->net[k] + r->offset;
-      c.data.len = n;
-      env.body_case = XQZ__ENVELOPE__BODY_NET_CHUNK;
-      env.net_chunk = &c;
-      reply(f, rid, rid_len, &env, in->request_id);
+      fake_coord_chunk(&f->c, rid, rid_len, in, f->net[k], f->net_len[k], CHUNK);
       f->chunks++;
       break;
     }
-    case XQZ__ENVELOPE__BODY_GAME: on_game(f, in->game, rid, rid_len, in->request_id); break;
+    case XQZ__ENVELOPE__BODY_GAME: on_game(f, in, rid, rid_len); break;
     case XQZ__ENVELOPE__BODY_ARENA_RESULT:
       f->arena = *in->arena_result;
       f->arena.worker_id = NULL;
@@ -255,11 +159,13 @@ static void serve(fake_t *f) {
   xq_wire_free(&in);
 }
 
+static void serve_cb(void *f) { serve(f); }
+
 typedef int (*cond_fn)(fake_t *f, void *arg);
 
 static int serve_until(fake_t *f, cond_fn c, void *arg, double timeout_s) {
-  double t0 = now_s();
-  while (now_s() - t0 < timeout_s) {
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < timeout_s) {
     if (c(f, arg)) return 1;
     serve(f);
   }
@@ -303,31 +209,16 @@ static void test_worker_against_fake_coordinator(void **state) {
   assert_non_null(mkdtemp(dir));
   fake_t *f = calloc(1, sizeof *f);
   assert_non_null(f);
-  make_net(dir, NET_A, 1, &f->net[0], &f->net_len[0]);
-  make_net(dir, NET_B, 2, &f->net[1], &f->net_len[1]);
+  fake_net(NET_A, 1, &f->net[0], &f->net_len[0]);
+  fake_net(NET_B, 2, &f->net[1], &f->net_len[1]);
   f->job_net = NET_A;
   f->ack = 1;
-  f->ctx = zmq_ctx_new();
-  bind_router(f, "tcp://127.0.0.1:*");
-  f->pub = zmq_socket(f->ctx, ZMQ_PUB);
-  assert_int_equal(xq_wire_socket_setup(f->pub), 0);
-  assert_int_equal(zmq_bind(f->pub, "tcp://127.0.0.1:*"), 0);
-  size_t n = sizeof f->pub_ep;
-  zmq_getsockopt(f->pub, ZMQ_LAST_ENDPOINT, f->pub_ep, &n);
-
-  char cache[600], spool[600], bin[600];
+  fake_coord_open(&f->c, true);
+  char cache[600], spool[600];
   snprintf(cache, sizeof cache, "%s/cache", dir);
   snprintf(spool, sizeof spool, "%s/spool", dir);
-  snprintf(bin, sizeof bin, "%s/worker/xqz-worker", XQZ_BINARY_DIR);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
-    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "1",
-          "--games-per-thread", "2", "--cache", cache, "--spool", spool, "--id", "testw",
-          "--timeout", "1500", "--progress", "2", (char *)NULL);
-    _exit(127);
-  }
+  const char *args[] = {"--games-per-thread", "2", "--timeout", "1500", "--progress", "2", NULL};
+  pid_t pid = fake_worker_start(&f->c, dir, "testw", NULL, NULL, args);
 
   /* Games arrive, decode and are acknowledged; the net was fetched in many chunks. */
   int want = 2;
@@ -340,11 +231,7 @@ static void test_worker_against_fake_coordinator(void **state) {
   int base = f->nseq;
   want = base + 2;
   assert_true(serve_until(f, distinct_at_least, &want, 30));
-  char ep[64];
-  snprintf(ep, sizeof ep, "%s", f->router_ep);
-  zmq_close(f->router);
-  sleep_ms(500);
-  bind_router(f, ep);
+  fake_coord_rebind(&f->c);
   f->ack = 1;
   int hellos = f->hellos;
   assert_true(serve_until(f, all_acked, NULL, 30));
@@ -354,14 +241,9 @@ static void test_worker_against_fake_coordinator(void **state) {
   /* A NetAnnounce makes the worker fetch the new net and play with it. */
   f->job_net = NET_B;
   Xqz__Envelope env;
-  xq_wire_init(&env);
-  Xqz__NetAnnounce an = XQZ__NET_ANNOUNCE__INIT;
-  an.net_id = NET_B;
-  an.size = f->net_len[1];
-  an.file_crc32 = xq_crc32(0, f->net[1], f->net_len[1]);
-  env.body_case = XQZ__ENVELOPE__BODY_NET_ANNOUNCE;
-  env.net_announce = &an;
-  assert_int_equal(xq_wire_send(f->pub, NULL, 0, &env, 0), 0);
+  Xqz__NetAnnounce an;
+  xq_msg_net_announce(&env, &an, NET_B, f->net_len[1], xq_crc32(0, f->net[1], f->net_len[1]));
+  assert_int_equal(xq_wire_send(f->c.pub, NULL, 0, &env, 0), 0);
   uint64_t want_net = NET_B;
   assert_true(serve_until(f, hb_is, &want_net, 30));
   char path[700];
@@ -407,8 +289,8 @@ static void test_worker_against_fake_coordinator(void **state) {
   f->arena_next = 1;
   int asked = f->job_requests;
   int want_asks = asked + 2;
-  double t_anchor = now_s();
-  while (now_s() - t_anchor < 10 && f->job_requests < want_asks) serve(f);
+  double t_anchor = fake_now_s();
+  while (fake_now_s() - t_anchor < 10 && f->job_requests < want_asks) serve(f);
   assert_true(f->job_requests >= want_asks);
   assert_int_equal(f->arena_results, 0);
   f->arena_anchor = NULL;
@@ -421,10 +303,7 @@ static void test_worker_against_fake_coordinator(void **state) {
   for (int i = 0; i < f->nseq; i++) unacked += !f->acked[i];
   assert_int_equal(kill(pid, SIGTERM), 0);
   int status = 0;
-  double t0 = now_s();
-  pid_t w = 0;
-  while (now_s() - t0 < 40 && (w = waitpid(pid, &status, WNOHANG)) == 0) serve(f);
-  assert_int_equal(w, pid);
+  assert_true(fake_worker_wait(pid, 40, serve_cb, f, &status));
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 0);
   int spooled = count_spool(spool);
@@ -434,26 +313,15 @@ static void test_worker_against_fake_coordinator(void **state) {
 
   /* A new worker process on the same spool resends the spooled games; acks empty it. */
   f->ack = 1;
-  pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
-    execl(bin, bin, "--coordinator", f->router_ep, "--pub", f->pub_ep, "--threads", "1",
-          "--games-per-thread", "2", "--cache", cache, "--spool", spool, "--id", "testw",
-          "--timeout", "1500", (char *)NULL);
-    _exit(127);
-  }
+  const char *again[] = {"--games-per-thread", "2", "--timeout", "1500", NULL};
+  pid = fake_worker_start(&f->c, dir, "testw", NULL, NULL, again);
   assert_true(serve_until(f, all_acked, NULL, 30));
   assert_int_equal(kill(pid, SIGTERM), 0);
-  t0 = now_s();
-  while (now_s() - t0 < 40 && (w = waitpid(pid, &status, WNOHANG)) == 0) serve(f);
-  assert_int_equal(w, pid);
+  assert_true(fake_worker_wait(pid, 40, serve_cb, f, &status));
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 0);
 
-  zmq_close(f->router);
-  zmq_close(f->pub);
-  zmq_ctx_term(f->ctx);
+  fake_coord_close(&f->c);
   free(f->net[0]);
   free(f->net[1]);
   free(f);
@@ -468,64 +336,37 @@ static void test_worker_against_fake_coordinator(void **state) {
 static void worker_meets_other_version(int refusal) {
   char dir[] = "/tmp/xqz-test-worker-XXXXXX";
   assert_non_null(mkdtemp(dir));
-  void *ctx = zmq_ctx_new();
-  void *router = zmq_socket(ctx, ZMQ_ROUTER);
-  int linger = 0;
-  zmq_setsockopt(router, ZMQ_LINGER, &linger, sizeof linger);
-  assert_int_equal(zmq_bind(router, "tcp://127.0.0.1:*"), 0);
-  char ep[64], logp[600], cache[600], spool[600], bin[600];
-  size_t n = sizeof ep;
-  zmq_getsockopt(router, ZMQ_LAST_ENDPOINT, ep, &n);
+  fake_coord_t c;
+  fake_coord_open(&c, false);
+  char logp[600];
   snprintf(logp, sizeof logp, "%s/worker.log", dir);
-  snprintf(cache, sizeof cache, "%s/cache", dir);
-  snprintf(spool, sizeof spool, "%s/spool", dir);
-  snprintf(bin, sizeof bin, "%s/worker/xqz-worker", XQZ_BINARY_DIR);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no daemon behind */
-    if (!freopen(logp, "w", stderr)) _exit(127);
-    execl(bin, bin, "--coordinator", ep, "--pub", "tcp://127.0.0.1:1", "--threads", "1",
-          "--cache", cache, "--spool", spool, "--id", "oldw", "--timeout", "1500",
-          (char *)NULL);
-    _exit(127);
-  }
+  const char *args[] = {"--timeout", "1500", NULL};
+  pid_t pid = fake_worker_start(&c, dir, "oldw", logp, NULL, args);
   uint8_t rid[256];
   size_t rid_len;
   Xqz__Envelope *env = NULL;
-  xq_errbuf_t eb;
-  int t = 10000;
-  zmq_setsockopt(router, ZMQ_RCVTIMEO, &t, sizeof t);
-  assert_int_equal(xq_wire_recv(router, rid, &rid_len, &env, 0, &eb), 0);
+  double t_hello = fake_now_s();
+  while (!env && fake_now_s() - t_hello < 10) env = fake_coord_recv(&c, rid, &rid_len);
+  assert_non_null(env);
   assert_int_equal(env->body_case, XQZ__ENVELOPE__BODY_HELLO);
   assert_string_equal(env->hello->software_version, XQ_SOFTWARE_NAME);
   Xqz__Envelope r;
-  Xqz__Welcome w = XQZ__WELCOME__INIT;
-  Xqz__Error e = XQZ__ERROR__INIT;
-  xq_wire_init(&r);
-  r.request_id = env->request_id;
+  Xqz__Welcome w;
+  Xqz__Error e;
   if (refusal) {
-    e.code = XQ_ERROR_PROTOCOL_VERSION;
-    e.message = "it speaks protocol 1, this coordinator speaks 99 (upgrade one of them)";
-    r.body_case = XQZ__ENVELOPE__BODY_ERROR;
-    r.error = &e;
+    xq_msg_error(&r, &e, XQ_ERROR_PROTOCOL_VERSION,
+                 "it speaks protocol 1, this coordinator speaks 99 (upgrade one of them)");
   } else {
-    r.version = 99;
-    w.worker_id = "oldw";
-    r.body_case = XQZ__ENVELOPE__BODY_WELCOME;
-    r.welcome = &w;
+    xq_msg_welcome(&r, &w, "oldw", 0, NULL, 0, 0);
+    r.version = 99; /* broken on purpose: another protocol version */
   }
+  fake_coord_reply(&c, rid, rid_len, &r, env->request_id);
   xq_wire_free(&env);
-  assert_int_equal(xq_wire_send(router, rid, rid_len, &r, 0), 0);
   int status = 0;
-  double t0 = now_s();
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (now_s() - t0 > 15) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      fail_msg("the worker kept running against another protocol version");
-    }
-    sleep_ms(50);
+  if (!fake_worker_wait(pid, 15, NULL, NULL, &status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    fail_msg("the worker kept running against another protocol version");
   }
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 1);
@@ -538,8 +379,7 @@ static void worker_meets_other_version(int refusal) {
              strstr(line, refusal ? "speaks 99" : "speaks protocol 99") != NULL;
   fclose(f);
   assert_true(found);
-  zmq_close(router);
-  zmq_ctx_term(ctx);
+  fake_coord_close(&c);
   char cmd[700];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);

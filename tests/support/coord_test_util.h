@@ -36,6 +36,7 @@
 #include "records/targets.h"
 #include "wire/sample.h"
 #include "wire/messages.h"
+#include "wire/peer.h"
 #include "wire/wire.h"
 
 static char g_dir[256];
@@ -146,10 +147,8 @@ static inline void expect_nothing(void *s, int ms) {
 
 static inline void send_status_request(void *s) {
   Xqz__Envelope env;
-  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-  env.status_request = &q;
+  Xqz__StatusRequest q;
+  xq_msg_status_request(&env, &q);
   send_env(s, &env);
 }
 
@@ -163,12 +162,8 @@ static inline void send_game_msg(void *s, const char *wid, uint64_t seq, const v
 
 static inline void send_net_request(void *s, uint64_t id, uint64_t offset) {
   Xqz__Envelope env;
-  Xqz__NetRequest nr = XQZ__NET_REQUEST__INIT;
-  xq_wire_init(&env);
-  nr.net_id = id;
-  nr.offset = offset;
-  env.body_case = XQZ__ENVELOPE__BODY_NET_REQUEST;
-  env.net_request = &nr;
+  Xqz__NetRequest nr;
+  xq_msg_net_request(&env, &nr, id, offset, 0);
   send_env(s, &env);
 }
 
@@ -185,16 +180,21 @@ static inline int log_count(const char *what) {
   return n;
 }
 
-static inline void *connect_dealer(void *ctx) {
-  void *s = zmq_socket(ctx, ZMQ_DEALER);
-  int t = 8000, linger = 0;
-  zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
-  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
+/* A DEALER to the coordinator under test, opened as the daemons open theirs (wire/peer.h),
+ * with CURVE when c is not NULL; no linger, and a reply is waited for at most 8 s. */
+static inline void *peer_dealer(void *ctx, const xq_curve_t *c) {
   char addr[64];
   snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
-  assert_int_equal(zmq_connect(s, addr), 0);
+  const xq_peer_opts_t o = {.set_linger = true, .linger = 0};
+  void *s = NULL;
+  xq_errbuf_t eb = {{0}};
+  if (xq_peer_open(&s, ctx, addr, c, &o, &eb) < 0) fail_msg("%s", eb.msg);
+  int t = 8000;
+  assert_int_equal(zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t), 0);
   return s;
 }
+
+static inline void *connect_dealer(void *ctx) { return peer_dealer(ctx, NULL); }
 
 static inline uint64_t hello_as(void *s, const char *worker_id) {
   Xqz__Envelope env;
@@ -216,10 +216,8 @@ static inline uint64_t hello_as(void *s, const char *worker_id) {
 static inline Xqz__Envelope *arena_job(void *s) {
   for (int i = 0; i < 4; i++) {
     Xqz__Envelope env;
-    Xqz__JobRequest jr = XQZ__JOB_REQUEST__INIT;
-    xq_wire_init(&env);
-    env.body_case = XQZ__ENVELOPE__BODY_JOB_REQUEST;
-    env.job_request = &jr;
+    Xqz__JobRequest jr;
+    xq_msg_job_request(&env, &jr, NULL);
     env.request_id = 50 + (uint64_t)i;
     Xqz__Envelope *r = rpc(s, &env);
     assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_JOB);
@@ -233,15 +231,8 @@ static inline Xqz__Envelope *arena_job(void *s) {
 static inline Xqz__Envelope *arena_result(void *s, const char *worker_id, uint64_t match,
                                           uint32_t pair, int a_red, int a_black) {
   Xqz__Envelope env;
-  Xqz__ArenaResult ar = XQZ__ARENA_RESULT__INIT;
-  ar.worker_id = (char *)worker_id;
-  ar.match_id = match;
-  ar.pair_index = pair;
-  ar.result_a_red = a_red;
-  ar.result_a_black = a_black;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_ARENA_RESULT;
-  env.arena_result = &ar;
+  Xqz__ArenaResult ar;
+  xq_msg_arena_result(&env, &ar, worker_id, match, pair, a_red, a_black);
   env.request_id = 60;
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ACK);
@@ -368,10 +359,8 @@ static inline Xqz__Envelope *send_game(void *s, uint64_t seq, unsigned char *buf
 
 static inline Xqz__Envelope *status(void *s) {
   Xqz__Envelope env;
-  Xqz__StatusRequest q = XQZ__STATUS_REQUEST__INIT;
-  xq_wire_init(&env);
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS_REQUEST;
-  env.status_request = &q;
+  Xqz__StatusRequest q;
+  xq_msg_status_request(&env, &q);
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_STATUS);
   return r;
@@ -446,15 +435,7 @@ static inline void *curve_dealer(void *ctx, const char *name) {
   xq_curve_t c;
   xq_errbuf_t eb;
   if (xq_curve_client_load(&c, spub, sec, &eb) < 0) fail_msg("client keys: %s", eb.msg);
-  void *s = zmq_socket(ctx, ZMQ_DEALER);
-  int t = 8000, linger = 0;
-  zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof t);
-  zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof linger);
-  assert_int_equal(xq_curve_apply_client(s, &c, &eb), 0);
-  char addr[64];
-  snprintf(addr, sizeof addr, "tcp://127.0.0.1:%d", g_router_port);
-  assert_int_equal(zmq_connect(s, addr), 0);
-  return s;
+  return peer_dealer(ctx, &c);
 }
 
 static inline void fresh_dir(void) {

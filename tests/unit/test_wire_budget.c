@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire/messages.h"
 #include "wire/wire.h"
 
 /* The process's peak resident memory (VmHWM) in KiB. */
@@ -123,12 +124,7 @@ static void test_large_batch_decodes(void **state) {
   }
   Xqz__Envelope env;
   Xqz__Batch b;
-  xq_wire_init(&env);
-  xqz__batch__init(&b);
-  b.n_samples = N;
-  b.samples = ptrs;
-  env.body_case = XQZ__ENVELOPE__BODY_BATCH;
-  env.batch = &b;
+  xq_msg_batch(&env, &b, ptrs, N);
   uint8_t *buf;
   size_t len;
   assert_int_equal(xq_wire_pack(&env, &buf, &len), 0);
@@ -171,12 +167,10 @@ static void test_large_status_decodes(void **state) {
   }
   Xqz__Envelope env;
   Xqz__Status st;
-  xq_wire_init(&env);
   xqz__status__init(&st);
   st.n_worker_list = N;
   st.worker_list = ptrs;
-  env.body_case = XQZ__ENVELOPE__BODY_STATUS;
-  env.status = &st;
+  xq_msg_status(&env, &st);
   uint8_t *buf;
   size_t len;
   assert_int_equal(xq_wire_pack(&env, &buf, &len), 0);
