@@ -57,6 +57,11 @@ const char *xqc_gating_name(xqc_gating_t g) {
   return GATING_NAMES[g];
 }
 
+const char *xqc_arena_precision_name(xqc_arena_precision_t p) {
+  assert(p >= XQC_ARENA_FP32 && p <= XQC_ARENA_WORKER);
+  return ARENA_PRECISION_NAMES[p];
+}
+
 /* router, pub: ZeroMQ bind endpoints. */
 static int check_zmq(const char *name, const char *v, xq_errbuf_t *eb) {
   return xq_addr_check_zmq_bind(name, v, eb);

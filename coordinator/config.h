@@ -80,6 +80,8 @@ typedef struct {
 
 /* The setting's spelling of a gating mode: "sprt", "threshold" or "none". */
 const char *xqc_gating_name(xqc_gating_t g);
+/* "fp32", "bf16" or "worker", as campaign.ini spells it. */
+const char *xqc_arena_precision_name(xqc_arena_precision_t p);
 /* Fills every setting with its default. */
 void xqc_config_defaults(xqc_config_t *c);
 /* Sets one setting from text; XQ_EINVAL (unknown key) or XQ_ERANGE (bad value). */

@@ -454,6 +454,7 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.duplicates = c->duplicates;
   s.uptime_s = (int64_t)((now - c->start_ms) / 1000u);
   s.gating_mode = (char *)xqc_gating_name(c->cfg.gating);
+  s.arena_precision = (char *)xqc_arena_precision_name(c->cfg.arena_precision);
   s.banned_games = c->banned_games;
   if (c->seg.blocked_since_ms) {
     s.storage_error = c->seg.error[0] ? c->seg.error : "games cannot be stored";

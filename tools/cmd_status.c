@@ -197,7 +197,10 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
     printf("quarantine %llu damaged runs (%llu bytes) cut out of the segments, kept in the"
            " campaign's quarantine/ directory\n", (unsigned long long)s->quarantine_files,
            (unsigned long long)s->quarantine_bytes);
-  printf("gating     %s", s->gating_mode);
+  printf("gating     %s (arena games in %s)", s->gating_mode,
+         !s->arena_precision[0] ? "fp32"
+         : strcmp(s->arena_precision, "worker") ? s->arena_precision
+                                                : "each worker's --precision");
   const Xqz__MatchStatus *m = s->open_match;
   if (m)
     printf("; open: %016llx vs %016llx  %lld-%lld-%lld  score %.3f  Elo %s\n",

@@ -358,6 +358,7 @@ char *xq_status_json(const Xqz__Status *s) {
   kv_str(&b, &f, "last_gating", s->last_gating);
   kv_i64(&b, &f, "uptime_s", s->uptime_s);
   kv_str(&b, &f, "gating_mode", s->gating_mode);
+  kv_str(&b, &f, "arena_precision", s->arena_precision);
   jb_key(&b, &f, "last_loss");
   loss_obj(&b, s->last_loss);
   jb_key(&b, &f, "open_match");

@@ -103,6 +103,8 @@ static void campaign_metrics(FILE *f, const Xqz__Status *s) {
   label_value(f, s->software_version);
   fprintf(f, "\",protocol=\"%u\",gating_mode=\"", s->protocol_version);
   label_value(f, s->gating_mode);
+  fputs("\",arena_precision=\"", f);
+  label_value(f, s->arena_precision);
   fprintf(f, "\",best_net=\"%016llx\"} 1\n", (unsigned long long)s->best_net_id);
   gauge(f, "xqz_uptime_seconds", "Seconds since the coordinator started.", (double)s->uptime_s);
   counter(f, "xqz_games_total", "Self-play games accepted.", s->games);

@@ -144,6 +144,7 @@ static void test_status_fields(void **state) {
   assert_string_equal(st->software_version, XQ_SOFTWARE_NAME);
   assert_int_equal(st->protocol_version, XQ_PROTOCOL_VERSION);
   assert_string_equal(st->gating_mode, "none");
+  assert_string_equal(st->arena_precision, "fp32"); /* the default */
   assert_int_equal(st->window_capacity, 1000);
   assert_int_equal(st->games, 3);
   assert_int_equal(st->rejected_games, 1);

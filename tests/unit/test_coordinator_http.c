@@ -76,6 +76,7 @@ static void fill_status(void) {
   g_st.campaign = "camp";
   g_st.software_version = "xqzero 0.test";
   g_st.gating_mode = "sprt";
+  g_st.arena_precision = "bf16";
   g_st.best_net_id = 0x1234;
   g_st.campaign_id = 0xfeedc0de0badf00dull;
   g_st.games = 42;
@@ -524,6 +525,7 @@ static void test_metrics(void **state) {
     "xqz_games_by_reason_total{reason=\"checkmate\"} 5\n",
     "xqz_games_by_reason_total{reason=\"resign\"} 4\n",
     "xqz_info{campaign=\"camp\",campaign_id=\"feedc0de0badf00d\",version=",
+    "gating_mode=\"sprt\",arena_precision=\"bf16\",best_net=",
     "xqz_balance_state{state=\"trainer-bound\"} 1\n",
     "xqz_balance_state{state=\"balanced\"} 0\n", "xqz_balance_reuse 0.5\n",
     "xqz_balance_reuse_target 4\n", "xqz_trainer_busy_ratio NaN\n",

@@ -77,6 +77,7 @@ static void test_status_escaping(void **state) {
   s.best_net_id = 0xabcull;
   s.last_gating = "none yet";
   s.gating_mode = "sprt";
+  s.arena_precision = "worker";
   s.positions_per_s = 1234.5;
   lp.step = 40;
   lp.loss = 3.2f;
@@ -111,6 +112,7 @@ static void test_status_escaping(void **state) {
   assert_non_null(strstr(j, "\"last_loss\":{\"step\":40,\"time\":0,\"loss\":3.2,\"policy\":0,"));
   assert_non_null(strstr(j, "\"limits\":{\"max_peer_errors\":20}"));
   assert_non_null(strstr(j, "\"positions_per_s\":1234.5"));
+  assert_non_null(strstr(j, "\"gating_mode\":\"sprt\",\"arena_precision\":\"worker\""));
   assert_true(python_parses(j, "assert d[\"worker_list\"][0][\"host\"].startswith(\"tab\\there\")"
                                " and d[\"worker_list\"][0][\"games\"] == 3"));
   free(j);
