@@ -235,14 +235,19 @@ int xq_opts_next(const xq_opts_t *t, int argc, char **argv, int *i, bool unknown
   return XQ_OPTS_OPTION;
 }
 
-int xq_opts_parse_argv(const xq_opts_t *t, void *obj, int argc, char **argv, bool *given,
-                       xq_errbuf_t *eb) {
+int xq_opts_parse_words(const xq_opts_t *t, void *obj, int argc, char **argv, bool *given,
+                        const char **words, int *nwords, xq_errbuf_t *eb) {
   int i = 1;
+  if (nwords) *nwords = 0;
   for (;;) {
     xq_opt_arg_t a;
     int rc = xq_opts_next(t, argc, argv, &i, false, &a, eb);
     if (rc < 0 || rc == XQ_OPTS_HELP || rc == XQ_OPTS_VERSION) return rc;
     if (rc == XQ_OPTS_END) return 0;
+    if (rc == XQ_OPTS_WORD && words) {
+      words[(*nwords)++] = a.arg;
+      continue;
+    }
     if (rc == XQ_OPTS_WORD) {
       if (t->style == XQ_OPTS_SETTINGS)
         return xq_err_set(eb, XQ_EINVAL, "unexpected argument '%s' (see --help)", a.arg);
@@ -252,6 +257,11 @@ int xq_opts_parse_argv(const xq_opts_t *t, void *obj, int argc, char **argv, boo
     if (rc < 0) return rc;
     if (given) given[a.row] = true;
   }
+}
+
+int xq_opts_parse_argv(const xq_opts_t *t, void *obj, int argc, char **argv, bool *given,
+                       xq_errbuf_t *eb) {
+  return xq_opts_parse_words(t, obj, argc, argv, given, NULL, NULL, eb);
 }
 
 void xq_opts_print_value(const xq_opts_t *t, int i, const void *obj, FILE *f) {

@@ -111,6 +111,11 @@ int xq_opts_next(const xq_opts_t *t, int argc, char **argv, int *i, bool unknown
 int xq_opts_parse_argv(const xq_opts_t *t, void *obj, int argc, char **argv, bool *given,
                        xq_errbuf_t *eb);
 
+/* As xq_opts_parse_argv, for a command that also takes words (paths, a FEN): the
+ * arguments that are no options go to words (room for argc), in order, *nwords of them. */
+int xq_opts_parse_words(const xq_opts_t *t, void *obj, int argc, char **argv, bool *given,
+                        const char **words, int *nwords, xq_errbuf_t *eb);
+
 /* Writes row i's value in obj as text, as xq_opts_set_row reads it back. */
 void xq_opts_print_value(const xq_opts_t *t, int i, const void *obj, FILE *f);
 /* --help: one line a row, "  --NAME ARG" padded to width, the help, the bounds or the

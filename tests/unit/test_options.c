@@ -4,7 +4,8 @@
  * value set by name as an INI line gives it, each error in each style's words (not a
  * number, out of bounds, too long, not one of the names, a row's own check, an unknown
  * name with and without a suggestion, a missing value, a value for a flag, a stray word),
- * whole numbers written 1e3, values printed back, and --help from the rows.
+ * whole numbers written 1e3, values printed back, --help from the rows, and the words of a
+ * command that takes paths between its options.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -174,6 +175,23 @@ static void test_from_to_words(void **state) {
                "--games_per_thread", NULL);
 }
 
+/* A command that takes words (paths) gets them in order, between its options. */
+static void test_words(void **state) {
+  (void)state;
+  opts_t o = fresh(&IN_RANGE);
+  char *argv[] = {"prog", "a.bin", "--force", "b.bin", "--cache=c", "-", NULL};
+  const char *words[6];
+  int n = -1;
+  xq_errbuf_t eb = {{0}};
+  assert_int_equal(xq_opts_parse_words(&IN_RANGE, &o, 6, argv, NULL, words, &n, &eb), 0);
+  assert_int_equal(n, 3);
+  assert_string_equal(words[0], "a.bin");
+  assert_string_equal(words[1], "b.bin");
+  assert_string_equal(words[2], "-");
+  assert_true(o.force);
+  assert_string_equal(o.cache, "c");
+}
+
 /* A caller that reads an INI file hands each `name = value` to xq_opts_set. */
 static void test_set_by_name(void **state) {
   (void)state;
@@ -237,6 +255,7 @@ int main(void) {
       cmocka_unit_test(test_settings_words), cmocka_unit_test(test_in_range_words),
       cmocka_unit_test(test_from_to_words),  cmocka_unit_test(test_set_by_name),
       cmocka_unit_test(test_print_value),    cmocka_unit_test(test_help),
+      cmocka_unit_test(test_words),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
