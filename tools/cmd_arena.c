@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "json_out.h"
 #include "search/arena.h"
-#include "support/options.h"
 #include "support/rng.h"
 
 /* JSON has no infinities: non-finite numbers are printed as null. */
@@ -78,7 +78,7 @@ static const xq_opt_t rows[] = {
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_FROM_TO};
 
-static int usage(FILE *f) {
+static void usage(FILE *f) {
   fprintf(f,
           "usage: xqz arena A B --games N [--openings FILE] [--sprt ELO0,ELO1] [--seed S]\n"
           "                 [--max-plies P]\n"
@@ -87,7 +87,6 @@ static int usage(FILE *f) {
           "        the paper's rule below it) | uci:COMMAND[:depth=N|nodes=N|movetime=MS]\n");
   xq_opts_help(&TABLE, f, 14);
   fprintf(f, "The last line of stdout is a JSON object from A's point of view.\n");
-  return 2;
 }
 
 /* Fills o from the command line. Returns -1 to go on, else the exit code (0 after
@@ -97,21 +96,15 @@ static int parse_args(arena_opts_t *o, int argc, char **argv) {
   xq_opts_defaults(&TABLE, o);
   const char **words = calloc((size_t)argc + 1, sizeof *words);
   int nwords = 0;
-  xq_errbuf_t eb;
-  int rc = words ? xq_opts_parse_words(&TABLE, o, argc, argv, NULL, words, &nwords, &eb)
-                 : xq_err_set(&eb, XQ_ENOMEM, "out of memory");
-  if (rc == 0 && nwords > 2) rc = xq_err_set(&eb, XQ_EINVAL, "unexpected argument '%s'", words[2]);
-  if (rc == 0 && (nwords < 2 || !o->games))
-    rc = xq_err_set(&eb, XQ_EINVAL, "need two player specs and --games N");
+  if (!words) return 1;
+  int st = xqz_options_parse("arena", &TABLE, o, argc, argv, words, &nwords, usage);
+  if (st < 0 && nwords > 2) st = xqz_usage_error("arena", "unexpected argument '%s'", words[2]);
+  if (st < 0 && (nwords < 2 || !o->games))
+    st = xqz_usage_error("arena", "need two player specs and --games N");
   for (int i = 0; i < nwords && i < 2; i++) o->spec[i] = words[i];
   free(words);
-  if (rc == XQ_OPTS_HELP || rc == XQ_OPTS_VERSION) return usage(stdout), 0;
-  if (rc < 0) {
-    fprintf(stderr, "xqz arena: %s\n\n", eb.msg);
-    return usage(stderr);
-  }
-  if (o->sprt) parse_sprt(o->sprt, &o->cfg); /* checked by its row */
-  return -1;
+  if (st < 0 && o->sprt) parse_sprt(o->sprt, &o->cfg); /* checked by its row */
+  return st;
 }
 
 /* The Elo estimates of a match: from the score, and the interval from pairs (pentanomial)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
@@ -35,7 +36,6 @@
 #include "rules/rules.h"
 #include "records/game_record.h"
 #include "records/segment_file.h"
-#include "support/options.h"
 #include "support/rng.h"
 #include "wire/messages.h"
 #include "wire/wire.h"
@@ -384,26 +384,19 @@ static void usage(FILE *f) {
 
 /* Returns 0, 1 after printing the usage for --help, or 2 after saying what is wrong with
  * the command line. */
+#define CMD "bench coordinator"
 static int parse_opts(bench_opts_t *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   xq_opts_defaults(&TABLE, o);
   o->pool_n = -1;
-  xq_errbuf_t eb;
-  int rc = xq_opts_parse_argv(&TABLE, o, argc, argv, NULL, &eb);
-  if (rc == XQ_OPTS_HELP || rc == XQ_OPTS_VERSION) {
-    usage(stdout);
-    return 1;
-  }
+  int st = xqz_options_parse(CMD, &TABLE, o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st == 0 ? 1 : 2;
   if (o->pool_n < 0) o->pool_n = o->records ? BENCH_RECORDS_POOL : 512;
-  if (rc == 0 && !o->endpoint) rc = xq_err_set(&eb, XQ_EINVAL, "--endpoint is required");
-  if (rc == 0 && o->workers == 0 && !o->trainer)
-    rc = xq_err_set(&eb, XQ_EINVAL, "--workers 0 needs --trainer: nothing would run");
-  if (rc == 0 && o->rate > 0 && o->prate > 0)
-    rc = xq_err_set(&eb, XQ_EINVAL, "give --rate or --position-rate, not both");
-  if (rc < 0) {
-    fprintf(stderr, "xqz bench coordinator: %s (--help lists the options)\n", eb.msg);
-    return 2;
-  }
+  if (!o->endpoint) return xqz_usage_error(CMD, "--endpoint is required");
+  if (o->workers == 0 && !o->trainer)
+    return xqz_usage_error(CMD, "--workers 0 needs --trainer: nothing would run");
+  if (o->rate > 0 && o->prate > 0)
+    return xqz_usage_error(CMD, "give --rate or --position-rate, not both");
   return 0;
 }
 

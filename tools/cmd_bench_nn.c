@@ -18,12 +18,12 @@
 
 #include "bench_nn_gemm.h"
 #include "bench_nn_net.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/conv3x3.h"
 #include "nn/conv3x3_im2col.h"
 #include "nn/nn_bf16.h"
 #include "support/clock.h"
-#include "support/options.h"
 
 typedef struct {
   int threads;
@@ -213,16 +213,8 @@ static void usage(FILE *f) {
 int xqz_bench_nn(int argc, char **argv) {
   bench_opts_t o = {.min_time = 0.4};
   xq_opts_defaults(&TABLE, &o);
-  xq_errbuf_t eb;
-  int rc = xq_opts_parse_argv(&TABLE, &o, argc, argv, NULL, &eb);
-  if (rc == XQ_OPTS_HELP || rc == XQ_OPTS_VERSION) {
-    usage(stdout);
-    return 0;
-  }
-  if (rc < 0) {
-    fprintf(stderr, "xqz bench nn: %s (--help lists the options)\n", eb.msg);
-    return 2;
-  }
+  int st = xqz_options_parse("bench nn", &TABLE, &o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st;
   if (o.quick) o.min_time = 0.12;
   if ((o.nnets = bench_nn_parse_nets(o.nets, o.nets_arg)) < 0) return 2;
   openblas_set_num_threads(o.threads);
@@ -264,7 +256,7 @@ int xqz_bench_nn(int argc, char **argv) {
     printf("bf16 peak (vdpbf16ps, one core): %.1f GFLOP/s; precision auto -> %s (%s); the "
            "tables before the precision table run fp32\n", peak16, nn_precision_name(picked),
            why), fflush(stdout);
-  rc = 0;
+  int rc = 0;
   if (!o.precision_only) {
     if (!o.no_net) rc = bench_nn_nets(o.nets, o.nnets, o.quick, o.json, o.min_time, peak);
     bench_convs(&o, peak, &first_json);

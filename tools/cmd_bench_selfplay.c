@@ -15,13 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/nn_blas.h"
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
 #include "search/evaluator.h"
 #include "search/selfplay.h"
-#include "support/options.h"
 
 static int bsp_make_net(char *path, size_t n) {
   snprintf(path, n, "/tmp/xqz-bench-selfplay-%ld.xqzn", (long)getpid());
@@ -65,22 +65,19 @@ static const xq_opt_t rows[] = {
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 
+static void bsp_usage(FILE *f) {
+  fprintf(f, "usage: xqz bench selfplay [options]\n");
+  xq_opts_help(&TABLE, f, 20);
+}
+
 int xqz_bench_selfplay(int argc, char **argv) {
   bsp_opts_t o = {0};
   xq_opts_defaults(&TABLE, &o);
+  int prc = xqz_options_parse("bench selfplay", &TABLE, &o, argc, argv, NULL, NULL, bsp_usage);
+  if (prc >= 0) return prc;
+  if (o.vs_openblas && o.vs_dense)
+    return xqz_usage_error("bench selfplay", "give --vs-openblas or --vs-dense, not both");
   xq_errbuf_t eb;
-  int prc = xq_opts_parse_argv(&TABLE, &o, argc, argv, NULL, &eb);
-  if (prc == XQ_OPTS_HELP || prc == XQ_OPTS_VERSION) {
-    printf("usage: xqz bench selfplay [options]\n");
-    xq_opts_help(&TABLE, stdout, 20);
-    return 0;
-  }
-  if (prc == 0 && o.vs_openblas && o.vs_dense)
-    prc = xq_err_set(&eb, XQ_EINVAL, "give --vs-openblas or --vs-dense, not both");
-  if (prc < 0) {
-    fprintf(stderr, "xqz bench selfplay: %s (--help lists the options)\n", eb.msg);
-    return 2;
-  }
   const char *net = o.net;
   int sims = o.sims;
   double seconds = o.seconds;

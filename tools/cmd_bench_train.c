@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include "bench_nn_net.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/nn_train_pool.h"
 #include "rules/movegen.h"
 #include "rules/policy_index.h"
 #include "rules/rules.h"
 #include "support/clock.h"
-#include "support/options.h"
 #include "support/rng.h"
 #include "trainer/batch_shard.h"
 #include "wire/sample.h"
@@ -158,16 +158,8 @@ static void usage(FILE *f) {
 static int parse(train_opts_t *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   xq_opts_defaults(&TABLE, o);
-  xq_errbuf_t eb;
-  int rc = xq_opts_parse_argv(&TABLE, o, argc, argv, NULL, &eb);
-  if (rc == XQ_OPTS_HELP || rc == XQ_OPTS_VERSION) {
-    usage(stdout);
-    return 1;
-  }
-  if (rc < 0) {
-    fprintf(stderr, "xqz bench train: %s (--help lists the options)\n", eb.msg);
-    return -1;
-  }
+  int st = xqz_options_parse("bench train", &TABLE, o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st == 0 ? 1 : -1;
   for (const char *p = o->threads_arg; p && *p && o->nthreads < MAX_LIST;) {
     char *end;
     long t = strtol(p, &end, 10);

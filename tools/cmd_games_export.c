@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "pgn_write.h"
 #include "records/game_record.h"
 #include "records/segment_file.h"
 #include "support/atomic_file.h"
-#include "support/options.h"
 
 typedef struct {
   const char *net;         /* --net: lower-case hex prefix, or NULL */
@@ -235,24 +235,13 @@ static void usage(FILE *f) {
   xq_opts_help(&TABLE, f, 12);
 }
 
-static int bad_usage(const char *msg) {
-  fprintf(stderr, "xqz games export: %s\n\n", msg);
-  usage(stderr);
-  return 2;
-}
-
 /* Options into x, *out_path and paths (argv's strings). -1 to go on, or the exit status. */
 static int parse_args(export_t *x, int argc, char **argv, const char **paths, int *npaths,
                       const char **out_path, char *net, size_t net_size) {
   export_args_t a = {0};
   xq_opts_defaults(&TABLE, &a);
-  xq_errbuf_t eb;
-  int rc = xq_opts_parse_words(&TABLE, &a, argc, argv, NULL, paths, npaths, &eb);
-  if (rc == XQ_OPTS_HELP || rc == XQ_OPTS_VERSION) {
-    usage(stdout);
-    return 0;
-  }
-  if (rc < 0) return bad_usage(eb.msg);
+  int st = xqz_options_parse("games export", &TABLE, &a, argc, argv, paths, npaths, usage);
+  if (st >= 0) return st;
   *out_path = a.out;
   x->event = a.event;
   x->values = a.values;
@@ -263,7 +252,8 @@ static int parse_args(export_t *x, int argc, char **argv, const char **paths, in
   }
   if (a.since) x->since = parse_day(a.since);
   if (a.until) x->until = parse_day(a.until) + 86400; /* the whole day */
-  if (!*npaths) return bad_usage("which games? give a campaign directory or files");
+  if (!*npaths)
+    return xqz_usage_error("games export", "which games? give a campaign directory or files");
   return -1;
 }
 

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/nn_file.h"
 #include "search/selfplay.h"
 #include "support/clock.h"
-#include "support/options.h"
 
 typedef struct {
   FILE *f;
@@ -110,18 +110,11 @@ int xqz_cmd_selfplay(int argc, char **argv) {
                  .max_plies = cfg.mcts.max_plies, .full_frac = cfg.full_frac,
                  .no_resign_frac = cfg.no_resign_frac, .seed = (int64_t)cfg.seed,
                  .search = cfg.mcts.search};
+  int prc = xqz_options_parse("selfplay", &TABLE, &a, argc, argv, NULL, NULL, sp_usage);
+  if (prc >= 0) return prc;
+  if (!a.net || !a.out || !a.games)
+    return xqz_usage_error("selfplay", "need --net, --games and --out");
   xq_errbuf_t eb = {{0}};
-  int rc = xq_opts_parse_argv(&TABLE, &a, argc, argv, NULL, &eb);
-  if (rc == XQ_OPTS_HELP || rc == XQ_OPTS_VERSION) {
-    sp_usage(stdout);
-    return 0;
-  }
-  if (rc == 0 && (!a.net || !a.out || !a.games))
-    rc = xq_err_set(&eb, XQ_EINVAL, "need --net, --games and --out");
-  if (rc < 0) {
-    fprintf(stderr, "xqz selfplay: %s (xqz selfplay --help lists the options)\n", eb.msg);
-    return 2;
-  }
   const char *net = a.net, *out = a.out;
   int64_t games = a.games;
   cfg.threads = a.threads;
@@ -161,7 +154,7 @@ int xqz_cmd_selfplay(int argc, char **argv) {
     return 1;
   }
   xq_selfplay_stats_t st;
-  rc = xq_selfplay_run(&cfg, net, games, sp_sink, &c, &st, &eb);
+  int rc = xq_selfplay_run(&cfg, net, games, sp_sink, &c, &st, &eb);
   sp_progress(&c, &st, "\n");
   if (fclose(c.f) && !rc) rc = xq_err_set(&eb, XQ_EIO, "closing %s", out);
   if (rc) {
