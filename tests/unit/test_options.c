@@ -63,27 +63,30 @@ static opts_t fresh(const xq_opts_t *t) {
   return o;
 }
 
-/* Parses the NULL-terminated words after a program name; returns its result. */
-static int parse(const xq_opts_t *t, opts_t *o, bool *given, xq_errbuf_t *eb, ...) {
+/* Parses the NULL-terminated words of ap after a program name; returns its result. */
+static int parse_list(const xq_opts_t *t, opts_t *o, bool *given, xq_errbuf_t *eb, va_list ap) {
   char *argv[16] = {"prog"};
   int argc = 1;
-  va_list ap;
-  va_start(ap, eb);
   for (char *w; (w = va_arg(ap, char *)) != NULL;) argv[argc++] = w;
-  va_end(ap);
   return xq_opts_parse_argv(t, o, argc, argv, given, eb);
 }
 
-static void expect_error(const xq_opts_t *t, const char *msg, ...) {
-  char *argv[16] = {"prog"};
-  int argc = 1;
+static int parse(const xq_opts_t *t, opts_t *o, bool *given, xq_errbuf_t *eb, ...) {
   va_list ap;
-  va_start(ap, msg);
-  for (char *w; (w = va_arg(ap, char *)) != NULL;) argv[argc++] = w;
+  va_start(ap, eb);
+  int rc = parse_list(t, o, given, eb, ap);
   va_end(ap);
+  return rc;
+}
+
+/* The words after msg, parsed from the defaults, are refused with the message msg. */
+static void expect_error(const xq_opts_t *t, const char *msg, ...) {
   opts_t o = fresh(t);
   xq_errbuf_t eb = {{0}};
-  int rc = xq_opts_parse_argv(t, &o, argc, argv, NULL, &eb);
+  va_list ap;
+  va_start(ap, msg);
+  int rc = parse_list(t, &o, NULL, &eb, ap);
+  va_end(ap);
   assert_true(rc < 0);
   assert_string_equal(eb.msg, msg);
 }
