@@ -210,7 +210,8 @@ int xq_opts_next(const xq_opts_t *t, int argc, char **argv, int *i, bool unknown
   a->arg = s;
   if (!strcmp(s, "--help") || !strcmp(s, "-h")) return XQ_OPTS_HELP;
   if (!strcmp(s, "--version")) return XQ_OPTS_VERSION;
-  if (strncmp(s, "--", 2) != 0 || !s[2]) {
+  if (s[0] == '-' && s[1] && s[1] != '-') return xq_opts_unknown(t, s, eb); /* "-x" */
+  if (strncmp(s, "--", 2) != 0 || !s[2]) { /* a word; "-" and "--" too */
     a->value = s;
     return XQ_OPTS_WORD;
   }

@@ -86,7 +86,7 @@ enum {
   XQ_OPTS_OPTION = 1,  /* an option: *a is filled */
   XQ_OPTS_HELP = 2,    /* --help or -h */
   XQ_OPTS_VERSION = 3, /* --version */
-  XQ_OPTS_WORD = 4,    /* an argument that is no option (a->value is it) */
+  XQ_OPTS_WORD = 4,    /* an argument that is no option, "-" included (a->value is it) */
 };
 
 /* One option of a command line, as xq_opts_next splits it. */
@@ -100,7 +100,7 @@ typedef struct {
 /* The next argument of argv from *i (start at 1); moves *i past it and its value. Returns
  * one of the XQ_OPTS_... above, or XQ_EINVAL with the reason in eb: a name that matches
  * no row (unless unknown_ok: then a->row is -1 and the next argument is its value), a
- * missing value, or a value given to a flag. */
+ * single-dash option other than -h ("-x"), a missing value, or a value given to a flag. */
 int xq_opts_next(const xq_opts_t *t, int argc, char **argv, int *i, bool unknown_ok,
                  xq_opt_arg_t *a, xq_errbuf_t *eb);
 

@@ -162,6 +162,8 @@ static void test_in_range_words(void **state) {
   expect_error(&IN_RANGE, "unknown option 'reuse'; did you mean --reuse? (see --help)", "reuse",
                NULL);
   expect_error(&IN_RANGE, "--reuse needs a value", "--reuse", NULL);
+  expect_error(&IN_RANGE, "unknown option '-force'; did you mean --force? (see --help)", "-force",
+               NULL);
 }
 
 static void test_from_to_words(void **state) {
