@@ -21,17 +21,17 @@
 #include "wire/wire.h"
 
 static const char *const GATING_NAMES[] = {"sprt", "threshold", "none", NULL};
-_Static_assert(sizeof(xqc_gating_t) == sizeof(int), "an XQ_OPT_ENUM field is an int");
+_Static_assert(sizeof(xqc_gating_t) == sizeof(int), "an XQ_OPTION_ENUM field is an int");
 _Static_assert(XQC_GATING_SPRT == 0 && XQC_GATING_THRESHOLD == 1 && XQC_GATING_NONE == 2,
                "GATING_NAMES follows xqc_gating_t");
 
 static const char *const SEARCH_NAMES[] = {"puct", "gumbel", "gumbel_tree", NULL};
-_Static_assert(sizeof(xqc_search_t) == sizeof(int), "an XQ_OPT_ENUM field is an int");
+_Static_assert(sizeof(xqc_search_t) == sizeof(int), "an XQ_OPTION_ENUM field is an int");
 _Static_assert(XQC_SEARCH_PUCT == 0 && XQC_SEARCH_GUMBEL == 1 && XQC_SEARCH_GUMBEL_TREE == 2,
                "SEARCH_NAMES follows xqc_search_t, whose values are the wire's");
 
 static const char *const ARENA_PRECISION_NAMES[] = {"fp32", "bf16", "worker", NULL};
-_Static_assert(sizeof(xqc_arena_precision_t) == sizeof(int), "an XQ_OPT_ENUM field is an int");
+_Static_assert(sizeof(xqc_arena_precision_t) == sizeof(int), "an XQ_OPTION_ENUM field is an int");
 _Static_assert(XQC_ARENA_FP32 == 0 && XQC_ARENA_BF16 == 1 && XQC_ARENA_WORKER == 2,
                "ARENA_PRECISION_NAMES follows xqc_arena_precision_t");
 
@@ -76,145 +76,145 @@ _Static_assert(XQ_WIRE_MAX_FRAME == 67112960, "update the max_message_bytes defa
 
 #define F(f) XQ_OPT_FIELD(xqc_config_t, f)
 static const xq_opt_t ROWS[] = {
-  {"router", XQ_OPT_STRING, F(router), "tcp://127.0.0.1:5555", 0, 0,
+  {"router", XQ_OPTION_STRING, F(router), "tcp://127.0.0.1:5555", 0, 0,
    .help = "ROUTER bind address (requests); labs: tcp://*:5555", .check = check_zmq},
-  {"pub", XQ_OPT_STRING, F(pub), "tcp://127.0.0.1:5556", 0, 0,
+  {"pub", XQ_OPTION_STRING, F(pub), "tcp://127.0.0.1:5556", 0, 0,
    .help = "PUB bind address (NetAnnounce); labs: tcp://*:5556", .check = check_zmq},
-  {"http", XQ_OPT_STRING, F(http), "127.0.0.1:5580", 0, 0, .check = check_http,
+  {"http", XQ_OPTION_STRING, F(http), "127.0.0.1:5580", 0, 0, .check = check_http,
    .help = "HTTP endpoint HOST:PORT (dashboard, /metrics, /api/status); empty = off"},
-  {"net_size", XQ_OPT_STRING, F(net_size), "2x16a", 0, 0, .check = check_net_size,
+  {"net_size", XQ_OPTION_STRING, F(net_size), "2x16a", 0, 0, .check = check_net_size,
    .help = "architecture of net 1: tiny (2x16), default (6x64), large (10x128) or BxC (B"
    " blocks of C channels); suffix g: global pooling, l: line convolutions, then a: attack"
    " planes, then v: wide value head, then s: survival head, then r: opponent-reply head"
    " (2x16ls, 2x16las, 2x16v, 2x16r; docs/network.md)"},
-  {"sims", XQ_OPT_INT, F(sims), "64", 1, 100000,
+  {"sims", XQ_OPTION_INT, F(sims), "64", 1, 100000,
    .help = "full-search simulations (policy targets)"},
-  {"fast_sims", XQ_OPT_INT, F(fast_sims), "16", 1, 100000, .help = "fast-search simulations"},
-  {"full_frac", XQ_OPT_DOUBLE, F(full_frac), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_FULL_FRAC), 0, 1,
+  {"fast_sims", XQ_OPTION_INT, F(fast_sims), "16", 1, 100000, .help = "fast-search simulations"},
+  {"full_frac", XQ_OPTION_DOUBLE, F(full_frac), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_FULL_FRAC), 0, 1,
    .help = "share of moves with a full search"},
-  {"max_plies", XQ_OPT_INT, F(max_plies), "300", 10, 1000,
+  {"max_plies", XQ_OPTION_INT, F(max_plies), "300", 10, 1000,
    .help = "self-play game-length cap (draw)"},
-  {"noise_frac", XQ_OPT_DOUBLE, F(noise_frac), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_NOISE_FRAC), 0, 1,
+  {"noise_frac", XQ_OPTION_DOUBLE, F(noise_frac), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_NOISE_FRAC), 0, 1,
    .help = "Dirichlet share at the root"},
-  {"dirichlet_alpha", XQ_OPT_DOUBLE, F(dirichlet_alpha), "0.3", 0.001, 10,
+  {"dirichlet_alpha", XQ_OPTION_DOUBLE, F(dirichlet_alpha), "0.3", 0.001, 10,
    .help = "Dirichlet alpha"},
-  {"temp_plies", XQ_OPT_INT, F(temp_plies), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_TEMP_PLIES), 0, 1000,
+  {"temp_plies", XQ_OPTION_INT, F(temp_plies), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_TEMP_PLIES), 0, 1000,
    .help = "plies played with temperature 1"},
-  {"temp_final", XQ_OPT_DOUBLE, F(temp_final), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_TEMP_FINAL), 0, 2,
+  {"temp_final", XQ_OPTION_DOUBLE, F(temp_final), XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_TEMP_FINAL), 0, 2,
    .help = "temperature after temp_plies (0: always the most visited move)"},
-  {"resign_threshold", XQ_OPT_DOUBLE, F(resign_threshold),
+  {"resign_threshold", XQ_OPTION_DOUBLE, F(resign_threshold),
    XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_RESIGN_THRESHOLD), -1, 1,
    .help = "root value below which a side resigns (-1 = never)"},
-  {"no_resign_frac", XQ_OPT_DOUBLE, F(no_resign_frac),
+  {"no_resign_frac", XQ_OPTION_DOUBLE, F(no_resign_frac),
    XQ_SELFPLAY_DEF_STR(XQ_SELFPLAY_NO_RESIGN_FRAC), 0, 1,
    .help = "share of games with resignation disabled"},
-  {"games_per_job", XQ_OPT_INT, F(games_per_job), "64", 1, 10000,
+  {"games_per_job", XQ_OPTION_INT, F(games_per_job), "64", 1, 10000,
    .help = "games per self-play job (played at once, shared among the worker's threads; a"
    " worker plays at most threads x games-per-thread of them)"},
-  {"window", XQ_OPT_INT, F(window), "50000", 100, 100000000,
+  {"window", XQ_OPTION_INT, F(window), "50000", 100, 100000000,
    .help = "replay window W (positions); with window_max, the size the window starts at"},
-  {"window_max", XQ_OPT_INT, F(window_max), "0", 0, 100000000,
+  {"window_max", XQ_OPTION_INT, F(window_max), "0", 0, 100000000,
    .help = "0: the window stays at `window`; else it grows with the positions ingested (KataGo's"
    " power law, docs/tuning.md) up to this many positions"},
-  {"window_exponent", XQ_OPT_DOUBLE, F(window_exponent), "0.65", 0.01, 1,
+  {"window_exponent", XQ_OPTION_DOUBLE, F(window_exponent), "0.65", 0.01, 1,
    .help = "growing window: the window grows as (positions ingested)^exponent (1: linearly)"},
-  {"window_slope", XQ_OPT_DOUBLE, F(window_slope), "0.4", 0.001, 1,
+  {"window_slope", XQ_OPTION_DOUBLE, F(window_slope), "0.4", 0.001, 1,
    .help = "growing window: positions the window gains per position ingested when it starts to"
    " grow (the gain then falls as the campaign goes on)"},
-  {"min_positions", XQ_OPT_INT, F(min_positions), "2000", 1, 100000000,
+  {"min_positions", XQ_OPTION_INT, F(min_positions), "2000", 1, 100000000,
    .help = "positions in the window before training starts"},
-  {"value_target_q", XQ_OPT_DOUBLE, F(value_target_q), "0", 0, 1,
+  {"value_target_q", XQ_OPTION_DOUBLE, F(value_target_q), "0", 0, 1,
    .help = "value target = (1 - q) x game result + q x the search's root value (0: result only)"},
-  {"adjudicate_material", XQ_OPT_DOUBLE, F(adjudicate_material), XQ_ADJUDICATE_DEFAULT, 0, 100,
+  {"adjudicate_material", XQ_OPTION_DOUBLE, F(adjudicate_material), XQ_ADJUDICATE_DEFAULT, 0, 100,
    .help = "a game stopped by the length cap is won by the side this many pawns ahead (0: a draw)"},
-  {"colour_swap", XQ_OPT_DOUBLE, F(colour_swap), "0", 0, 1,
+  {"colour_swap", XQ_OPTION_DOUBLE, F(colour_swap), "0", 0, 1,
    .help = "share of training samples served with the colours swapped (board turned, Red<->Black)"},
-  {"mate_probe", XQ_OPT_INT, F(mate_probe), "0", 0, 1,
+  {"mate_probe", XQ_OPTION_INT, F(mate_probe), "0", 0, 1,
    .help = "1: self-play searches score a mate (or stalemate) in one without the net"},
-  {"search", XQ_OPT_ENUM, F(search), "gumbel", 0, 0,
+  {"search", XQ_OPTION_ENUM, F(search), "gumbel", 0, 0,
    .help = "self-play's search: gumbel (Gumbel AlphaZero's sequential halving at the root, the"
    " improved policy as targets; docs/search.md), gumbel_tree (the same, and the paper's"
    " deterministic selection below the root) or puct (visit counts as policy targets)",
    .names = SEARCH_NAMES},
-  {"gumbel_actions", XQ_OPT_INT, F(gumbel_actions), "16", 1, 128,
+  {"gumbel_actions", XQ_OPTION_INT, F(gumbel_actions), "16", 1, 128,
    .help = "search = gumbel or gumbel_tree: actions considered at the root (the top ones by prior"
    " and Gumbel noise)"},
-  {"reuse", XQ_OPT_DOUBLE, F(reuse), "4", 0.1, 1000,
+  {"reuse", XQ_OPTION_DOUBLE, F(reuse), "4", 0.1, 1000,
    .help = "pacing R: samples served <= R x positions ingested"},
-  {"balance_window_s", XQ_OPT_INT, F(balance_window_s), "600", 1, 86400,
+  {"balance_window_s", XQ_OPTION_INT, F(balance_window_s), "600", 1, 86400,
    .help = "span (s) of the balance figures: achieved reuse, ingest and training rates, the"
    " trainer's busy share (docs/operations.md)"},
-  {"balance_warn_s", XQ_OPT_INT, F(balance_warn_s), "300", 1, 86400,
+  {"balance_warn_s", XQ_OPTION_INT, F(balance_warn_s), "300", 1, 86400,
    .help = "achieved reuse below reuse/2 for this long (s): the campaign is trainer-bound (one"
    " warning in the log)"},
-  {"self_balance", XQ_OPT_INT, F(self_balance), "0", 0, 1,
+  {"self_balance", XQ_OPTION_INT, F(self_balance), "0", 0, 1,
    .help = "1: self-play jobs' full-search simulations follow the balance, from sims (the workers"
    " wait on the trainer) up to sims_max (the trainer cannot keep up; docs/tuning.md)"},
-  {"sims_max", XQ_OPT_INT, F(sims_max), "256", 1, 100000,
+  {"sims_max", XQ_OPTION_INT, F(sims_max), "256", 1, 100000,
    .help = "the most full-search simulations self_balance hands out"},
-  {"batch_size", XQ_OPT_INT, F(batch_size), "256", 1, 8192,
+  {"batch_size", XQ_OPTION_INT, F(batch_size), "256", 1, 8192,
    .help = "batch size hint / cap per Batch"},
-  {"gating", XQ_OPT_ENUM, F(gating), "none", 0, 0,
+  {"gating", XQ_OPTION_ENUM, F(gating), "none", 0, 0,
    .help = "gating mode (none: every candidate promoted after threshold_games measured games; "
    "sprt and threshold decide on the score; docs/tuning.md)", .names = GATING_NAMES},
-  {"gating_sims", XQ_OPT_INT, F(gating_sims), "32", 1, 100000,
+  {"gating_sims", XQ_OPTION_INT, F(gating_sims), "32", 1, 100000,
    .help = "arena simulations per move"},
-  {"arena_precision", XQ_OPT_ENUM, F(arena_precision), "fp32", 0, 0,
+  {"arena_precision", XQ_OPTION_ENUM, F(arena_precision), "fp32", 0, 0,
    .names = ARENA_PRECISION_NAMES,
    .help = "arithmetic of gating and anchor games on every worker, so that no promotion is"
    " decided by a precision difference (bf16: only workers whose CPU runs it play them;"
    " worker: each worker's own --precision; docs/operations.md)"},
-  {"gating_max_games", XQ_OPT_INT, F(gating_max_games), "100", 2, 100000,
+  {"gating_max_games", XQ_OPTION_INT, F(gating_max_games), "100", 2, 100000,
    .help = "game cap of a gating match (undecided at the cap: promoted if its SPRT LLR > 0; "
    "above 176 games pairs repeat openings, and so games)"},
-  {"sprt_elo0", XQ_OPT_DOUBLE, F(sprt_elo0), "0", -1000, 1000, .help = "SPRT H0 Elo"},
-  {"sprt_elo1", XQ_OPT_DOUBLE, F(sprt_elo1), "35", -1000, 1000, .help = "SPRT H1 Elo"},
-  {"sprt_alpha", XQ_OPT_DOUBLE, F(sprt_alpha), "0.05", 0.0001, 0.5, .help = "SPRT alpha"},
-  {"sprt_beta", XQ_OPT_DOUBLE, F(sprt_beta), "0.05", 0.0001, 0.5, .help = "SPRT beta"},
-  {"threshold_score", XQ_OPT_DOUBLE, F(threshold_score), "0.55", 0, 1,
+  {"sprt_elo0", XQ_OPTION_DOUBLE, F(sprt_elo0), "0", -1000, 1000, .help = "SPRT H0 Elo"},
+  {"sprt_elo1", XQ_OPTION_DOUBLE, F(sprt_elo1), "35", -1000, 1000, .help = "SPRT H1 Elo"},
+  {"sprt_alpha", XQ_OPTION_DOUBLE, F(sprt_alpha), "0.05", 0.0001, 0.5, .help = "SPRT alpha"},
+  {"sprt_beta", XQ_OPTION_DOUBLE, F(sprt_beta), "0.05", 0.0001, 0.5, .help = "SPRT beta"},
+  {"threshold_score", XQ_OPTION_DOUBLE, F(threshold_score), "0.55", 0, 1,
    .help = "threshold mode: promote when score >= this"},
-  {"threshold_games", XQ_OPT_INT, F(threshold_games), "40", 2, 100000,
+  {"threshold_games", XQ_OPTION_INT, F(threshold_games), "40", 2, 100000,
    .help = "threshold mode: games before deciding"},
   /* anchor matches (anchors.h) */
-  {"anchors", XQ_OPT_STRING, F(anchors), "greedy,alphabeta:1", 0, 0,
+  {"anchors", XQ_OPTION_STRING, F(anchors), "greedy,alphabeta:1", 0, 0,
    .help = "built-in players the best net is measured against, comma-separated (random, greedy,"
    " alphabeta:D): the absolute strength curve of docs/operations.md, \"Anchors\""},
-  {"anchor_games", XQ_OPT_INT, F(anchor_games), "20", 0, 1000,
+  {"anchor_games", XQ_OPTION_INT, F(anchor_games), "20", 0, 1000,
    .help = "games per anchor of each anchor match, played at gating_sims (0 = no anchor matches)"},
-  {"anchor_every", XQ_OPT_INT, F(anchor_every), "1", 1, 100000,
+  {"anchor_every", XQ_OPTION_INT, F(anchor_every), "1", 1, 100000,
    .help = "measure net 1 and then every Nth promoted net against the anchors"},
-  {"keep_rejected_nets", XQ_OPT_INT, F(keep_rejected_nets), "50", 0, 1000000,
+  {"keep_rejected_nets", XQ_OPTION_INT, F(keep_rejected_nets), "50", 0, 1000000,
    .help = "rejected candidates' files kept in nets/rejected/, the newest; older ones are deleted"
    " (their campaign.db rows stay)"},
-  {"fsync_ms", XQ_OPT_INT, F(fsync_ms), "200", 1, 60000, .help = "fsync batching interval (ms)"},
-  {"heartbeat_ms", XQ_OPT_INT, F(heartbeat_ms), "5000", 100, 600000,
+  {"fsync_ms", XQ_OPTION_INT, F(fsync_ms), "200", 1, 60000, .help = "fsync batching interval (ms)"},
+  {"heartbeat_ms", XQ_OPTION_INT, F(heartbeat_ms), "5000", 100, 600000,
    .help = "heartbeat interval asked of peers (ms)"},
-  {"worker_timeout_ms", XQ_OPT_INT, F(worker_timeout_ms), "30000", 500, 86400000,
+  {"worker_timeout_ms", XQ_OPTION_INT, F(worker_timeout_ms), "30000", 500, 86400000,
    .help = "a peer silent this long is presumed gone (ms)"},
-  {"status_ms", XQ_OPT_INT, F(status_ms), "5000", 100, 3600000,
+  {"status_ms", XQ_OPTION_INT, F(status_ms), "5000", 100, 3600000,
    .help = "status log line interval (ms)"},
-  {"segment_bytes", XQ_OPT_INT, F(segment_bytes), "67108864", 4096, 4294967296.0,
+  {"segment_bytes", XQ_OPTION_INT, F(segment_bytes), "67108864", 4096, 4294967296.0,
    .help = "roll over to a new games/seg file at this size"},
-  {"max_peer_errors", XQ_OPT_INT, F(max_peer_errors), "20", 1, 1000000,
+  {"max_peer_errors", XQ_OPTION_INT, F(max_peer_errors), "20", 1, 1000000,
    .help = "faults (malformed or unexpected messages) within fault_window_s that cut a peer off"},
-  {"fault_window_s", XQ_OPT_INT, F(fault_window_s), "60", 1, 86400,
+  {"fault_window_s", XQ_OPTION_INT, F(fault_window_s), "60", 1, 86400,
    .help = "window (s) in which max_peer_errors faults cut a peer off"},
-  {"cutoff_s", XQ_OPT_INT, F(cutoff_s), "600", 1, 31536000,
+  {"cutoff_s", XQ_OPTION_INT, F(cutoff_s), "600", 1, 31536000,
    .help = "a cut-off peer (CURVE key, else worker id, else connection) is ignored this long (s)"},
-  {"max_message_bytes", XQ_OPT_INT, F(max_message_bytes), "67112960", 65536, 2147483647.0,
+  {"max_message_bytes", XQ_OPTION_INT, F(max_message_bytes), "67112960", 65536, 2147483647.0,
    .help = "largest message on the ROUTER; a bigger one drops that connection (a net must fit)"},
-  {"curve_secret_key", XQ_OPT_STRING, F(curve_secret_key), "", 0, 0,
+  {"curve_secret_key", XQ_OPTION_STRING, F(curve_secret_key), "", 0, 0,
    .help = "coordinator's CURVE secret key file (xqz keygen); empty = CURVE off (trusted network)"},
-  {"curve_allow_dir", XQ_OPT_STRING, F(curve_allow_dir), "", 0, 0,
+  {"curve_allow_dir", XQ_OPTION_STRING, F(curve_allow_dir), "", 0, 0,
    .help = "with CURVE: directory of the *.pub keys allowed to connect (re-read when it changes)"},
-  {"curve_admin_dir", XQ_OPT_STRING, F(curve_admin_dir), "", 0, 0,
+  {"curve_admin_dir", XQ_OPTION_STRING, F(curve_admin_dir), "", 0, 0,
    .help = "with CURVE: *.pub keys allowed to ban/unban (empty: nobody); without CURVE: loopback"},
-  {"curve_trainer_dir", XQ_OPT_STRING, F(curve_trainer_dir), "", 0, 0,
+  {"curve_trainer_dir", XQ_OPTION_STRING, F(curve_trainer_dir), "", 0, 0,
    .help = "with CURVE: *.pub keys of the trainer (empty: any allowed key may act as the trainer)"},
-  {"trainer_addresses", XQ_OPT_STRING, F(trainer_addresses), "", 0, 0,
+  {"trainer_addresses", XQ_OPTION_STRING, F(trainer_addresses), "", 0, 0,
    .help = "without CURVE: IP addresses, besides loopback, the trainer may connect from (a,b)"},
-  {"seed", XQ_OPT_INT, F(seed), "1", 0, 9.2e18, .help = "random seed (sampling, net 1 weights)"},
-  {"min_peer_version", XQ_OPT_STRING, F(min_peer_version), "", 0, 0,
+  {"seed", XQ_OPTION_INT, F(seed), "1", 0, 9.2e18, .help = "random seed (sampling, net 1 weights)"},
+  {"min_peer_version", XQ_OPTION_STRING, F(min_peer_version), "", 0, 0,
    .help = "workers and trainers older than this software version (e.g. 0.2.0) are refused, told"
    " which to install; empty = any", .check = check_version},
 };
@@ -366,7 +366,7 @@ static const char *const LIMITS[] = {"max_message_bytes", "max_peer_errors", "fa
 int xqc_config_limit(const xqc_config_t *c, int i, const char **name, double *value) {
   if (i < 0 || i >= (int)(sizeof LIMITS / sizeof LIMITS[0])) return -1;
   int k = xq_opts_find(&TABLE, LIMITS[i]);
-  assert(k >= 0 && ROWS[k].kind == XQ_OPT_INT && ROWS[k].size == sizeof(int64_t));
+  assert(k >= 0 && ROWS[k].kind == XQ_OPTION_INT && ROWS[k].size == sizeof(int64_t));
   const xq_opt_t *r = &ROWS[k];
   *name = r->name;
   *value = (double)*(const int64_t *)(const void *)((const char *)c + r->off);

@@ -63,17 +63,17 @@ static int check_sprt(const char *name, const char *v, xq_errbuf_t *eb) {
 
 #define O(f) XQ_OPT_FIELD(arena_opts_t, f)
 static const xq_opt_t rows[] = {
-    {"games", XQ_OPT_INT, O(games), NULL, 1, 1000000,
+    {"games", XQ_OPTION_INT, O(games), NULL, 1, 1000000,
      .help = "games to play (pairs on one opening, colours swapped)"},
-    {"openings", XQ_OPT_TEXT, O(openings_path), NULL, 0, 0, .arg = "FILE",
+    {"openings", XQ_OPTION_TEXT, O(openings_path), NULL, 0, 0, .arg = "FILE",
      .help = "one opening per line: FEN [moves...] or startpos [moves...]",
      .shown = "88 built-in two-ply lines, docs/arena.md"},
-    {"sprt", XQ_OPT_TEXT, O(sprt), NULL, 0, 0, .arg = "E0,E1", .check = check_sprt,
+    {"sprt", XQ_OPTION_TEXT, O(sprt), NULL, 0, 0, .arg = "E0,E1", .check = check_sprt,
      .help = "stop early on a GSPRT decision, H0 elo=E0 vs H1 elo=E1 (logistic Elo,"
      " pentanomial, alpha = beta = 0.05)"},
-    {"seed", XQ_OPT_INT, O(seed), "1", 0, 9.2e18, .arg = "S",
+    {"seed", XQ_OPTION_INT, O(seed), "1", 0, 9.2e18, .arg = "S",
      .help = "seed of the players and the opening order"},
-    {"max-plies", XQ_OPT_INT, O(max_plies), "400", 1, XQ_ARENA_MAX_PLIES, .arg = "P",
+    {"max-plies", XQ_OPTION_INT, O(max_plies), "400", 1, XQ_ARENA_MAX_PLIES, .arg = "P",
      .help = "game-length cap, a draw"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_FROM_TO};

@@ -187,20 +187,21 @@ static void bench_convs(const bench_opts_t *o, double peak, bool *first_json) {
 
 #define O(f) XQ_OPT_FIELD(bench_opts_t, f)
 static const xq_opt_t rows[] = {
-    {"threads", XQ_OPT_INT, O(threads), "1", 1, 256,
+    {"threads", XQ_OPTION_INT, O(threads), "1", 1, 256,
      .help = "OpenBLAS threads (1: one per search thread)"},
-    {"quick", XQ_OPT_FLAG, O(quick), NULL, 0, 0, .help = "shorter measurements, fewer batch sizes"},
-    {"json", XQ_OPT_FLAG, O(json), NULL, 0, 0, .help = "print the figures as one JSON object"},
-    {"no-net", XQ_OPT_FLAG, O(no_net), NULL, 0, 0,
+    {"quick", XQ_OPTION_FLAG, O(quick), NULL, 0, 0,
+     .help = "shorter measurements, fewer batch sizes"},
+    {"json", XQ_OPTION_FLAG, O(json), NULL, 0, 0, .help = "print the figures as one JSON object"},
+    {"no-net", XQ_OPTION_FLAG, O(no_net), NULL, 0, 0,
      .help = "only the sgemm peak, the conv layers and the narrow GEMMs"},
-    {"nets", XQ_OPT_TEXT, O(nets_arg), "default,large", 0, 0, .arg = "LIST",
+    {"nets", XQ_OPTION_TEXT, O(nets_arg), "default,large", 0, 0, .arg = "LIST",
      .help = "whole-net figures of these sizes (tiny,tiny-g to see what global pooling costs)"},
-    {"precision", XQ_OPT_TEXT, O(precision), NULL, 0, 0, .arg = "auto|fp32|bf16|both",
+    {"precision", XQ_OPTION_TEXT, O(precision), NULL, 0, 0, .arg = "auto|fp32|bf16|both",
      .help = "the precision table's paths (auto: the one a worker would pick)",
      .shown = "XQZ_PRECISION if set, else both where the CPU has avx512_bf16, fp32 elsewhere"},
-    {"rounds", XQ_OPT_INT, O(rounds), "3", 1, 100, .arg = "R",
+    {"rounds", XQ_OPTION_INT, O(rounds), "3", 1, 100, .arg = "R",
      .help = "interleaved rounds of the precision table"},
-    {"precision-only", XQ_OPT_FLAG, O(precision_only), NULL, 0, 0,
+    {"precision-only", XQ_OPTION_FLAG, O(precision_only), NULL, 0, 0,
      .help = "only the peaks and the precision table"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};

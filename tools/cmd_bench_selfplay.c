@@ -50,17 +50,17 @@ typedef struct {
 
 #define O(f) XQ_OPT_FIELD(bsp_opts_t, f)
 static const xq_opt_t rows[] = {
-    {"net", XQ_OPT_TEXT, O(net), NULL, 0, 0, .arg = "FILE",
+    {"net", XQ_OPTION_TEXT, O(net), NULL, 0, 0, .arg = "FILE",
      .help = "the net that plays", .shown = "a fresh default 6x64 net"},
-    {"sims", XQ_OPT_INT, O(sims), "200", 1, 1000000, .arg = "S",
+    {"sims", XQ_OPTION_INT, O(sims), "200", 1, 1000000, .arg = "S",
      .help = "simulations of a full search (a fast one: a fifth)"},
-    {"seconds", XQ_OPT_DOUBLE, O(seconds), "10", 0.001, 1e6, .arg = "T",
+    {"seconds", XQ_OPTION_DOUBLE, O(seconds), "10", 0.001, 1e6, .arg = "T",
      .help = "seconds per batch size"},
-    {"parallel", XQ_OPT_STRING, O(plist), "1,8,32,64", 0, 0, .arg = "G,G,...",
+    {"parallel", XQ_OPTION_STRING, O(plist), "1,8,32,64", 0, 0, .arg = "G,G,...",
      .help = "the batch sizes: games at once in the one thread"},
-    {"vs-openblas", XQ_OPT_FLAG, O(vs_openblas), NULL, 0, 0,
+    {"vs-openblas", XQ_OPTION_FLAG, O(vs_openblas), NULL, 0, 0,
      .help = "each G first with every GEMM in OpenBLAS, then as always; the ratio of plies/s"},
-    {"vs-dense", XQ_OPT_FLAG, O(vs_dense), NULL, 0, 0,
+    {"vs-dense", XQ_OPTION_FLAG, O(vs_dense), NULL, 0, 0,
      .help = "each G first with the whole policy FC, then the legal moves' logits alone"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};

@@ -40,15 +40,15 @@ typedef struct {
 
 #define O(f) XQ_OPT_FIELD(train_opts_t, f)
 static const xq_opt_t rows[] = {
-    {"sizes", XQ_OPT_STRING, O(sizes), "tiny,default,large", 0, 0, .arg = "LIST",
+    {"sizes", XQ_OPTION_STRING, O(sizes), "tiny,default,large", 0, 0, .arg = "LIST",
      .help = "the nets timed"},
-    {"threads", XQ_OPT_TEXT, O(threads_arg), NULL, 0, 0, .arg = "1,2,...",
+    {"threads", XQ_OPTION_TEXT, O(threads_arg), NULL, 0, 0, .arg = "1,2,...",
      .help = "the thread counts timed", .shown = "1..every core of this box"},
-    {"batch", XQ_OPT_INT, O(batch), "256", 1, 8192, .help = "positions per step"},
-    {"seconds", XQ_OPT_DOUBLE, O(seconds), "3", 0.001, 1e6, .arg = "S",
+    {"batch", XQ_OPTION_INT, O(batch), "256", 1, 8192, .help = "positions per step"},
+    {"seconds", XQ_OPTION_DOUBLE, O(seconds), "3", 0.001, 1e6, .arg = "S",
      .help = "seconds per net and thread count"},
-    {"json", XQ_OPT_FLAG, O(json), NULL, 0, 0, .help = "print the figures as JSON"},
-    {"vs-whole-policy", XQ_OPT_FLAG, O(vs_whole), NULL, 0, 0,
+    {"json", XQ_OPTION_FLAG, O(json), NULL, 0, 0, .help = "print the figures as JSON"},
+    {"vs-whole-policy", XQ_OPTION_FLAG, O(vs_whole), NULL, 0, 0,
      .help = "also time each step with the whole policy FC (before, the trainer computed it"
      " at the legal moves only) and print the ratio"},
 };

@@ -31,12 +31,12 @@ typedef struct {
 
 #define A(f) XQ_OPT_FIELD(games_args_t, f)
 static const xq_opt_t rows[] = {
-    {"adjudicate", XQ_OPT_DOUBLE, A(adjudicate), NULL, 0, 100, .arg = "PAWNS",
+    {"adjudicate", XQ_OPTION_DOUBLE, A(adjudicate), NULL, 0, 100, .arg = "PAWNS",
      .help = "score length-capped games by material as the campaign does (0 for record"
      " files: capped games drawn)",
      .shown = "adjudicate_material in the campaign's campaign.ini, else the coordinator's"
      " default " XQ_ADJUDICATE_DEFAULT},
-    {"json", XQ_OPT_FLAG, A(json), NULL, 0, 0,
+    {"json", XQ_OPTION_FLAG, A(json), NULL, 0, 0,
      .help = "one JSON object per file (and one for the total)"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};

@@ -208,19 +208,19 @@ typedef struct {
 
 #define A(f) XQ_OPT_FIELD(export_args_t, f)
 static const xq_opt_t rows[] = {
-    {"out", XQ_OPT_TEXT, A(out), NULL, 0, 0, .arg = "FILE",
+    {"out", XQ_OPTION_TEXT, A(out), NULL, 0, 0, .arg = "FILE",
      .help = "write FILE (atomically) instead of standard output"},
-    {"net", XQ_OPT_TEXT, A(net), NULL, 0, 0, .arg = "ID", .check = check_net,
+    {"net", XQ_OPTION_TEXT, A(net), NULL, 0, 0, .arg = "ID", .check = check_net,
      .help = "only games played by this net (its id, or leading hex digits)"},
-    {"since", XQ_OPT_TEXT, A(since), NULL, 0, 0, .arg = "DAY", .check = check_day,
+    {"since", XQ_OPTION_TEXT, A(since), NULL, 0, 0, .arg = "DAY", .check = check_day,
      .help = "only games of files last written on or after DAY (YYYY-MM-DD, UTC); records"
      " carry no time, so a game's date is its file's"},
-    {"until", XQ_OPT_TEXT, A(until), NULL, 0, 0, .arg = "DAY", .check = check_day,
+    {"until", XQ_OPTION_TEXT, A(until), NULL, 0, 0, .arg = "DAY", .check = check_day,
      .help = "... on or before DAY"},
-    {"values", XQ_OPT_FLAG, A(values), NULL, 0, 0,
+    {"values", XQ_OPTION_FLAG, A(values), NULL, 0, 0,
      .help = "the search's root value after each searched move, for the side that moved, in"
      " [-1, 1], as a comment {+0.123}"},
-    {"event", XQ_OPT_TEXT, A(event), "xqzero self-play", 0, 0, .arg = "TEXT",
+    {"event", XQ_OPTION_TEXT, A(event), "xqzero self-play", 0, 0, .arg = "TEXT",
      .help = "the [Event] tag"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};

@@ -71,28 +71,28 @@ _Static_assert(XQ_SEARCH_PUCT == 0 && XQ_SEARCH_GUMBEL == 1 && XQ_SEARCH_GUMBEL_
 
 #define A(f) XQ_OPT_FIELD(sp_args_t, f)
 static const xq_opt_t rows[] = {
-    {"net", XQ_OPT_TEXT, A(net), NULL, 0, 0, .arg = "FILE|uniform",
+    {"net", XQ_OPTION_TEXT, A(net), NULL, 0, 0, .arg = "FILE|uniform",
      .help = "the net that plays (uniform: no net, uniform priors)"},
-    {"games", XQ_OPT_INT, A(games), NULL, 1, 1e9, .help = "games to play"},
-    {"out", XQ_OPT_TEXT, A(out), NULL, 0, 0, .arg = "FILE",
+    {"games", XQ_OPTION_INT, A(games), NULL, 1, 1e9, .help = "games to play"},
+    {"out", XQ_OPTION_TEXT, A(out), NULL, 0, 0, .arg = "FILE",
      .help = "the record file written (docs/game-records.md)"},
-    {"threads", XQ_OPT_INT, A(threads), NULL, 1, 1024, .arg = "T", .help = "search threads"},
-    {"parallel", XQ_OPT_INT, A(parallel), NULL, 1, 65536, .arg = "G",
+    {"threads", XQ_OPTION_INT, A(threads), NULL, 1, 1024, .arg = "T", .help = "search threads"},
+    {"parallel", XQ_OPTION_INT, A(parallel), NULL, 1, 65536, .arg = "G",
      .help = "games played at once per thread (evaluator batch)"},
-    {"sims", XQ_OPT_INT, A(sims), NULL, 1, 1000000, .help = "simulations of a full search"},
-    {"fast-sims", XQ_OPT_INT, A(fast_sims), NULL, 0, 1000000,
+    {"sims", XQ_OPTION_INT, A(sims), NULL, 1, 1000000, .help = "simulations of a full search"},
+    {"fast-sims", XQ_OPTION_INT, A(fast_sims), NULL, 0, 1000000,
      .help = "simulations of a fast search (0: a fifth of --sims)"},
-    {"full-frac", XQ_OPT_DOUBLE, A(full_frac), NULL, 0, 1,
+    {"full-frac", XQ_OPTION_DOUBLE, A(full_frac), NULL, 0, 1,
      .help = "share of moves with a full search"},
-    {"max-plies", XQ_OPT_INT, A(max_plies), NULL, 1, 1000, .help = "game-length cap (draw)"},
-    {"no-resign-frac", XQ_OPT_DOUBLE, A(no_resign_frac), NULL, 0, 1,
+    {"max-plies", XQ_OPTION_INT, A(max_plies), NULL, 1, 1000, .help = "game-length cap (draw)"},
+    {"no-resign-frac", XQ_OPTION_DOUBLE, A(no_resign_frac), NULL, 0, 1,
      .help = "share of games with resignation disabled"},
-    {"seed", XQ_OPT_INT, A(seed), NULL, 0, 9.2e18, .help = "random seed"},
-    {"search", XQ_OPT_ENUM, A(search), NULL, 0, 0, .names = SEARCH_NAMES,
+    {"seed", XQ_OPTION_INT, A(seed), NULL, 0, 9.2e18, .help = "random seed"},
+    {"search", XQ_OPTION_ENUM, A(search), NULL, 0, 0, .names = SEARCH_NAMES,
      .help = "gumbel: Gumbel AlphaZero's root search; the records then hold its improved"
      " policy instead of visit counts (docs/search.md); gumbel_tree: the same root, and the"
      " paper's deterministic selection below it"},
-    {"force", XQ_OPT_FLAG, A(force), NULL, 0, 0, .help = "replace an existing FILE"},
+    {"force", XQ_OPTION_FLAG, A(force), NULL, 0, 0, .help = "replace an existing FILE"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 

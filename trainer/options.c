@@ -16,9 +16,9 @@
 #include "wire/endpoint.h"
 #include "wire/wire.h"
 
-#define S(f) XQ_OPT_STRING, XQ_OPT_FIELD(trainer_opts_t, f)
-#define I(f) XQ_OPT_INT, XQ_OPT_FIELD(trainer_opts_t, f)
-#define R(f) XQ_OPT_DOUBLE, XQ_OPT_FIELD(trainer_opts_t, f)
+#define S(f) XQ_OPTION_STRING, XQ_OPT_FIELD(trainer_opts_t, f)
+#define I(f) XQ_OPTION_INT, XQ_OPT_FIELD(trainer_opts_t, f)
+#define R(f) XQ_OPTION_DOUBLE, XQ_OPT_FIELD(trainer_opts_t, f)
 
 static const xq_opt_t rows[] = {
     {"coordinator", S(coordinator), "tcp://127.0.0.1:5555", 0, 0,

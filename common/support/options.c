@@ -60,7 +60,7 @@ static bool parse_whole(const char *v, long long *out) {
 /* A bad number for row r: the style's words for "not a number" or "out of bounds". */
 static int bad_number(const xq_opts_t *t, const xq_opt_t *r, const char *v, bool parsed,
                       double x, long long whole_x, xq_errbuf_t *eb) {
-  bool whole = r->kind == XQ_OPT_INT;
+  bool whole = r->kind == XQ_OPTION_INT;
   switch (t->style) {
   case XQ_OPTS_SETTINGS:
     if (!parsed)
@@ -114,19 +114,19 @@ int xq_opts_set_row(const xq_opts_t *t, int i, void *obj, const char *value, xq_
   char *field = (char *)obj + r->off;
   char name[160];
   switch (r->kind) {
-  case XQ_OPT_INT: return set_int(t, r, field, value, eb);
-  case XQ_OPT_DOUBLE: return set_double(t, r, field, value, eb);
-  case XQ_OPT_STRING:
-  case XQ_OPT_TEXT: {
-    if (r->kind == XQ_OPT_STRING && strlen(value) >= r->size)
+  case XQ_OPTION_INT: return set_int(t, r, field, value, eb);
+  case XQ_OPTION_DOUBLE: return set_double(t, r, field, value, eb);
+  case XQ_OPTION_STRING:
+  case XQ_OPTION_TEXT: {
+    if (r->kind == XQ_OPTION_STRING && strlen(value) >= r->size)
       return xq_err_set(eb, XQ_ERANGE, "%s: value too long", shown_name(t, r, name, sizeof name));
     int rc = r->check ? r->check(r->name, value, eb) : 0;
     if (rc < 0) return rc;
-    if (r->kind == XQ_OPT_STRING) memcpy(field, value, strlen(value) + 1);
+    if (r->kind == XQ_OPTION_STRING) memcpy(field, value, strlen(value) + 1);
     else *(const char **)(void *)field = value;
     return 0;
   }
-  case XQ_OPT_ENUM: {
+  case XQ_OPTION_ENUM: {
     assert(r->size == sizeof(int));
     for (int k = 0; r->names[k]; k++)
       if (strcmp(r->names[k], value) == 0) {
@@ -138,7 +138,7 @@ int xq_opts_set_row(const xq_opts_t *t, int i, void *obj, const char *value, xq_
                       shown_name(t, r, name, sizeof name), value,
                       join_names(list, sizeof list, r->names));
   }
-  case XQ_OPT_FLAG:
+  case XQ_OPTION_FLAG:
     assert(r->size == sizeof(bool));
     *(bool *)(void *)field = true;
     return 0;
@@ -149,7 +149,7 @@ int xq_opts_set_row(const xq_opts_t *t, int i, void *obj, const char *value, xq_
 void xq_opts_defaults(const xq_opts_t *t, void *obj) {
   for (int i = 0; i < t->n; i++) {
     const xq_opt_t *r = &t->rows[i];
-    if (r->kind == XQ_OPT_FLAG) {
+    if (r->kind == XQ_OPTION_FLAG) {
       *(bool *)(void *)((char *)obj + r->off) = false;
       continue;
     }
@@ -222,7 +222,7 @@ int xq_opts_next(const xq_opts_t *t, int argc, char **argv, int *i, bool unknown
   a->name[len] = '\0';
   a->row = xq_opts_find(t, a->name);
   if (a->row < 0 && !unknown_ok) return xq_opts_unknown(t, s, eb);
-  bool flag = a->row >= 0 && t->rows[a->row].kind == XQ_OPT_FLAG;
+  bool flag = a->row >= 0 && t->rows[a->row].kind == XQ_OPTION_FLAG;
   if (flag) {
     if (eq) return xq_err_set(eb, XQ_EINVAL, "--%s takes no value", t->rows[a->row].name);
     return XQ_OPTS_OPTION;
@@ -269,42 +269,43 @@ void xq_opts_print_value(const xq_opts_t *t, int i, const void *obj, FILE *f) {
   const xq_opt_t *r = &t->rows[i];
   const char *field = (const char *)obj + r->off;
   switch (r->kind) {
-  case XQ_OPT_INT:
+  case XQ_OPTION_INT:
     if (r->size == sizeof(int64_t))
       fprintf(f, "%lld", (long long)*(const int64_t *)(const void *)field);
     else
       fprintf(f, "%d", *(const int *)(const void *)field);
     break;
-  case XQ_OPT_DOUBLE: fprintf(f, "%g", *(const double *)(const void *)field); break;
-  case XQ_OPT_STRING: fputs(field, f); break;
-  case XQ_OPT_TEXT: {
+  case XQ_OPTION_DOUBLE: fprintf(f, "%g", *(const double *)(const void *)field); break;
+  case XQ_OPTION_STRING: fputs(field, f); break;
+  case XQ_OPTION_TEXT: {
     const char *s = *(const char *const *)(const void *)field;
     fputs(s ? s : "", f);
     break;
   }
-  case XQ_OPT_ENUM: fputs(r->names[*(const int *)(const void *)field], f); break;
-  case XQ_OPT_FLAG: fputs(*(const bool *)(const void *)field ? "true" : "false", f); break;
+  case XQ_OPTION_ENUM: fputs(r->names[*(const int *)(const void *)field], f); break;
+  case XQ_OPTION_FLAG: fputs(*(const bool *)(const void *)field ? "true" : "false", f); break;
   }
 }
 
 void xq_opts_help(const xq_opts_t *t, FILE *f, int width) {
   for (int i = 0; i < t->n; i++) {
     const xq_opt_t *r = &t->rows[i];
+    if (!r->help) continue; /* another spelling of a listed option */
     char list[160], head[256];
     const char *arg = r->arg;
     if (!arg) {
       switch (r->kind) {
-      case XQ_OPT_INT: arg = "N"; break;
-      case XQ_OPT_DOUBLE: arg = "X"; break;
-      case XQ_OPT_ENUM: arg = join_names(list, sizeof list, r->names); break;
-      case XQ_OPT_FLAG: arg = ""; break;
+      case XQ_OPTION_INT: arg = "N"; break;
+      case XQ_OPTION_DOUBLE: arg = "X"; break;
+      case XQ_OPTION_ENUM: arg = join_names(list, sizeof list, r->names); break;
+      case XQ_OPTION_FLAG: arg = ""; break;
       default: arg = "S"; break;
       }
     }
     snprintf(head, sizeof head, "--%s%s%s", r->name, *arg ? " " : "", arg);
     fprintf(f, "  %-*s %s", width, head, r->help);
     char lo[32], hi[32];
-    if (r->kind == XQ_OPT_INT || r->kind == XQ_OPT_DOUBLE)
+    if (r->kind == XQ_OPTION_INT || r->kind == XQ_OPTION_DOUBLE)
       fprintf(f, ", %s..%s", bound(r->lo, lo, sizeof lo), bound(r->hi, hi, sizeof hi));
     const char *def = r->shown ? r->shown : r->def;
     if (def && *def) fprintf(f, " (default %s)", def);

@@ -24,12 +24,12 @@
 #include "support/error.h"
 
 typedef enum {
-  XQ_OPT_INT,    /* a whole number into an int or an int64_t (size says which), lo..hi */
-  XQ_OPT_DOUBLE, /* a finite number into a double, lo..hi */
-  XQ_OPT_STRING, /* a copy of the text into a char array of size bytes */
-  XQ_OPT_TEXT,   /* a const char * to the text itself: argv or the default, never copied */
-  XQ_OPT_ENUM,   /* an int (or an enum): the index of the text in the row's names */
-  XQ_OPT_FLAG,   /* a bool, set by the bare name; it takes no value */
+  XQ_OPTION_INT,    /* a whole number into an int or an int64_t (size says which), lo..hi */
+  XQ_OPTION_DOUBLE, /* a finite number into a double, lo..hi */
+  XQ_OPTION_STRING, /* a copy of the text into a char array of size bytes */
+  XQ_OPTION_TEXT,   /* a const char * to the text itself: argv or the default, never copied */
+  XQ_OPTION_ENUM,   /* an int (or an enum): the index of the text in the row's names */
+  XQ_OPTION_FLAG,   /* a bool, set by the bare name; it takes no value */
 } xq_opt_kind_t;
 
 /* The words of the messages (see the top of this file). */
@@ -48,16 +48,16 @@ typedef struct {
   xq_opt_kind_t kind;
   size_t off, size;         /* the field's offset in the caller's struct and its size */
   const char *def;          /* the default as text; NULL: none (the field is left alone) */
-  double lo, hi;            /* XQ_OPT_INT, XQ_OPT_DOUBLE: the bounds, both included */
-  const char *help;
-  const char *const *names; /* XQ_OPT_ENUM: the values in enum order, NULL-terminated */
-  xq_opt_check_t check;     /* XQ_OPT_STRING, XQ_OPT_TEXT: a further check, or NULL */
+  double lo, hi;            /* XQ_OPTION_INT, XQ_OPTION_DOUBLE: the bounds, both included */
+  const char *help;         /* NULL: another spelling of a listed row, left out of --help */
+  const char *const *names; /* XQ_OPTION_ENUM: the values in enum order, NULL-terminated */
+  xq_opt_check_t check;     /* XQ_OPTION_STRING, XQ_OPTION_TEXT: a further check, or NULL */
   const char *arg;          /* --help: the value's placeholder; NULL: N, X, S or the names */
   const char *shown;        /* --help: the default as shown, when def is not the words */
 } xq_opt_t;
 
 /* A row's field in struct type: its offset and size (row initialisers start with
- * `"name", XQ_OPT_INT, XQ_OPT_FIELD(my_opts_t, threads), ...`). */
+ * `"name", XQ_OPTION_INT, XQ_OPT_FIELD(my_opts_t, threads), ...`). */
 #define XQ_OPT_FIELD(type, f) offsetof(type, f), sizeof(((type *)0)->f)
 
 typedef struct {

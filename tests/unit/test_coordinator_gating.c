@@ -1,6 +1,6 @@
 /*
  * test_coordinator_gating.c: decisions of a gating match (coordinator/gating.c, from
- * the coordinator's library): SPRT accepts a clearly stronger candidate and rejects a weaker one early, the
+ * libxqzcoord): SPRT accepts a clearly stronger candidate and rejects a weaker one early, the
  * game cap decides an undecided match by the sign of its LLR (a truncated SPRT), threshold and none modes decide after N games, bad
  * or repeated pair reports are refused, handed-out pairs are re-issued after a timeout, and
  * the pairs of a match never share an opening.

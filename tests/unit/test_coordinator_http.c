@@ -1,6 +1,7 @@
 /*
  * test_coordinator_http.c: the coordinator's HTTP endpoint (coordinator/web/http.c, web.c and
- * metrics.c, linked from the coordinator's library, with stand-ins for status.c over a hand-filled Status), on
+ * metrics.c, linked from the coordinator's library, with stand-ins for status.c over a
+ * hand-filled Status), on
  * 127.0.0.1 with an ephemeral port and the server's loop in a thread of its own (and the
  * head parser, http_parse.c, alone on a table and 200k mutated heads): the
  * routes (the compiled-in page, /api/status, /api/promotions paged to the end, ?after=, and 400 for an after that is no match id), GET and HEAD with exact Content-Length, 404, 405 with Allow,
@@ -183,7 +184,8 @@ static void start_server(const xqc_http_limits_t *lim) {
   memset(&g_srv, 0, sizeof g_srv);
   assert_int_equal(uv_loop_init(&g_srv.loop), 0);
   xq_errbuf_t eb = {{0}};
-  int rc = xqc_http_start(&g_srv.http, &g_srv.loop, "127.0.0.1:0", lim, xqc_web_on_request, &g_c, &eb);
+  int rc = xqc_http_start(&g_srv.http, &g_srv.loop, "127.0.0.1:0", lim, xqc_web_on_request, &g_c,
+                          &eb);
   if (rc) fail_msg("server did not start: %s", eb.msg);
   g_srv.port = xqc_http_port(g_srv.http);
   assert_true(g_srv.port > 0);
