@@ -387,7 +387,7 @@ static int game_loop(play_t *g) {
 
 /* What the command line asks for; parse_args sets play_t's fields from it. */
 typedef struct {
-  const char *net, *campaign, *spec, *fen, *seed_arg;
+  const char *net, *campaign, *spec, *fen;
   char best[4096]; /* --campaign: its best net's file */
   uint64_t seed;
   int64_t sims;
@@ -402,19 +402,6 @@ static const char *const COLOR_NAMES[] = {"auto", "always", "never", NULL};
 _Static_assert(COLOR_AUTO == 0 && COLOR_ALWAYS == 1 && COLOR_NEVER == 2,
                "COLOR_NAMES follows the COLOR_ modes");
 
-/* A decimal or 0x-hex seed; 0, or -1 when s is not one. */
-static int parse_seed(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  *out = strtoull(s, &end, 0);
-  return errno || *end || !*s || *s == '-' ? -1 : 0;
-}
-
-static int check_seed(const char *name, const char *v, xq_errbuf_t *eb) {
-  uint64_t seed;
-  return parse_seed(v, &seed) ? xq_err_set(eb, XQ_ERANGE, "bad --%s '%s'", name, v) : 0;
-}
-
 #define O(f) XQ_OPT_FIELD(play_opts_t, f)
 static const xq_opt_t rows[] = {
     {"net", XQ_OPTION_TEXT, O(net), NULL, 0, 0, .arg = "FILE", .help = "play this net"},
@@ -425,8 +412,8 @@ static const xq_opt_t rows[] = {
     {"opponent", XQ_OPTION_TEXT, O(spec), NULL, 0, 0, .arg = "SPEC",
      .help = "play this player instead of a net"},
     {"as", XQ_OPTION_ENUM, O(as), "red", 0, 0, .names = AS_NAMES, .help = "your side"},
-    {"seed", XQ_OPTION_TEXT, O(seed_arg), "1", 0, 0, .arg = "S", .check = check_seed,
-     .help = "seed of the search or the player"},
+    {"seed", XQ_OPTION_UINT, O(seed), "1", 0, XQ_OPTS_U64_MAX, .arg = "S",
+     .help = "seed of the search or the player (decimal or 0x-hex)"},
     {"fen", XQ_OPTION_TEXT, O(fen), NULL, 0, 0, .arg = "FEN", .help = "start from this position"},
     {"unicode", XQ_OPTION_FLAG, O(unicode), NULL, 0, 0, .help = "draw Chinese pieces"},
     {"color", XQ_OPTION_ENUM, O(color_mode), "auto", 0, 0, .names = COLOR_NAMES,
@@ -455,7 +442,6 @@ static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
   xq_opts_defaults(&TABLE, o);
   int st = xqz_options_parse("play", &TABLE, o, argc, argv, NULL, NULL, play_usage);
   if (st >= 0) return st;
-  parse_seed(o->seed_arg, &o->seed); /* checked by its row */
   g->sims = (int)o->sims;
   g->human = o->as == AS_BLACK ? XQ_BLACK : XQ_RED;
   g->unicode = o->unicode;

@@ -60,7 +60,7 @@ static bool parse_whole(const char *v, long long *out) {
 /* A bad number for row r: the style's words for "not a number" or "out of bounds". */
 static int bad_number(const xq_opts_t *t, const xq_opt_t *r, const char *v, bool parsed,
                       double x, long long whole_x, xq_errbuf_t *eb) {
-  bool whole = r->kind == XQ_OPTION_INT;
+  bool whole = r->kind == XQ_OPTION_INT || r->kind == XQ_OPTION_UINT;
   switch (t->style) {
   case XQ_OPTS_SETTINGS:
     if (!parsed)
@@ -96,6 +96,20 @@ static int set_int(const xq_opts_t *t, const xq_opt_t *r, char *field, const cha
   return 0;
 }
 
+static int set_uint(const xq_opts_t *t, const xq_opt_t *r, char *field, const char *v,
+                    xq_errbuf_t *eb) {
+  bool hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+  char *end;
+  errno = 0;
+  unsigned long long x = strtoull(v, &end, hex ? 16 : 10);
+  if (errno || end == v || *end || v[0] == '-' || v[0] == '+' || v[0] == ' ')
+    return bad_number(t, r, v, false, 0, 0, eb);
+  if ((double)x < r->lo || (double)x > r->hi) return bad_number(t, r, v, true, 0, (long long)x, eb);
+  assert(r->size == sizeof(uint64_t));
+  *(uint64_t *)(void *)field = x;
+  return 0;
+}
+
 static int set_double(const xq_opts_t *t, const xq_opt_t *r, char *field, const char *v,
                       xq_errbuf_t *eb) {
   char *end;
@@ -115,6 +129,7 @@ int xq_opts_set_row(const xq_opts_t *t, int i, void *obj, const char *value, xq_
   char name[160];
   switch (r->kind) {
   case XQ_OPTION_INT: return set_int(t, r, field, value, eb);
+  case XQ_OPTION_UINT: return set_uint(t, r, field, value, eb);
   case XQ_OPTION_DOUBLE: return set_double(t, r, field, value, eb);
   case XQ_OPTION_STRING:
   case XQ_OPTION_TEXT: {
@@ -275,6 +290,9 @@ void xq_opts_print_value(const xq_opts_t *t, int i, const void *obj, FILE *f) {
     else
       fprintf(f, "%d", *(const int *)(const void *)field);
     break;
+  case XQ_OPTION_UINT:
+    fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)(const void *)field);
+    break;
   case XQ_OPTION_DOUBLE: fprintf(f, "%g", *(const double *)(const void *)field); break;
   case XQ_OPTION_STRING: fputs(field, f); break;
   case XQ_OPTION_TEXT: {
@@ -295,7 +313,8 @@ void xq_opts_help(const xq_opts_t *t, FILE *f, int width) {
     const char *arg = r->arg;
     if (!arg) {
       switch (r->kind) {
-      case XQ_OPTION_INT: arg = "N"; break;
+      case XQ_OPTION_INT:
+      case XQ_OPTION_UINT: arg = "N"; break;
       case XQ_OPTION_DOUBLE: arg = "X"; break;
       case XQ_OPTION_ENUM: arg = join_names(list, sizeof list, r->names); break;
       case XQ_OPTION_FLAG: arg = ""; break;
@@ -305,7 +324,9 @@ void xq_opts_help(const xq_opts_t *t, FILE *f, int width) {
     snprintf(head, sizeof head, "--%s%s%s", r->name, *arg ? " " : "", arg);
     fprintf(f, "  %-*s %s", width, head, r->help);
     char lo[32], hi[32];
-    if (r->kind == XQ_OPTION_INT || r->kind == XQ_OPTION_DOUBLE)
+    bool any_u64 = r->kind == XQ_OPTION_UINT && r->lo == 0 && r->hi >= XQ_OPTS_U64_MAX;
+    if ((r->kind == XQ_OPTION_INT || r->kind == XQ_OPTION_UINT || r->kind == XQ_OPTION_DOUBLE) &&
+        !any_u64)
       fprintf(f, ", %s..%s", bound(r->lo, lo, sizeof lo), bound(r->hi, hi, sizeof hi));
     const char *def = r->shown ? r->shown : r->def;
     if (def && *def) fprintf(f, " (default %s)", def);

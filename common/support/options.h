@@ -25,6 +25,7 @@
 
 typedef enum {
   XQ_OPTION_INT,    /* a whole number into an int or an int64_t (size says which), lo..hi */
+  XQ_OPTION_UINT,   /* a whole number, decimal or 0x-hex, into a uint64_t (a seed, an id) */
   XQ_OPTION_DOUBLE, /* a finite number into a double, lo..hi */
   XQ_OPTION_STRING, /* a copy of the text into a char array of size bytes */
   XQ_OPTION_TEXT,   /* a const char * to the text itself: argv or the default, never copied */
@@ -55,6 +56,9 @@ typedef struct {
   const char *arg;          /* --help: the value's placeholder; NULL: N, X, S or the names */
   const char *shown;        /* --help: the default as shown, when def is not the words */
 } xq_opt_t;
+
+/* The bound of an XQ_OPTION_UINT row that takes any uint64_t. */
+#define XQ_OPTS_U64_MAX 18446744073709551615.0
 
 /* A row's field in struct type: its offset and size (row initialisers start with
  * `"name", XQ_OPTION_INT, XQ_OPT_FIELD(my_opts_t, threads), ...`). */

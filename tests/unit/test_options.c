@@ -28,6 +28,7 @@ typedef struct {
   int mode;
   bool force;
   const char *only_given;
+  uint64_t seed;
 } opts_t;
 
 static int check_no_space(const char *name, const char *v, xq_errbuf_t *eb) {
@@ -49,6 +50,7 @@ static const xq_opt_t ROWS[] = {
     {"force", XQ_OPTION_FLAG, F(force), NULL, 0, 0, .help = "replace the file"},
     {"enrol", XQ_OPTION_TEXT, F(only_given), NULL, 0, 0, .help = "a token", .shown = "none"},
     {"enroll", XQ_OPTION_TEXT, F(only_given), NULL, 0, 0, .help = NULL}, /* not in --help */
+    {"seed", XQ_OPTION_UINT, F(seed), "1", 0, XQ_OPTS_U64_MAX, .help = "random seed"},
 };
 enum { NROWS = (int)(sizeof ROWS / sizeof ROWS[0]) };
 
@@ -103,6 +105,7 @@ static void test_defaults(void **state) {
   assert_int_equal(o.mode, 2);
   assert_false(o.force);
   assert_null(o.only_given); /* no default: left alone */
+  assert_true(o.seed == 1);
 }
 
 static void test_argv_forms(void **state) {
@@ -112,7 +115,7 @@ static void test_argv_forms(void **state) {
   xq_errbuf_t eb = {{0}};
   assert_int_equal(parse(&FROM_TO, &o, given, &eb, "--window", "1e3", "--games_per_thread=7",
                          "--reuse", "0.5", "--router=tcp://b:2", "--cache", "dir", "--gating",
-                         "sprt", "--force", NULL),
+                         "sprt", "--force", "--seed=0xFFFFFFFFFFFFFFFF", NULL),
                    0);
   assert_int_equal(o.window, 1000); /* a whole number may be written 1e3 */
   assert_int_equal(o.threads, 7);
@@ -121,7 +124,8 @@ static void test_argv_forms(void **state) {
   assert_string_equal(o.cache, "dir");
   assert_int_equal(o.mode, 0);
   assert_true(o.force);
-  for (int i = 0; i < NROWS; i++) assert_int_equal(given[i], i < 7); /* all but --enrol(l) */
+  assert_true(o.seed == UINT64_MAX); /* 0x-hex, the whole range */
+  for (int i = 0; i < NROWS; i++) assert_int_equal(given[i], i < 7 || i == 9); /* not --enrol(l) */
   /* --help and --version stop the parse and say so. */
   assert_int_equal(parse(&FROM_TO, &o, NULL, &eb, "--window", "200", "-h", NULL), XQ_OPTS_HELP);
   assert_int_equal(parse(&FROM_TO, &o, NULL, &eb, "--version", NULL), XQ_OPTS_VERSION);
@@ -163,6 +167,10 @@ static void test_in_range_words(void **state) {
   expect_error(&IN_RANGE, "unknown option 'reuse'; did you mean --reuse? (see --help)", "reuse",
                NULL);
   expect_error(&IN_RANGE, "--reuse needs a value", "--reuse", NULL);
+  expect_error(&IN_RANGE, "--seed: '-1' is not a whole number in [0, 1.84467e+19]", "--seed", "-1",
+               NULL);
+  expect_error(&IN_RANGE, "--seed: '0x' is not a whole number in [0, 1.84467e+19]", "--seed", "0x",
+               NULL);
   expect_error(&IN_RANGE, "unknown option '-force'; did you mean --force? (see --help)", "-force",
                NULL);
 }
@@ -219,7 +227,7 @@ static void test_set_by_name(void **state) {
 static void test_print_value(void **state) {
   (void)state;
   opts_t o = fresh(&SETTINGS);
-  char expect[][24] = {"50000", "32", "4", "tcp://a:1", "xqz-cache", "none", "false", "", ""};
+  char expect[][24] = {"50000", "32", "4", "tcp://a:1", "xqz-cache", "none", "false", "", "", "1"};
   for (int i = 0; i < NROWS; i++) {
     char buf[64] = {0};
     FILE *f = fmemopen(buf, sizeof buf, "w");
