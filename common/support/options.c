@@ -324,7 +324,7 @@ void xq_opts_help(const xq_opts_t *t, FILE *f, int width) {
     snprintf(head, sizeof head, "--%s%s%s", r->name, *arg ? " " : "", arg);
     fprintf(f, "  %-*s %s", width, head, r->help);
     char lo[32], hi[32];
-    bool any_u64 = r->kind == XQ_OPTION_UINT && r->lo == 0 && r->hi >= XQ_OPTS_U64_MAX;
+    bool any_u64 = r->kind == XQ_OPTION_UINT && r->hi >= XQ_OPTS_U64_MAX; /* no bounds to say */
     if ((r->kind == XQ_OPTION_INT || r->kind == XQ_OPTION_UINT || r->kind == XQ_OPTION_DOUBLE) &&
         !any_u64)
       fprintf(f, ", %s..%s", bound(r->lo, lo, sizeof lo), bound(r->hi, hi, sizeof hi));
