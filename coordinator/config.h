@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "support/error.h"
+#include "support/options.h"
 
 /* How a candidate is judged against the best net (docs/tuning.md). */
 typedef enum {
@@ -98,6 +99,8 @@ int xqc_config_write(const xqc_config_t *c, FILE *f);
 /* The i-th limit in force (0 <= i): its setting name and value; 0, or -1 past the last.
  * Status.limits lists them so /metrics and `xqz status` show every limit. */
 int xqc_config_limit(const xqc_config_t *c, int i, const char **name, double *value);
+/* The settings table, for the command line's parser (names, and which take a value). */
+const xq_opts_t *xqc_config_table(void);
 /* Prints every setting with default and help (for --help). */
 void xqc_config_help(FILE *f);
 

@@ -24,7 +24,7 @@
 #define COMP "coordinator"
 
 typedef struct {
-  const char *key;
+  char key[128]; /* as typed, without the dashes */
   const char *value;
 } override_t;
 
@@ -52,45 +52,34 @@ static int apply_overrides(xqc_config_t *cfg, const override_t *ov, int nov, xq_
 }
 
 /* The command line: --campaign DIR into *dir, every other --key value (or --key=value)
- * into ov. Returns -1 to go on, else the exit code (0 after --help or --version, 2 after
- * bad usage, said on stderr). */
+ * into ov, set later over campaign.ini's settings. Returns -1 to go on, else the exit code
+ * (0 after --help or --version, 2 after bad usage, said on stderr). */
 static int parse_args(int argc, char **argv, const char **dir, override_t *ov, int *nov) {
-  static char keybuf[64][64];
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+  xq_errbuf_t eb;
+  for (int i = 1;;) {
+    xq_opt_arg_t a;
+    int rc = xq_opts_next(xqc_config_table(), argc, argv, &i, true, &a, &eb);
+    if (rc == XQ_OPTS_END) break;
+    if (rc == XQ_OPTS_HELP) {
       xqc_config_help(stdout);
       return 0;
     }
-    if (strcmp(a, "--version") == 0) {
+    if (rc == XQ_OPTS_VERSION) {
       printf("%s\n", XQ_VERSION_LINE);
       return 0;
     }
-    if (strncmp(a, "--", 2) != 0) {
-      fprintf(stderr, "xqz-coordinator: unexpected argument '%s' (see --help)\n", a);
+    if (rc == XQ_OPTS_WORD)
+      rc = xq_err_set(&eb, XQ_EINVAL, "unexpected argument '%s' (see --help)", a.arg);
+    if (rc < 0) {
+      fprintf(stderr, "xqz-coordinator: %s\n", eb.msg);
       return 2;
     }
-    const char *k = a + 2, *eq = strchr(k, '=');
-    const char *key, *val;
-    if (eq) {
-      if (*nov >= 64 || (size_t)(eq - k) >= sizeof keybuf[0]) {
-        fprintf(stderr, "xqz-coordinator: bad option '%s'\n", a);
-        return 2;
-      }
-      memcpy(keybuf[*nov], k, (size_t)(eq - k));
-      keybuf[*nov][eq - k] = '\0';
-      key = keybuf[*nov];
-      val = eq + 1;
+    if (strcmp(a.name, "campaign") == 0) {
+      *dir = a.value;
     } else {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "xqz-coordinator: option '%s' needs a value\n", a);
-        return 2;
-      }
-      key = k;
-      val = argv[++i];
+      memcpy(ov[*nov].key, a.name, sizeof a.name);
+      ov[(*nov)++].value = a.value;
     }
-    if (strcmp(key, "campaign") == 0) *dir = val;
-    else ov[(*nov)++] = (override_t){key, val};
   }
   if (!*dir) {
     fprintf(stderr, "xqz-coordinator: --campaign DIR is required (see --help)\n");

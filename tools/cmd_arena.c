@@ -4,35 +4,16 @@
  * one line per game; stdout gets a summary and, as its last line, one JSON object from
  * A's point of view, for scripts. Exit 0 done, 1 a player failed mid-match, 2 bad usage.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "json_out.h"
 #include "search/arena.h"
 #include "support/rng.h"
-
-static int usage(FILE *f) {
-  fprintf(f,
-          "usage: xqz arena A B --games N [--openings FILE] [--sprt ELO0,ELO1] [--seed S]\n"
-          "                 [--max-plies P]\n"
-          "  A, B: player specs: random | greedy | alphabeta:D | net:FILE[:SIMS] (PUCT) |\n"
-          "        gnet:FILE[:SIMS] (a Gumbel root) | gtnet:FILE[:SIMS] (a Gumbel root and\n"
-          "        the paper's rule below it) | uci:COMMAND[:depth=N|nodes=N|movetime=MS]\n"
-          "  --games N       games to play (pairs on one opening, colours swapped)\n"
-          "  --openings FILE one opening per line: FEN [moves...] or startpos [moves...]\n"
-          "                  (default: 88 built-in two-ply lines, docs/arena.md)\n"
-          "  --sprt E0,E1    stop early on a GSPRT decision, H0 elo=E0 vs H1 elo=E1\n"
-          "                  (logistic Elo, pentanomial, alpha = beta = 0.05)\n"
-          "  --seed S        seed of the players and the opening order (default 1)\n"
-          "  --max-plies P   game-length cap, a draw (1..%d, default 400)\n"
-          "The last line of stdout is a JSON object from A's point of view.\n",
-          XQ_ARENA_MAX_PLIES);
-  return 2;
-}
 
 /* JSON has no infinities: non-finite numbers are printed as null. */
 static void json_num(double v) {
@@ -55,97 +36,75 @@ static void on_game(void *ctx, int64_t game, bool a_red, xq_outcome_t out, int p
           (long long)st->draws, (long long)st->losses, score);
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
 /* What the command line asks for. */
 typedef struct {
-  const char *spec[2], *openings_path;
-  long games, max_plies;
-  unsigned long long seed;
+  const char *spec[2], *openings_path, *sprt;
+  int64_t games, max_plies, seed;
   xq_arena_config_t cfg; /* the SPRT settings; the rest is filled from the fields above */
 } arena_opts_t;
 
-/* Reads the value of an option that takes one (val). Returns 0 when read, 2 (bad usage,
- * said on stderr) when the value is bad, -1 when arg is no such option. */
-static int parse_value(arena_opts_t *o, const char *arg, const char *val) {
-  if (!strcmp(arg, "--games")) {
-    if (!parse_long(val, 1, 1000000, &o->games)) {
-      fprintf(stderr, "xqz arena: --games must be a number from 1 to 1000000, not '%s'\n", val);
-      return 2;
-    }
-  } else if (!strcmp(arg, "--max-plies")) {
-    if (!parse_long(val, 1, XQ_ARENA_MAX_PLIES, &o->max_plies)) {
-      fprintf(stderr, "xqz arena: --max-plies must be from 1 to %d, not '%s'\n",
-              XQ_ARENA_MAX_PLIES, val);
-      return 2;
-    }
-  } else if (!strcmp(arg, "--seed")) {
-    char *end;
-    errno = 0;
-    o->seed = strtoull(val, &end, 10);
-    if (errno || end == val || *end || val[0] == '-') {
-      fprintf(stderr, "xqz arena: --seed must be a non-negative integer, not '%s'\n", val);
-      return 2;
-    }
-  } else if (!strcmp(arg, "--openings")) {
-    o->openings_path = val;
-  } else if (!strcmp(arg, "--sprt")) {
-    xq_arena_config_t *cfg = &o->cfg;
-    char *end, *end2;
-    cfg->elo0 = strtod(val, &end);
-    if (end == val || *end != ',' || (cfg->elo1 = strtod(end + 1, &end2), end2 == end + 1) ||
-        *end2 || !isfinite(cfg->elo0) || !isfinite(cfg->elo1) || cfg->elo0 >= cfg->elo1) {
-      fprintf(stderr, "xqz arena: --sprt wants ELO0,ELO1 with ELO0 < ELO1, e.g. 0,10; not '%s'\n",
-              val);
-      return 2;
-    }
-    cfg->sprt = true;
-  } else {
+/* --sprt ELO0,ELO1 into cfg; 0, or -1 when it is not two numbers with ELO0 < ELO1. */
+static int parse_sprt(const char *val, xq_arena_config_t *cfg) {
+  char *end, *end2;
+  cfg->elo0 = strtod(val, &end);
+  if (end == val || *end != ',' || (cfg->elo1 = strtod(end + 1, &end2), end2 == end + 1) ||
+      *end2 || !isfinite(cfg->elo0) || !isfinite(cfg->elo1) || cfg->elo0 >= cfg->elo1)
     return -1;
-  }
+  cfg->sprt = true;
   return 0;
+}
+
+static int check_sprt(const char *name, const char *v, xq_errbuf_t *eb) {
+  xq_arena_config_t cfg;
+  if (parse_sprt(v, &cfg) == 0) return 0;
+  return xq_err_set(eb, XQ_ERANGE, "--%s wants ELO0,ELO1 with ELO0 < ELO1, e.g. 0,10; not '%s'",
+                    name, v);
+}
+
+#define O(f) XQ_OPT_FIELD(arena_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"games", XQ_OPTION_INT, O(games), NULL, 1, 1000000,
+     .help = "games to play (pairs on one opening, colours swapped)"},
+    {"openings", XQ_OPTION_TEXT, O(openings_path), NULL, 0, 0, .arg = "FILE",
+     .help = "one opening per line: FEN [moves...] or startpos [moves...]",
+     .shown = "88 built-in two-ply lines, docs/arena.md"},
+    {"sprt", XQ_OPTION_TEXT, O(sprt), NULL, 0, 0, .arg = "E0,E1", .check = check_sprt,
+     .help = "stop early on a GSPRT decision, H0 elo=E0 vs H1 elo=E1 (logistic Elo,"
+     " pentanomial, alpha = beta = 0.05)"},
+    {"seed", XQ_OPTION_INT, O(seed), "1", 0, 9.2e18, .arg = "S",
+     .help = "seed of the players and the opening order"},
+    {"max-plies", XQ_OPTION_INT, O(max_plies), "400", 1, XQ_ARENA_MAX_PLIES, .arg = "P",
+     .help = "game-length cap, a draw"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_FROM_TO};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: xqz arena A B --games N [--openings FILE] [--sprt ELO0,ELO1] [--seed S]\n"
+          "                 [--max-plies P]\n"
+          "  A, B: player specs: random | greedy | alphabeta:D | net:FILE[:SIMS] (PUCT) |\n"
+          "        gnet:FILE[:SIMS] (a Gumbel root) | gtnet:FILE[:SIMS] (a Gumbel root and\n"
+          "        the paper's rule below it) | uci:COMMAND[:depth=N|nodes=N|movetime=MS]\n");
+  xq_opts_help(&TABLE, f, 14);
+  fprintf(f, "The last line of stdout is a JSON object from A's point of view.\n");
 }
 
 /* Fills o from the command line. Returns -1 to go on, else the exit code (0 after
  * --help, 2 after bad usage, said on stderr). */
 static int parse_args(arena_opts_t *o, int argc, char **argv) {
-  *o = (arena_opts_t){.max_plies = 400, .seed = 1, .cfg = {.alpha = 0.05, .beta = 0.05}};
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return usage(stdout), 0;
-    if (arg[0] == '-' && arg[1] == '-' && !val) {
-      fprintf(stderr, "xqz arena: %s needs a value\n", arg);
-      return 2;
-    }
-    int rc = parse_value(o, arg, val);
-    if (rc == 0) {
-      i++;
-    } else if (rc > 0) {
-      return rc;
-    } else if (arg[0] == '-' && arg[1]) {
-      fprintf(stderr, "xqz arena: unknown option '%s'\n\n", arg);
-      return usage(stderr);
-    } else if (!o->spec[0]) {
-      o->spec[0] = arg;
-    } else if (!o->spec[1]) {
-      o->spec[1] = arg;
-    } else {
-      fprintf(stderr, "xqz arena: unexpected argument '%s'\n\n", arg);
-      return usage(stderr);
-    }
-  }
-  if (!o->spec[1] || !o->games) {
-    fprintf(stderr, "xqz arena: need two player specs and --games N\n\n");
-    return usage(stderr);
-  }
-  return -1;
+  *o = (arena_opts_t){.cfg = {.alpha = 0.05, .beta = 0.05}};
+  xq_opts_defaults(&TABLE, o);
+  const char **words = calloc((size_t)argc + 1, sizeof *words);
+  int nwords = 0;
+  if (!words) return 1;
+  int st = xqz_options_parse("arena", &TABLE, o, argc, argv, words, &nwords, usage);
+  if (st < 0 && nwords > 2) st = xqz_usage_error("arena", "unexpected argument '%s'", words[2]);
+  if (st < 0 && (nwords < 2 || !o->games))
+    st = xqz_usage_error("arena", "need two player specs and --games N");
+  for (int i = 0; i < nwords && i < 2; i++) o->spec[i] = words[i];
+  free(words);
+  if (st < 0 && o->sprt) parse_sprt(o->sprt, &o->cfg); /* checked by its row */
+  return st;
 }
 
 /* The Elo estimates of a match: from the score, and the interval from pairs (pentanomial)
@@ -227,7 +186,7 @@ int xqz_cmd_arena(int argc, char **argv) {
     return 2;
   }
   xq_player_t *pl[2] = {NULL, NULL};
-  uint64_t sm = o.seed;
+  uint64_t sm = (uint64_t)o.seed;
   for (int i = 0; i < 2; i++) {
     if (xq_player_new(&pl[i], o.spec[i], xq_splitmix64(&sm), &eb)) {
       fprintf(stderr, "xqz arena: player %c: %s\n", 'A' + i, eb.msg);

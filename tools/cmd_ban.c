@@ -6,53 +6,67 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "remote.h"
 #include "wire/messages.h"
 #include "wire/wire.h"
 
-static void usage(FILE *f, const char *cmd) {
-  bool ban = !strcmp(cmd, "ban");
-  fprintf(f, "usage: xqz %s TARGET%s [options]\n\n", cmd, ban ? " [--reason TEXT]" : "");
-  if (ban)
-    fprintf(f, "Bans TARGET (a worker id or a CURVE public key): its games are refused,\n"
-               "its positions leave the replay window; its stored games are kept on disk.\n");
-  else
-    fprintf(f, "Lifts the ban on TARGET: its new games are accepted again.\n");
-  fprintf(f, "options:\n");
-  if (ban) fprintf(f, "  --reason TEXT       why (kept with the ban and logged)\n");
-  fputs(XQZ_REMOTE_OPTIONS_HELP, f);
+/* The command line. */
+typedef struct {
+  xqz_remote_t r;
+  const char *reason;
+} admin_opts_t;
+
+/* ban's rows; unban takes all but the first. */
+static const xq_opt_t rows[] = {
+    {"reason", XQ_OPTION_TEXT, XQ_OPT_FIELD(admin_opts_t, reason), "", 0, 0, .arg = "TEXT",
+     .help = "why (kept with the ban and logged)"},
+    XQZ_REMOTE_ROWS(admin_opts_t, r),
+};
+enum { NROWS = (int)(sizeof rows / sizeof rows[0]) };
+static const xq_opts_t BAN = {rows, NROWS, XQ_OPTS_IN_RANGE};
+static const xq_opts_t UNBAN = {rows + 1, NROWS - 1, XQ_OPTS_IN_RANGE};
+
+static void ban_usage(FILE *f) {
+  fprintf(f, "usage: xqz ban TARGET [--reason TEXT] [options]\n\n"
+             "Bans TARGET (a worker id or a CURVE public key): its games are refused,\n"
+             "its positions leave the replay window; its stored games are kept on disk.\n"
+             "options:\n");
+  xq_opts_help(&BAN, f, 18);
+}
+
+static void unban_usage(FILE *f) {
+  fprintf(f, "usage: xqz unban TARGET [options]\n\n"
+             "Lifts the ban on TARGET: its new games are accepted again.\n"
+             "options:\n");
+  xq_opts_help(&UNBAN, f, 18);
 }
 
 static int admin(int argc, char **argv, Xqz__AdminRequest__Action action) {
-  const char *target = NULL, *reason = "";
   bool ban = action == XQZ__ADMIN_REQUEST__ACTION__ACTION_BAN;
-  xqz_remote_t r;
-  xqz_remote_init(&r, argv[0]);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout, r.cmd);
-      return 0;
-    }
-    int k = xqz_remote_option(&r, argc, argv, &i);
-    if (k < 0) return 2;
-    if (k) continue;
-    if (ban && !strcmp(a, "--reason") && i + 1 < argc) {
-      reason = argv[++i];
-    } else if (a[0] == '-' || target) {
-      fprintf(stderr, "xqz %s: unexpected argument '%s' (see --help)\n", r.cmd, a);
-      return 2;
-    } else {
-      target = a;
-    }
-  }
-  if (!target || !target[0]) {
-    usage(stderr, r.cmd);
-    return 2;
-  }
+  const char *cmd = ban ? "ban" : "unban";
+  const xq_opts_t *table = ban ? &BAN : &UNBAN;
+  admin_opts_t o;
+  xqz_remote_init(&o.r, cmd);
+  o.reason = "";
+  xq_opts_defaults(table, &o);
+  const char **words = calloc((size_t)argc + 1, sizeof *words);
+  int nwords = 0;
+  if (!words) return 1;
+  int st = xqz_options_parse(cmd, table, &o, argc, argv, words, &nwords,
+                             ban ? ban_usage : unban_usage);
+  const char *target = nwords ? words[0] : NULL;
+  if (st < 0 && nwords > 1) st = xqz_usage_error(cmd, "unexpected argument '%s'", words[1]);
+  if (st < 0 && (!target || !target[0]))
+    st = xqz_usage_error(cmd, "which worker? give its id or CURVE public key");
+  free(words);
+  if (st >= 0) return st;
+  const char *reason = o.reason;
+  xqz_remote_t r = o.r;
   if (xqz_remote_open(&r)) return 1;
   Xqz__Envelope env;
   Xqz__AdminRequest rq;

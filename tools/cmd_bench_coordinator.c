@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
@@ -96,15 +97,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void usage(FILE *f) {
-  fprintf(f, "usage: xqz bench coordinator --endpoint tcp://127.0.0.1:PORT [--workers N]\n"
-                  "         [--seconds S] [--inflight K] [--pool P] [--records CAMPAIGN_DIR|FILE.xqzg]\n"
-                  "         [--rate GAMES_PER_S | --position-rate POSITIONS_PER_S (0: as fast as acked)]\n"
-                  "         [--trainer] [--batch B]\n"
-                  "         [--trainer-rate BATCHES_PER_S (0: as fast as served)]\n"
-                  "         [--prefetch K (trainer requests in flight, 1..64)] [--seed X] [--json]\n");
 }
 
 /* One random legal game of target length 40..120 plies, ended by the rules or the cap. */
@@ -332,49 +324,61 @@ typedef struct {
   int workers, inflight, pool_n, batch, prefetch;
   double seconds, trainer_rate, rate, prate;
   bool trainer, json;
-  uint64_t seed;
+  int64_t seed;
 } bench_opts_t;
 
-/* Returns 0, 1 after printing the usage for --help, or 2 after printing it for a bad
- * command line. */
+#define O(f) XQ_OPT_FIELD(bench_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"endpoint", XQ_OPTION_TEXT, O(endpoint), NULL, 0, 0, .arg = "tcp://127.0.0.1:PORT",
+     .help = "the coordinator's ROUTER (required)"},
+    {"workers", XQ_OPTION_INT, O(workers), "4", 0, BENCH_MAX_WORKERS,
+     .help = "simulated workers, each a connection (0: with --trainer only)"},
+    {"seconds", XQ_OPTION_DOUBLE, O(seconds), "20", 0.001, 1e7, .arg = "S",
+     .help = "how long to run"},
+    {"inflight", XQ_OPTION_INT, O(inflight), "64", 1, BENCH_MAX_INFLIGHT, .arg = "K",
+     .help = "games each worker has sent and not had acknowledged"},
+    {"pool", XQ_OPTION_INT, O(pool_n), NULL, 1, 1e8, .arg = "P",
+     .help = "records in the pool the workers send from", .shown = "512; 100000 with --records"},
+    {"records", XQ_OPTION_TEXT, O(records), NULL, 0, 0, .arg = "CAMPAIGN_DIR|FILE.xqzg",
+     .help = "send these recorded games instead of random legal ones"},
+    {"rate", XQ_OPTION_DOUBLE, O(rate), "0", 0, 1e9, .arg = "GAMES_PER_S",
+     .help = "games sent a second, all workers together (0: as fast as acknowledged)"},
+    {"position-rate", XQ_OPTION_DOUBLE, O(prate), "0", 0, 1e9, .arg = "POSITIONS_PER_S",
+     .help = "positions sent a second instead of games (0: as fast as acknowledged)"},
+    {"trainer", XQ_OPTION_FLAG, O(trainer), NULL, 0, 0,
+     .help = "also play the trainer: ask for batches"},
+    {"batch", XQ_OPTION_INT, O(batch), "256", 1, 8192, .arg = "B",
+     .help = "positions per batch the trainer asks for"},
+    {"trainer-rate", XQ_OPTION_DOUBLE, O(trainer_rate), "0", 0, 1e9, .arg = "BATCHES_PER_S",
+     .help = "batches asked a second (0: as fast as served)"},
+    {"prefetch", XQ_OPTION_INT, O(prefetch), "1", 1, BENCH_MAX_PREFETCH, .arg = "K",
+     .help = "trainer requests in flight"},
+    {"seed", XQ_OPTION_INT, O(seed), "1", 0, 9.2e18, .arg = "X",
+     .help = "seed of the random games"},
+    {"json", XQ_OPTION_FLAG, O(json), NULL, 0, 0, .help = "one JSON line instead of the table"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz bench coordinator --endpoint tcp://127.0.0.1:PORT [options]\n");
+  xq_opts_help(&TABLE, f, 36);
+}
+
+/* Returns 0, 1 after printing the usage for --help, or 2 after saying what is wrong with
+ * the command line. */
+#define CMD "bench coordinator"
 static int parse_opts(bench_opts_t *o, int argc, char **argv) {
-  *o = (bench_opts_t){.workers = 4, .inflight = 64, .pool_n = -1, .batch = 256, .prefetch = 1,
-                      .seconds = 20.0, .seed = 1};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool has = i + 1 < argc;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return 1;
-    }
-    if (!strcmp(a, "--endpoint") && has) o->endpoint = argv[++i];
-    else if (!strcmp(a, "--workers") && has) o->workers = atoi(argv[++i]);
-    else if (!strcmp(a, "--seconds") && has) o->seconds = atof(argv[++i]);
-    else if (!strcmp(a, "--inflight") && has) o->inflight = atoi(argv[++i]);
-    else if (!strcmp(a, "--pool") && has) o->pool_n = atoi(argv[++i]);
-    else if (!strcmp(a, "--records") && has) o->records = argv[++i];
-    else if (!strcmp(a, "--rate") && has) o->rate = atof(argv[++i]);
-    else if (!strcmp(a, "--position-rate") && has) o->prate = atof(argv[++i]);
-    else if (!strcmp(a, "--batch") && has) o->batch = atoi(argv[++i]);
-    else if (!strcmp(a, "--prefetch") && has) o->prefetch = atoi(argv[++i]);
-    else if (!strcmp(a, "--seed") && has) o->seed = strtoull(argv[++i], NULL, 10);
-    else if (!strcmp(a, "--trainer-rate") && has) o->trainer_rate = atof(argv[++i]);
-    else if (!strcmp(a, "--trainer")) o->trainer = true;
-    else if (!strcmp(a, "--json")) o->json = true;
-    else {
-      usage(stderr);
-      return 2;
-    }
-  }
+  memset(o, 0, sizeof *o);
+  xq_opts_defaults(&TABLE, o);
+  o->pool_n = -1;
+  int st = xqz_options_parse(CMD, &TABLE, o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st == 0 ? 1 : 2;
   if (o->pool_n < 0) o->pool_n = o->records ? BENCH_RECORDS_POOL : 512;
-  if (!o->endpoint || o->workers < 0 || o->workers > BENCH_MAX_WORKERS ||
-      (o->workers == 0 && !o->trainer) || o->seconds <= 0 || o->inflight < 1 ||
-      o->inflight > BENCH_MAX_INFLIGHT || o->pool_n < 1 || o->batch < 1 || o->batch > 8192 ||
-      !(o->trainer_rate >= 0) || !(o->rate >= 0) || !(o->prate >= 0) ||
-      (o->rate > 0 && o->prate > 0) || o->prefetch < 1 || o->prefetch > BENCH_MAX_PREFETCH) {
-    usage(stderr);
-    return 2;
-  }
+  if (!o->endpoint) return xqz_usage_error(CMD, "--endpoint is required");
+  if (o->workers == 0 && !o->trainer)
+    return xqz_usage_error(CMD, "--workers 0 needs --trainer: nothing would run");
+  if (o->rate > 0 && o->prate > 0)
+    return xqz_usage_error(CMD, "give --rate or --position-rate, not both");
   return 0;
 }
 
@@ -397,7 +401,7 @@ static bench_rec_t *build_pool(const bench_opts_t *o, int *pool_n) {
     xq_game_record_t r;
     xq_record_init(&r);
     xq_rng_t rng;
-    xq_rng_seed(&rng, o->seed);
+    xq_rng_seed(&rng, (uint64_t)o->seed);
     for (; built < o->pool_n; built++) {
       if (make_record(&rng, pos, &r, &pool[built])) {
         fprintf(stderr, "bench coordinator: cannot build record %d\n", built);

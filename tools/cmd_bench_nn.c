@@ -9,7 +9,6 @@
  * alternately, each against its own peak (the sgemm peak, and vdpbf16ps's).
  * Benchmarks print figures; they are not tests. --json prints one JSON object.
  */
-#include <assert.h>
 #include <cblas.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 
 #include "bench_nn_gemm.h"
 #include "bench_nn_net.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/conv3x3.h"
 #include "nn/conv3x3_im2col.h"
@@ -33,6 +33,7 @@ typedef struct {
   double min_time;  /* seconds per measurement */
   nn_arch_t nets[BENCH_NN_MAX_NETS]; /* the whole-net figures' nets (--nets) */
   int nnets;
+  const char *nets_arg; /* --nets as given */
 } bench_opts_t;
 
 float *bench_nn_alloc_rand(size_t count, unsigned *seed) {
@@ -184,65 +185,39 @@ static void bench_convs(const bench_opts_t *o, double peak, bool *first_json) {
   if (o->json) printf("}");
 }
 
+#define O(f) XQ_OPT_FIELD(bench_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"threads", XQ_OPTION_INT, O(threads), "1", 1, 256,
+     .help = "OpenBLAS threads (1: one per search thread)"},
+    {"quick", XQ_OPTION_FLAG, O(quick), NULL, 0, 0,
+     .help = "shorter measurements, fewer batch sizes"},
+    {"json", XQ_OPTION_FLAG, O(json), NULL, 0, 0, .help = "print the figures as one JSON object"},
+    {"no-net", XQ_OPTION_FLAG, O(no_net), NULL, 0, 0,
+     .help = "only the sgemm peak, the conv layers and the narrow GEMMs"},
+    {"nets", XQ_OPTION_TEXT, O(nets_arg), "default,large", 0, 0, .arg = "LIST",
+     .help = "whole-net figures of these sizes (tiny,tiny-g to see what global pooling costs)"},
+    {"precision", XQ_OPTION_TEXT, O(precision), NULL, 0, 0, .arg = "auto|fp32|bf16|both",
+     .help = "the precision table's paths (auto: the one a worker would pick)",
+     .shown = "XQZ_PRECISION if set, else both where the CPU has avx512_bf16, fp32 elsewhere"},
+    {"rounds", XQ_OPTION_INT, O(rounds), "3", 1, 100, .arg = "R",
+     .help = "interleaved rounds of the precision table"},
+    {"precision-only", XQ_OPTION_FLAG, O(precision_only), NULL, 0, 0,
+     .help = "only the peaks and the precision table"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
 static void usage(FILE *f) {
-  fprintf(f, "usage: xqz bench nn [--threads N] [--quick] [--json] [--no-net] [--nets LIST]\n"
-             "                   [--precision auto|fp32|bf16|both] [--rounds R] [--precision-only]\n"
-             "  --threads N  OpenBLAS threads (default 1: one per search thread)\n"
-             "  --quick      shorter measurements, fewer batch sizes\n"
-             "  --json       print the figures as one JSON object\n"
-             "  --no-net     only the sgemm peak, the conv layers and the narrow GEMMs\n"
-             "  --nets LIST  whole-net figures of these sizes (default: default,large; e.g.\n"
-             "               tiny,tiny-g to see what global pooling costs)\n"
-             "  --precision P  the precision table's paths (default: XQZ_PRECISION if set, else\n"
-             "               both where the CPU has avx512_bf16, fp32 elsewhere; auto: the one\n"
-             "               a worker would pick)\n"
-             "  --rounds R   interleaved rounds of the precision table (default 3)\n"
-             "  --precision-only  only the peaks and the precision table\n");
+  fprintf(f, "usage: xqz bench nn [options]\n");
+  xq_opts_help(&TABLE, f, 30);
 }
 
 int xqz_bench_nn(int argc, char **argv) {
-  bench_opts_t o = {.threads = 1, .min_time = 0.4, .rounds = 3};
-  o.nnets = bench_nn_parse_nets(o.nets, "default,large");
-  assert(o.nnets == 2);
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-      char *end;
-      long t = strtol(argv[++i], &end, 10);
-      if (*end || t < 1 || t > 256) {
-        fprintf(stderr, "xqz bench nn: --threads wants 1..256, got '%s'\n", argv[i]);
-        return 2;
-      }
-      o.threads = (int)t;
-    } else if (!strcmp(argv[i], "--quick")) {
-      o.quick = true;
-      o.min_time = 0.12;
-    } else if (!strcmp(argv[i], "--json")) {
-      o.json = true;
-    } else if (!strcmp(argv[i], "--no-net")) {
-      o.no_net = true;
-    } else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
-      o.precision = argv[++i];
-    } else if (!strcmp(argv[i], "--precision-only")) {
-      o.precision_only = true;
-    } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
-      char *end;
-      long r = strtol(argv[++i], &end, 10);
-      if (*end || r < 1 || r > 100) {
-        fprintf(stderr, "xqz bench nn: --rounds wants 1..100, got '%s'\n", argv[i]);
-        return 2;
-      }
-      o.rounds = (int)r;
-    } else if (!strcmp(argv[i], "--nets") && i + 1 < argc) {
-      if ((o.nnets = bench_nn_parse_nets(o.nets, argv[++i])) < 0) return 2;
-    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "xqz bench nn: unknown argument '%s'\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
-  }
+  bench_opts_t o = {.min_time = 0.4};
+  xq_opts_defaults(&TABLE, &o);
+  int st = xqz_options_parse("bench nn", &TABLE, &o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st;
+  if (o.quick) o.min_time = 0.12;
+  if ((o.nnets = bench_nn_parse_nets(o.nets, o.nets_arg)) < 0) return 2;
   openblas_set_num_threads(o.threads);
   bool first_json = true;
   if (o.json) printf("{\"threads\":%d", o.threads), first_json = false;

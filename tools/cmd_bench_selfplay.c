@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/nn_blas.h"
 #include "nn/nn_file.h"
@@ -38,36 +39,55 @@ static int bsp_make_net(char *path, size_t n) {
   return rc ? 1 : 0;
 }
 
+/* The command line. */
+typedef struct {
+  const char *net;
+  int sims;
+  double seconds;
+  char plist[128]; /* --parallel: batch sizes G,G,... */
+  bool vs_openblas, vs_dense;
+} bsp_opts_t;
+
+#define O(f) XQ_OPT_FIELD(bsp_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"net", XQ_OPTION_TEXT, O(net), NULL, 0, 0, .arg = "FILE",
+     .help = "the net that plays", .shown = "a fresh default 6x64 net"},
+    {"sims", XQ_OPTION_INT, O(sims), "200", 1, 1000000, .arg = "S",
+     .help = "simulations of a full search (a fast one: a fifth)"},
+    {"seconds", XQ_OPTION_DOUBLE, O(seconds), "10", 0.001, 1e6, .arg = "T",
+     .help = "seconds per batch size"},
+    {"parallel", XQ_OPTION_STRING, O(plist), "1,8,32,64", 0, 0, .arg = "G,G,...",
+     .help = "the batch sizes: games at once in the one thread"},
+    {"vs-openblas", XQ_OPTION_FLAG, O(vs_openblas), NULL, 0, 0,
+     .help = "each G first with every GEMM in OpenBLAS, then as always; the ratio of plies/s"},
+    {"vs-dense", XQ_OPTION_FLAG, O(vs_dense), NULL, 0, 0,
+     .help = "each G first with the whole policy FC, then the legal moves' logits alone"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void bsp_usage(FILE *f) {
+  fprintf(f, "usage: xqz bench selfplay [options]\n");
+  xq_opts_help(&TABLE, f, 20);
+}
+
 int xqz_bench_selfplay(int argc, char **argv) {
-  const char *net = NULL;
-  int sims = 200;
-  double seconds = 10.0;
-  char plist[128] = "1,8,32,64";
+  bsp_opts_t o = {0};
+  xq_opts_defaults(&TABLE, &o);
+  int prc = xqz_options_parse("bench selfplay", &TABLE, &o, argc, argv, NULL, NULL, bsp_usage);
+  if (prc >= 0) return prc;
+  if (o.vs_openblas && o.vs_dense)
+    return xqz_usage_error("bench selfplay", "give --vs-openblas or --vs-dense, not both");
+  xq_errbuf_t eb;
+  const char *net = o.net;
+  int sims = o.sims;
+  double seconds = o.seconds;
+  char *plist = o.plist;
   /* The baseline pass: none, every GEMM in OpenBLAS, or the whole policy. */
-  enum { VS_NONE, VS_OPENBLAS, VS_DENSE } vs = VS_NONE;
+  enum { VS_NONE, VS_OPENBLAS, VS_DENSE } vs = o.vs_openblas ? VS_OPENBLAS
+                                             : o.vs_dense  ? VS_DENSE
+                                                           : VS_NONE;
   static const char *const base_name[] = {"", "openblas", "dense"};
   static const char *const new_name[] = {"", "narrow", "legal"};
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: xqz bench selfplay [--net FILE] [--sims S] [--seconds T] "
-             "[--parallel G,G,...] [--vs-openblas | --vs-dense]\n");
-      return 0;
-    }
-    bool openblas = !strcmp(argv[i], "--vs-openblas");
-    if (openblas || !strcmp(argv[i], "--vs-dense")) {
-      if (vs != VS_NONE) goto usage;
-      vs = openblas ? VS_OPENBLAS : VS_DENSE;
-      continue;
-    }
-    if (i + 1 >= argc) goto usage;
-    const char *a = argv[i], *v = argv[++i];
-    if (!strcmp(a, "--net")) net = v;
-    else if (!strcmp(a, "--sims")) sims = atoi(v);
-    else if (!strcmp(a, "--seconds")) seconds = atof(v);
-    else if (!strcmp(a, "--parallel")) snprintf(plist, sizeof plist, "%s", v);
-    else goto usage;
-  }
-  if (sims < 1 || seconds <= 0) goto usage;
   char tmp[128] = "";
   if (!net) {
     if (bsp_make_net(tmp, sizeof tmp)) return 1;
@@ -92,7 +112,7 @@ int xqz_bench_selfplay(int argc, char **argv) {
       nn_sgemm_small(!(pass == 0 && vs == VS_OPENBLAS));
       xq_evaluator_whole_policy(pass == 0 && vs == VS_DENSE);
       xq_selfplay_stats_t st;
-      xq_errbuf_t eb = {{0}};
+      memset(&eb, 0, sizeof eb);
       rc = xq_selfplay_run(&cfg, net, 1 << 30, NULL, NULL, &st, &eb);
       if (rc) {
         fprintf(stderr, "bench selfplay: %s\n", eb.msg);
@@ -118,8 +138,4 @@ int xqz_bench_selfplay(int argc, char **argv) {
   xq_evaluator_whole_policy(false);
   if (tmp[0]) unlink(tmp);
   return rc ? 1 : 0;
-usage:
-  fprintf(stderr, "usage: xqz bench selfplay [--net FILE] [--sims S] [--seconds T] "
-                  "[--parallel G,G,...] [--vs-openblas | --vs-dense]\n");
-  return 2;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bench_nn_net.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/nn_train_pool.h"
 #include "rules/movegen.h"
@@ -34,7 +35,24 @@ typedef struct {
   double seconds;
   bool json;
   bool vs_whole; /* --vs-whole-policy */
+  const char *threads_arg; /* --threads as given: N,N,... */
 } train_opts_t;
+
+#define O(f) XQ_OPT_FIELD(train_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"sizes", XQ_OPTION_STRING, O(sizes), "tiny,default,large", 0, 0, .arg = "LIST",
+     .help = "the nets timed"},
+    {"threads", XQ_OPTION_TEXT, O(threads_arg), NULL, 0, 0, .arg = "1,2,...",
+     .help = "the thread counts timed", .shown = "1..every core of this box"},
+    {"batch", XQ_OPTION_INT, O(batch), "256", 1, 8192, .help = "positions per step"},
+    {"seconds", XQ_OPTION_DOUBLE, O(seconds), "3", 0.001, 1e6, .arg = "S",
+     .help = "seconds per net and thread count"},
+    {"json", XQ_OPTION_FLAG, O(json), NULL, 0, 0, .help = "print the figures as JSON"},
+    {"vs-whole-policy", XQ_OPTION_FLAG, O(vs_whole), NULL, 0, 0,
+     .help = "also time each step with the whole policy FC (before, the trainer computed it"
+     " at the legal moves only) and print the ratio"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 
 /* Samples of random legal games: every position, targets over up to 8 legal moves. */
 static int make_samples(xq_sample_t *out, int n, uint64_t seed) {
@@ -131,60 +149,28 @@ static double sgemm_peak_gflops(void) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: xqz bench train [--sizes tiny,default,large] [--threads 1,2,...]\n"
-             "                       [--batch N] [--seconds S] [--json] [--vs-whole-policy]\n"
+  fprintf(f, "usage: xqz bench train [options]\n"
              "  the trainer's samples/s (decode, encode, forward, backward, SGD) per net and\n"
-             "  thread count; speed-up over the first thread count; share of the sgemm peak\n"
-             "  --threads  default 1..every core of this box\n"
-             "  --vs-whole-policy  also time each step with the whole policy FC (before the\n"
-             "             trainer computed it at the legal moves only) and print the ratio\n");
+             "  thread count; speed-up over the first thread count; share of the sgemm peak\n");
+  xq_opts_help(&TABLE, f, 24);
 }
 
 static int parse(train_opts_t *o, int argc, char **argv) {
-  snprintf(o->sizes, sizeof o->sizes, "tiny,default,large");
-  o->nthreads = 0;
-  o->batch = 256;
-  o->seconds = 3;
-  o->json = false;
-  o->vs_whole = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-    } else if (!strcmp(a, "--vs-whole-policy")) {
-      o->vs_whole = true;
-    } else if (!strcmp(a, "--sizes") && v) {
-      snprintf(o->sizes, sizeof o->sizes, "%s", v), i++;
-    } else if (!strcmp(a, "--threads") && v) {
-      char *end;
-      const char *p = v;
-      o->nthreads = 0;
-      while (*p && o->nthreads < MAX_LIST) {
-        long t = strtol(p, &end, 10);
-        if (end == p || t < 1 || t > NN_TRAIN_MAX_THREADS) {
-          fprintf(stderr, "xqz bench train: --threads wants 1..%d, comma-separated\n",
-                  NN_TRAIN_MAX_THREADS);
-          return -1;
-        }
-        o->threads[o->nthreads++] = (int)t;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return fprintf(stderr, "xqz bench train: bad --threads\n"), -1;
-      }
-      i++;
-    } else if (!strcmp(a, "--batch") && v) {
-      o->batch = atoi(v), i++;
-      if (o->batch < 1 || o->batch > 8192)
-        return fprintf(stderr, "xqz bench train: --batch wants 1..8192\n"), -1;
-    } else if (!strcmp(a, "--seconds") && v) {
-      o->seconds = atof(v), i++;
-      if (!(o->seconds > 0)) return fprintf(stderr, "xqz bench train: --seconds > 0\n"), -1;
-    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 1;
-    } else {
-      usage(stderr);
+  memset(o, 0, sizeof *o);
+  xq_opts_defaults(&TABLE, o);
+  int st = xqz_options_parse("bench train", &TABLE, o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st == 0 ? 1 : -1;
+  for (const char *p = o->threads_arg; p && *p && o->nthreads < MAX_LIST;) {
+    char *end;
+    long t = strtol(p, &end, 10);
+    if (end == p || t < 1 || t > NN_TRAIN_MAX_THREADS) {
+      fprintf(stderr, "xqz bench train: --threads wants 1..%d, comma-separated\n",
+              NN_TRAIN_MAX_THREADS);
       return -1;
     }
+    o->threads[o->nthreads++] = (int)t;
+    p = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',') return fprintf(stderr, "xqz bench train: bad --threads\n"), -1;
   }
   if (o->nthreads == 0) {
     int n = nn_train_default_threads();

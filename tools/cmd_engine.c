@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "engine_input.h"
 #include "rules/fen.h"
@@ -541,17 +542,6 @@ static void cmd_hello(engine_t *e, xq_proto_t proto) {
   say(e, proto == XQ_PROTO_UCCI ? "ucciok" : "uciok");
 }
 
-static void engine_usage(FILE *f) {
-  fprintf(f,
-          "usage: xqz engine [--net FILE | --campaign DIR] [--threads N] [--seed S]\n\n"
-          "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
-          "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
-          "MultiPV, WeightsFile, Simulations, Temperature, MoveOverhead; `uci` lists them\n"
-          "with their bounds; Hash (MB) bounds the search tree. --threads sets Threads at\n"
-          "start; --campaign DIR plays that campaign's best net (DIR/nets/best.xqzn); with\n"
-          "neither, the trained net shipped in nets/ (or $XQZ_NET). See docs/engine.md.\n");
-}
-
 /* Says the error for an unknown command, naming its first word (without control bytes). */
 static void say_unknown(engine_t *e, const char *line) {
   char word[40];
@@ -711,53 +701,55 @@ static int engine_loop(engine_t *e) {
   return 0;
 }
 
+/* The command line. */
+typedef struct {
+  const char *net, *campaign;
+  uint64_t seed;
+  int threads;
+} engine_opts_t;
+
+#define O(f) XQ_OPT_FIELD(engine_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"net", XQ_OPTION_TEXT, O(net), NULL, 0, 0, .arg = "FILE", .help = "play this net"},
+    {"campaign", XQ_OPTION_TEXT, O(campaign), NULL, 0, 0, .arg = "DIR",
+     .help = "play the best net of the campaign in DIR (DIR/nets/best.xqzn)"},
+    {"threads", XQ_OPTION_INT, O(threads), "1", 1, XQ_MCTS_MAX_THREADS,
+     .help = "the Threads option at start"},
+    {"seed", XQ_OPTION_UINT, O(seed), "1", 0, XQ_OPTS_U64_MAX, .arg = "S",
+     .help = "seed of the search (decimal or 0x-hex)"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void engine_usage(FILE *f) {
+  fprintf(f,
+          "usage: xqz engine [--net FILE | --campaign DIR] [--threads N] [--seed S]\n\n"
+          "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
+          "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
+          "MultiPV, WeightsFile, Simulations, Temperature, MoveOverhead; `uci` lists them\n"
+          "with their bounds; Hash (MB) bounds the search tree. With neither --net nor\n"
+          "--campaign, the trained net shipped in nets/ (or $XQZ_NET). See docs/engine.md.\n\n");
+  xq_opts_help(&TABLE, f, 16);
+}
+
 int xqz_cmd_engine(int argc, char **argv) {
-  const char *net = NULL;
   static char best[4096]; /* --campaign: its best net's file */
-  uint64_t seed = 1;
-  int threads = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      engine_usage(stdout);
-      return 0;
-    }
-    if (!v) {
-      fprintf(stderr, "xqz engine: '%s' needs a value (or is unknown)\n", a);
-      engine_usage(stderr);
+  engine_opts_t o = {0};
+  xq_opts_defaults(&TABLE, &o);
+  int st = xqz_options_parse("engine", &TABLE, &o, argc, argv, NULL, NULL, engine_usage);
+  if (st >= 0) return st;
+  if (o.net && o.campaign)
+    return xqz_usage_error("engine", "give --net FILE or --campaign DIR, not both");
+  const char *net = o.net;
+  uint64_t seed = o.seed;
+  int threads = o.threads;
+  if (o.campaign) {
+    xq_errbuf_t ceb = {{0}};
+    if (xq_campaign_best_net(o.campaign, best, sizeof best, &ceb) < 0) {
+      fprintf(stderr, "xqz engine: %s\n", ceb.msg);
       return 2;
     }
-    char *end;
-    errno = 0;
-    if (!strcmp(a, "--net")) {
-      net = v;
-    } else if (!strcmp(a, "--campaign")) {
-      xq_errbuf_t ceb = {{0}};
-      if (xq_campaign_best_net(v, best, sizeof best, &ceb) < 0) {
-        fprintf(stderr, "xqz engine: %s\n", ceb.msg);
-        return 2;
-      }
-      net = best; /* stdout is the GUI's: the choice is said on stderr */
-      fprintf(stderr, "xqz engine: the best net of campaign %s: %s\n", v, best);
-    } else if (!strcmp(a, "--seed")) {
-      seed = strtoull(v, &end, 0);
-      if (errno || *end || !*v) {
-        fprintf(stderr, "xqz engine: bad --seed '%s'\n", v);
-        return 2;
-      }
-    } else if (!strcmp(a, "--threads")) {
-      long t = strtol(v, &end, 10);
-      if (errno || *end || t < 1 || t > XQ_MCTS_MAX_THREADS) {
-        fprintf(stderr, "xqz engine: bad --threads '%s' (1..%d)\n", v, XQ_MCTS_MAX_THREADS);
-        return 2;
-      }
-      threads = (int)t;
-    } else {
-      fprintf(stderr, "xqz engine: unknown option '%s'\n", a);
-      engine_usage(stderr);
-      return 2;
-    }
-    i++;
+    net = best; /* stdout is the GUI's: the choice is said on stderr */
+    fprintf(stderr, "xqz engine: the best net of campaign %s: %s\n", o.campaign, best);
   }
   if (!net) {
     xq_errbuf_t deb = {{0}};

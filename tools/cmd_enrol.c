@@ -8,21 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "remote.h"
 #include "wire/messages.h"
 #include "wire/wire.h"
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: xqz enrol-token [--ttl DURATION] [options]\n\n"
-             "Makes a one-time enrolment token on the running coordinator (CURVE only): one\n"
-             "worker key that is not yet allowed may join with it, once, as a worker (never\n"
-             "admin or trainer), until it expires. Prints the token and the worker's commands.\n"
-             "options:\n"
-             "  --ttl DURATION      how long the token stays valid: 90s, 30m, 1h, 2d (default 1h,\n"
-             "                      60s to 7d)\n");
-  fputs(XQZ_REMOTE_OPTIONS_HELP, f);
-}
 
 /* "90", "90s", "30m", "1h", "2d" into seconds; -1 when malformed. */
 static long parse_ttl(const char *s) {
@@ -35,31 +26,42 @@ static long parse_ttl(const char *s) {
   return v * mul;
 }
 
-int xqz_cmd_enrol_token(int argc, char **argv) {
-  long ttl = 3600;
+static int check_ttl(const char *name, const char *v, xq_errbuf_t *eb) {
+  if (parse_ttl(v) >= 60) return 0;
+  return xq_err_set(eb, XQ_ERANGE, "--%s must be 60s to 7d (e.g. 30m, 1h, 2d), not '%s'", name,
+                    v);
+}
+
+/* The command line. */
+typedef struct {
   xqz_remote_t r;
-  xqz_remote_init(&r, "enrol-token");
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    }
-    int k = xqz_remote_option(&r, argc, argv, &i);
-    if (k < 0) return 2;
-    if (k) continue;
-    if (!strcmp(a, "--ttl") && i + 1 < argc) {
-      ttl = parse_ttl(argv[++i]);
-      if (ttl < 60) {
-        fprintf(stderr, "xqz enrol-token: --ttl must be 60s to 7d (e.g. 30m, 1h, 2d), not"
-                " '%s'\n", argv[i]);
-        return 2;
-      }
-    } else {
-      fprintf(stderr, "xqz enrol-token: unexpected argument '%s' (see --help)\n", a);
-      return 2;
-    }
-  }
+  const char *ttl;
+} enrol_opts_t;
+
+static const xq_opt_t rows[] = {
+    {"ttl", XQ_OPTION_TEXT, XQ_OPT_FIELD(enrol_opts_t, ttl), "1h", 0, 0, .arg = "DURATION",
+     .check = check_ttl, .help = "how long the token stays valid: 90s, 30m, 1h, 2d (60s to 7d)"},
+    XQZ_REMOTE_ROWS(enrol_opts_t, r),
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz enrol-token [--ttl DURATION] [options]\n\n"
+             "Makes a one-time enrolment token on the running coordinator (CURVE only): one\n"
+             "worker key that is not yet allowed may join with it, once, as a worker (never\n"
+             "admin or trainer), until it expires. Prints the token and the worker's commands.\n"
+             "options:\n");
+  xq_opts_help(&TABLE, f, 18);
+}
+
+int xqz_cmd_enrol_token(int argc, char **argv) {
+  enrol_opts_t o;
+  xqz_remote_init(&o.r, "enrol-token");
+  xq_opts_defaults(&TABLE, &o);
+  int st = xqz_options_parse("enrol-token", &TABLE, &o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st;
+  long ttl = parse_ttl(o.ttl); /* checked by its row */
+  xqz_remote_t r = o.r;
   if (xqz_remote_open(&r)) return 1;
   Xqz__Envelope env;
   Xqz__AdminRequest rq;

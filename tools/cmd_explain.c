@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "default_net.h"
 #include "nn/encode.h"
@@ -30,16 +31,30 @@
 #include "rules/policy_index.h"
 #include "search/evaluator.h"
 
-static int usage(FILE *f) {
+/* The command line's options. */
+typedef struct {
+  const char *net;
+  bool json;
+} explain_opts_t;
+
+#define O(f) XQ_OPT_FIELD(explain_opts_t, f)
+static const xq_opt_t OPTION_ROWS[] = {
+    {"net", XQ_OPTION_TEXT, O(net), NULL, 0, 0, .arg = "FILE", .help = "the network (.xqzn)",
+     .shown = "the net shipped in nets/ (or $XQZ_NET)"},
+    {"json", XQ_OPTION_FLAG, O(json), NULL, 0, 0,
+     .help = "one JSON object instead of the table and board"},
+};
+static const xq_opts_t TABLE = {OPTION_ROWS, (int)(sizeof OPTION_ROWS / sizeof OPTION_ROWS[0]),
+                                XQ_OPTS_IN_RANGE};
+
+static void usage(FILE *f) {
   fprintf(f,
           "usage: xqz explain FEN|startpos [--net FILE] [--json]\n"
           "  The network's value of the position and, for each piece (kings excepted),\n"
           "  how much that value changes when the piece is removed: the piece's worth to\n"
           "  its owner in this position. Values are from Red's point of view. A net with\n"
-          "  the survival head also shows each piece's probability of surviving the game.\n"
-          "  --net FILE  the network (.xqzn); default: the net shipped in nets/ (or $XQZ_NET)\n"
-          "  --json      one JSON object instead of the table and board\n");
-  return f == stdout ? 0 : 2;
+          "  the survival head also shows each piece's probability of surviving the game.\n");
+  xq_opts_help(&TABLE, f, 10);
 }
 
 typedef struct {
@@ -166,19 +181,16 @@ static void print_json(const char *fen, const nn_file_meta_t *meta, float value,
 }
 
 int xqz_cmd_explain(int argc, char **argv) {
-  const char *fen = NULL, *net = NULL;
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage(stdout);
-    if (!strcmp(argv[i], "--json")) json = true;
-    else if (!strcmp(argv[i], "--net") && i + 1 < argc) net = argv[++i];
-    else if (argv[i][0] == '-' && argv[i][1] == '-') {
-      fprintf(stderr, "xqz explain: unknown option or missing value '%s'\n", argv[i]);
-      return usage(stderr);
-    } else if (!fen) fen = argv[i];
-    else return usage(stderr);
-  }
-  if (!fen) return usage(stderr);
+  explain_opts_t o = {0};
+  const char **words = calloc((size_t)argc + 1, sizeof *words);
+  int nwords = 0;
+  if (!words) return 1;
+  int st = xqz_options_parse("explain", &TABLE, &o, argc, argv, words, &nwords, usage);
+  if (st < 0 && nwords != 1) st = xqz_usage_error("explain", "give one position: FEN or startpos");
+  const char *fen = nwords ? words[0] : NULL, *net = o.net;
+  free(words);
+  if (st >= 0) return st;
+  bool json = o.json;
   if (!net) {
     xq_errbuf_t deb = {{0}};
     net = xqz_default_net(&deb);

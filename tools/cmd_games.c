@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "json_out.h"
 #include "rules/material.h"
@@ -22,20 +23,33 @@
 #include "records/segment_file.h"
 #include "records/game_summary.h"
 
+/* The command line's options. */
+typedef struct {
+  double adjudicate; /* -1: not given */
+  bool json;
+} games_args_t;
+
+#define A(f) XQ_OPT_FIELD(games_args_t, f)
+static const xq_opt_t rows[] = {
+    {"adjudicate", XQ_OPTION_DOUBLE, A(adjudicate), NULL, 0, 100, .arg = "PAWNS",
+     .help = "score length-capped games by material as the campaign does (0 for record"
+     " files: capped games drawn)",
+     .shown = "adjudicate_material in the campaign's campaign.ini, else the coordinator's"
+     " default " XQ_ADJUDICATE_DEFAULT},
+    {"json", XQ_OPTION_FLAG, A(json), NULL, 0, 0,
+     .help = "one JSON object per file (and one for the total)"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz games PATH... [--adjudicate PAWNS] [--json]\n"
              "       xqz games export PATH... [--out FILE] ...  (PGN; games export --help)\n\n"
              "Summarises stored self-play games, one row per file, and a total row when\n"
              "there is more than one file. PATH: a campaign directory, its games/\n"
              "directory, segment files (seg-NNNNNN.bin) or `xqz selfplay` record files.\n"
-             "Read-only: safe on a running campaign.\n\n"
-             "  --adjudicate PAWNS  score length-capped games by material as the campaign\n"
-             "                      does (default: adjudicate_material in the campaign's\n"
-             "                      campaign.ini, else the coordinator's default "
-             XQ_ADJUDICATE_DEFAULT ";\n"
-             "                      0 for record files: capped games drawn)\n"
-             "  --json              one JSON object per file (and one for the total)\n\n"
-             "Columns: games; mean plies; results by the rules (%% Red, Black, drawn); how\n"
+             "Read-only: safe on a running campaign.\n\n");
+  xq_opts_help(&TABLE, f, 18);
+  fprintf(f, "\nColumns: games; mean plies; results by the rules (%% Red, Black, drawn); how\n"
              "games ended (%% checkmate, resignation, repetition, no capture, length cap,\n"
              "other); training samples; %% with a decisive target z; correlation of the\n"
              "material count (side to move's view) with z.\n");
@@ -277,52 +291,21 @@ static void print_quarantine(const char *p) {
            (unsigned long long)files, (unsigned long long)bytes);
 }
 
-static int bad_usage(const char *msg, const char *arg) {
-  fprintf(stderr, "xqz games: ");
-  fprintf(stderr, msg, arg);
-  fprintf(stderr, "\n\n");
-  usage(stderr);
-  return 2;
-}
-
-/* Parses the arguments into paths (argv's strings), *given (-1: no --adjudicate) and
- * *json. 0, or the exit status of bad usage (2) or --help (0 with *help set). */
-static int parse_args(int argc, char **argv, const char **paths, int *npaths, double *given,
-                      int *json, int *help) {
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) {
-      *json = 1;
-    } else if (!strcmp(argv[i], "--adjudicate")) {
-      if (i + 1 >= argc) return bad_usage("%s needs a number of pawns", argv[i]);
-      char *end;
-      const char *v = argv[++i];
-      *given = strtod(v, &end);
-      if (end == v || *end || !isfinite(*given) || *given < 0 || *given > 100)
-        return bad_usage("--adjudicate takes pawns from 0 to 100, not '%s'", v);
-    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      *help = 1;
-      return 0;
-    } else if (argv[i][0] == '-') {
-      return bad_usage("unknown argument '%s'", argv[i]);
-    } else {
-      paths[(*npaths)++] = argv[i];
-    }
-  }
-  return *npaths ? 0 : bad_usage("%s", "which games? give a campaign directory or files");
-}
-
 int xqz_cmd_games(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "export")) return xqz_cmd_games_export(argc - 1, argv + 1);
-  int json = 0, help = 0, npaths = 0;
-  double given = -1.0;
+  games_args_t a = {.adjudicate = -1.0};
+  int npaths = 0;
   const char **paths = calloc((size_t)argc, sizeof *paths);
   if (!paths) return 1;
-  int st = parse_args(argc, argv, paths, &npaths, &given, &json, &help);
-  if (st || help) {
-    if (help) usage(stdout);
+  int st = xqz_options_parse("games", &TABLE, &a, argc, argv, paths, &npaths, usage);
+  if (st < 0 && !npaths)
+    st = xqz_usage_error("games", "which games? give a campaign directory or files");
+  if (st >= 0) {
     free(paths);
     return st;
   }
+  double given = a.adjudicate;
+  int json = a.json;
   games_file_t *files = NULL;
   int nfiles = 0, rc = 0;
   xq_errbuf_t eb = {{0}};

@@ -21,29 +21,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "pgn_write.h"
 #include "records/game_record.h"
 #include "records/segment_file.h"
 #include "support/atomic_file.h"
-
-static void usage(FILE *f) {
-  fprintf(f, "usage: xqz games export PATH... [--out FILE] [--net ID] [--since DAY]\n"
-             "                        [--until DAY] [--values] [--event TEXT]\n\n"
-             "Writes stored self-play games as PGN with ICCS moves ([Game \"Chinese Chess\"],\n"
-             "[Variant \"xiangqi\"], [Format \"ICCS\"], a [FEN] tag when a game does not start\n"
-             "from the start position), the text Xiangqi GUIs (XBoard) and game databases\n"
-             "import. PATH: a campaign directory, its games/ directory, segment files or\n"
-             "`xqz selfplay` record files.\n\n"
-             "  --out FILE    write FILE (atomically) instead of standard output\n"
-             "  --net ID      only games played by this net (its id, or leading hex digits)\n"
-             "  --since DAY   only games of files last written on or after DAY (YYYY-MM-DD,\n"
-             "                UTC); records carry no time, so a game's date is its file's\n"
-             "  --until DAY   ... on or before DAY\n"
-             "  --values      the search's root value after each searched move, for the\n"
-             "                side that moved, in [-1, 1], as a comment {+0.123}\n"
-             "  --event TEXT  the [Event] tag (default \"xqzero self-play\")\n");
-}
 
 typedef struct {
   const char *net;         /* --net: lower-case hex prefix, or NULL */
@@ -203,57 +186,80 @@ static int export_path(export_t *x, const char *p) {
   return rc;
 }
 
-static int bad_usage(const char *fmt, const char *arg) {
-  fprintf(stderr, "xqz games export: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n\n");
-  usage(stderr);
-  return 2;
+/* --net: a net id in hex, or its leading digits. */
+static int check_net(const char *name, const char *v, xq_errbuf_t *eb) {
+  size_t n = strlen(v);
+  if (n > 0 && n <= 16 && strspn(v, "0123456789abcdefABCDEF") == n) return 0;
+  return xq_err_set(eb, XQ_ERANGE, "--%s takes a net id in hex (16 digits, or its first ones),"
+                    " not '%s'", name, v);
+}
+
+/* --since, --until: YYYY-MM-DD. */
+static int check_day(const char *name, const char *v, xq_errbuf_t *eb) {
+  (void)name;
+  return parse_day(v) < 0 ? xq_err_set(eb, XQ_ERANGE, "a day is YYYY-MM-DD, not '%s'", v) : 0;
+}
+
+/* The command line as given; parse_args turns it into export_t. */
+typedef struct {
+  const char *out, *net, *since, *until, *event;
+  bool values;
+} export_args_t;
+
+#define A(f) XQ_OPT_FIELD(export_args_t, f)
+static const xq_opt_t rows[] = {
+    {"out", XQ_OPTION_TEXT, A(out), NULL, 0, 0, .arg = "FILE",
+     .help = "write FILE (atomically) instead of standard output"},
+    {"net", XQ_OPTION_TEXT, A(net), NULL, 0, 0, .arg = "ID", .check = check_net,
+     .help = "only games played by this net (its id, or leading hex digits)"},
+    {"since", XQ_OPTION_TEXT, A(since), NULL, 0, 0, .arg = "DAY", .check = check_day,
+     .help = "only games of files last written on or after DAY (YYYY-MM-DD, UTC); records"
+     " carry no time, so a game's date is its file's"},
+    {"until", XQ_OPTION_TEXT, A(until), NULL, 0, 0, .arg = "DAY", .check = check_day,
+     .help = "... on or before DAY"},
+    {"values", XQ_OPTION_FLAG, A(values), NULL, 0, 0,
+     .help = "the search's root value after each searched move, for the side that moved, in"
+     " [-1, 1], as a comment {+0.123}"},
+    {"event", XQ_OPTION_TEXT, A(event), "xqzero self-play", 0, 0, .arg = "TEXT",
+     .help = "the [Event] tag"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz games export PATH... [--out FILE] [--net ID] [--since DAY]\n"
+             "                        [--until DAY] [--values] [--event TEXT]\n\n"
+             "Writes stored self-play games as PGN with ICCS moves ([Game \"Chinese Chess\"],\n"
+             "[Variant \"xiangqi\"], [Format \"ICCS\"], a [FEN] tag when a game does not start\n"
+             "from the start position), the text Xiangqi GUIs (XBoard) and game databases\n"
+             "import. PATH: a campaign directory, its games/ directory, segment files or\n"
+             "`xqz selfplay` record files.\n\n");
+  xq_opts_help(&TABLE, f, 12);
 }
 
 /* Options into x, *out_path and paths (argv's strings). -1 to go on, or the exit status. */
 static int parse_args(export_t *x, int argc, char **argv, const char **paths, int *npaths,
                       const char **out_path, char *net, size_t net_size) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(a, "--values")) {
-      x->values = 1;
-      continue;
-    }
-    if (a[0] != '-') {
-      paths[(*npaths)++] = a;
-      continue;
-    }
-    if (strcmp(a, "--out") && strcmp(a, "--net") && strcmp(a, "--since") && strcmp(a, "--until") &&
-        strcmp(a, "--event"))
-      return bad_usage("unknown option '%s'", a);
-    if (!v) return bad_usage("%s needs a value", a);
-    i++;
-    if (!strcmp(a, "--out")) *out_path = v;
-    else if (!strcmp(a, "--event")) x->event = v;
-    else if (!strcmp(a, "--net")) {
-      size_t n = strlen(v);
-      if (n == 0 || n > 16 || strspn(v, "0123456789abcdefABCDEF") != n)
-        return bad_usage("--net takes a net id in hex (16 digits, or its first ones), not '%s'", v);
-      for (size_t k = 0; k <= n && k < net_size; k++) net[k] = (char)tolower((unsigned char)v[k]);
-      x->net = net;
-    } else {
-      time_t t = parse_day(v);
-      if (t < 0) return bad_usage("a day is YYYY-MM-DD, not '%s'", v);
-      if (!strcmp(a, "--since")) x->since = t;
-      else x->until = t + 86400; /* the whole day */
-    }
+  export_args_t a = {0};
+  xq_opts_defaults(&TABLE, &a);
+  int st = xqz_options_parse("games export", &TABLE, &a, argc, argv, paths, npaths, usage);
+  if (st >= 0) return st;
+  *out_path = a.out;
+  x->event = a.event;
+  x->values = a.values;
+  if (a.net) {
+    size_t n = strlen(a.net);
+    for (size_t k = 0; k <= n && k < net_size; k++) net[k] = (char)tolower((unsigned char)a.net[k]);
+    x->net = net;
   }
-  if (!*npaths) return bad_usage("%s", "which games? give a campaign directory or files");
+  if (a.since) x->since = parse_day(a.since);
+  if (a.until) x->until = parse_day(a.until) + 86400; /* the whole day */
+  if (!*npaths)
+    return xqz_usage_error("games export", "which games? give a campaign directory or files");
   return -1;
 }
 
 int xqz_cmd_games_export(int argc, char **argv) {
-  export_t x = {.event = "xqzero self-play"};
+  export_t x = {0};
   const char **paths = calloc((size_t)argc + 1, sizeof *paths), *out_path = NULL;
   char net[24];
   int npaths = 0;

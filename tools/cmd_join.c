@@ -9,9 +9,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "support/ini_value.h"
 #include "wire/join_command.h"
+
+/* The command line's one option. */
+typedef struct {
+  const char *dir;
+} join_opts_t;
+
+static const xq_opt_t rows[] = {
+    {"campaign", XQ_OPTION_TEXT, XQ_OPT_FIELD(join_opts_t, dir), ".", 0, 0, .arg = "DIR",
+     .help = "the campaign's directory"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz join-command [--campaign DIR]\n\n"
@@ -19,7 +31,8 @@ static void usage(FILE *f) {
              "DIR (default: the current directory), from its campaign.ini: the coordinator's\n"
              "endpoints as other machines reach them and, with CURVE, where the keys go.\n"
              "A warning goes to stderr when no other machine could join (loopback only).\n"
-             "The coordinator logs the same lines at start.\n");
+             "The coordinator logs the same lines at start.\n\n");
+  xq_opts_help(&TABLE, f, 14);
 }
 
 /* key of campaign.ini at ini into out (n bytes), def when the file does not set it. 0, or
@@ -36,20 +49,11 @@ static int ini_value(const char *ini, const char *key, const char *def, char *ou
 }
 
 int xqz_cmd_join(int argc, char **argv) {
-  const char *dir = ".";
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(argv[i], "--campaign") && i + 1 < argc) {
-      dir = argv[++i];
-      continue;
-    }
-    fprintf(stderr, "xqz join-command: unknown argument '%s'\n\n", argv[i]);
-    usage(stderr);
-    return 2;
-  }
+  join_opts_t o = {0};
+  xq_opts_defaults(&TABLE, &o);
+  int prc = xqz_options_parse("join-command", &TABLE, &o, argc, argv, NULL, NULL, usage);
+  if (prc >= 0) return prc;
+  const char *dir = o.dir;
   char ini[1100];
   snprintf(ini, sizeof ini, "%s/campaign.ini", dir);
   struct stat st;

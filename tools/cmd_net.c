@@ -2,7 +2,6 @@
  * cmd_net.c: `xqz net init` writes a freshly initialised network (the start of a
  * campaign); `xqz net info` prints a weights file's header and parameter count.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +10,34 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
+
+/* net init's command line. */
+typedef struct {
+  const char *out, *size;
+  int blocks, channels; /* -1: not given */
+  uint64_t seed, id;    /* id 0: a random one */
+  bool force;
+} init_opts_t;
+
+#define O(f) XQ_OPT_FIELD(init_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"size", XQ_OPTION_TEXT, O(size), NULL, 0, 0, .arg = "SIZE", .help = "the architecture"},
+    {"blocks", XQ_OPTION_INT, O(blocks), NULL, 0, NN_MAX_BLOCKS, .arg = "B",
+     .help = "residual blocks, instead of --size"},
+    {"channels", XQ_OPTION_INT, O(channels), NULL, 1, NN_MAX_CHANNELS, .arg = "C",
+     .help = "channels, instead of --size"},
+    {"seed", XQ_OPTION_UINT, O(seed), "1", 0, XQ_OPTS_U64_MAX, .arg = "S",
+     .help = "seed of the weights (decimal or 0x-hex)"},
+    {"id", XQ_OPTION_UINT, O(id), NULL, 1, XQ_OPTS_U64_MAX, .arg = "ID",
+     .help = "the net id, not 0 (decimal or 0x-hex)", .shown = "random"},
+    {"force", XQ_OPTION_FLAG, O(force), NULL, 0, 0, .help = "replace an existing FILE"},
+    {"out", XQ_OPTION_TEXT, O(out), NULL, 0, 0, .arg = "FILE", .help = "the file written"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 
 static void net_usage(FILE *f) {
   fprintf(f,
@@ -31,77 +55,20 @@ static void net_usage(FILE *f) {
           "init writes a freshly initialised net (He-normal weights from seed S, default 1)\n"
           "atomically to FILE; its net id is ID (default: random), parent id 0, step 0.\n"
           "It refuses to replace an existing FILE unless --force is given.\n"
-          "info validates FILE and prints its header and parameter count.\n");
-}
-
-/* Parses a decimal or 0x-hex unsigned integer; returns 0 on success. */
-static int parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (!*s || *s == '-') return -1;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno || *end) return -1;
-  *out = v;
-  return 0;
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out) {
-  uint64_t v;
-  if (parse_u64(s, &v) || v < (uint64_t)lo || v > (uint64_t)hi) return -1;
-  *out = (int)v;
-  return 0;
+          "info validates FILE and prints its header and parameter count.\n\n"
+          "init's options:\n");
+  xq_opts_help(&TABLE, f, 14);
 }
 
 static int net_init(int argc, char **argv) {
-  const char *out = NULL, *size = NULL;
-  int blocks = -1, channels = -1;
-  uint64_t seed = 1, id = 0;
-  bool force = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      net_usage(stdout);
-      return 0;
-    }
-    if (!strcmp(a, "--force")) {
-      force = true;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "xqz net init: %s needs a value\n", a);
-      return 2;
-    }
-    i++;
-    if (!strcmp(a, "--out")) out = v;
-    else if (!strcmp(a, "--size")) size = v;
-    else if (!strcmp(a, "--blocks")) {
-      if (parse_int(v, 0, NN_MAX_BLOCKS, &blocks)) {
-        fprintf(stderr, "xqz net init: --blocks must be an integer in 0..%d, not '%s'\n",
-                NN_MAX_BLOCKS, v);
-        return 2;
-      }
-    } else if (!strcmp(a, "--channels")) {
-      if (parse_int(v, 1, NN_MAX_CHANNELS, &channels)) {
-        fprintf(stderr, "xqz net init: --channels must be an integer in 1..%d, not '%s'\n",
-                NN_MAX_CHANNELS, v);
-        return 2;
-      }
-    } else if (!strcmp(a, "--seed")) {
-      if (parse_u64(v, &seed)) {
-        fprintf(stderr, "xqz net init: --seed must be a non-negative integer, not '%s'\n", v);
-        return 2;
-      }
-    } else if (!strcmp(a, "--id")) {
-      if (parse_u64(v, &id) || id == 0) {
-        fprintf(stderr, "xqz net init: --id must be a non-zero integer, not '%s'\n", v);
-        return 2;
-      }
-    } else {
-      fprintf(stderr, "xqz net init: unknown option '%s'\n", a);
-      net_usage(stderr);
-      return 2;
-    }
-  }
+  init_opts_t o = {.blocks = -1, .channels = -1};
+  xq_opts_defaults(&TABLE, &o);
+  int st = xqz_options_parse("net init", &TABLE, &o, argc, argv, NULL, NULL, net_usage);
+  if (st >= 0) return st;
+  const char *out = o.out, *size = o.size;
+  int blocks = o.blocks, channels = o.channels;
+  uint64_t seed = o.seed, id = o.id;
+  bool force = o.force;
   nn_arch_t arch;
   if (size) {
     if (blocks >= 0 || channels >= 0) {

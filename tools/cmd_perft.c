@@ -3,35 +3,46 @@
  * per legal move with --divide, and always the total alone on the last line; the time and
  * nodes per second go to stderr so scripts can compare stdout with other engines.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "rules/fen.h"
 #include "rules/movegen.h"
 #include "rules/notation.h"
 #include "support/clock.h"
 
-static int usage(void) {
-  fprintf(stderr,
-          "usage: xqz perft FEN|startpos DEPTH [--divide]\n"
-          "  Counts the leaf nodes of the legal move tree of DEPTH plies (1..8).\n"
-          "  --divide  also print one 'move: count' line per legal move (ICCS)\n");
-  return 2;
+/* The command line's one option. */
+typedef struct {
+  bool divide;
+} perft_opts_t;
+
+static const xq_opt_t rows[] = {
+    {"divide", XQ_OPTION_FLAG, XQ_OPT_FIELD(perft_opts_t, divide), NULL, 0, 0,
+     .help = "also print one 'move: count' line per legal move (ICCS)"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: xqz perft FEN|startpos DEPTH [--divide]\n"
+             "  Counts the leaf nodes of the legal move tree of DEPTH plies (1..8).\n");
+  xq_opts_help(&TABLE, f, 8);
 }
 
 int xqz_cmd_perft(int argc, char **argv) {
-  const char *fen = NULL, *depth_s = NULL;
-  int divide = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--divide")) divide = 1;
-    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return usage(), 0;
-    else if (!fen) fen = argv[i];
-    else if (!depth_s) depth_s = argv[i];
-    else return usage();
-  }
-  if (!fen || !depth_s) return usage();
+  perft_opts_t o = {0};
+  const char **words = calloc((size_t)argc + 1, sizeof *words);
+  int nwords = 0;
+  if (!words) return 1;
+  int st = xqz_options_parse("perft", &TABLE, &o, argc, argv, words, &nwords, usage);
+  if (st < 0 && nwords != 2) st = xqz_usage_error("perft", "give FEN|startpos DEPTH [--divide]");
+  const char *fen = words[0], *depth_s = words[1];
+  free(words);
+  if (st >= 0) return st;
+  int divide = o.divide;
   char *end;
   long depth = strtol(depth_s, &end, 10);
   if (*end || depth < 1 || depth > 8) {

@@ -31,6 +31,7 @@
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/players.h"
+#include "cli_options.h"
 #include "default_net.h"
 #include "pgn_write.h"
 #include "support/campaign_nets.h"
@@ -58,22 +59,6 @@ typedef struct {
   xq_mcts_result_t *res;
   xq_player_t *player;    /* --opponent */
 } play_t;
-
-static void play_usage(FILE *f) {
-  fprintf(f,
-          "usage: xqz play [--net FILE | --campaign DIR] [--sims N] | --opponent SPEC\n"
-          "                [--as red|black]\n"
-          "                [--seed S] [--fen FEN] [--unicode] [--color auto|always|never]\n\n"
-          "Play against a net (MCTS with a Gumbel root, N simulations per move, default 200)\n"
-          "or any player spec (random, greedy, alphabeta:D, net:FILE[:SIMS], gnet:FILE[:SIMS],\n"
-          "gtnet:FILE[:SIMS], uci:CMD). You play Red unless\n"
-          "--as black. --campaign DIR plays the best net of the campaign in DIR; with no net\n"
-          "and no opponent, the trained net shipped in nets/ (or $XQZ_NET). The board is\n"
-          "shown from your side; --unicode draws Chinese pieces; --color (default auto:\n"
-          "a terminal that is not TERM=dumb, and NO_COLOR unset) colours them. Type moves\n"
-          "in ICCS (h2e2), WXF (C2=5) or Chinese (炮二平五), or hint, moves, save FILE,\n"
-          "undo, help, quit.\n");
-}
 
 static void print_help(void) {
   printf("Moves, in any of three notations:\n"
@@ -400,95 +385,77 @@ static int game_loop(play_t *g) {
   }
 }
 
-/* What the command line asks for, besides the fields it sets in play_t. */
+/* What the command line asks for; parse_args sets play_t's fields from it. */
 typedef struct {
-  const char *net, *spec, *fen;
+  const char *net, *campaign, *spec, *fen;
   char best[4096]; /* --campaign: its best net's file */
   uint64_t seed;
+  int64_t sims;
+  int as;          /* AS_RED or AS_BLACK */
+  int color_mode;  /* COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER */
+  bool unicode;
 } play_opts_t;
 
-/* --color's value into g; 0, or -1 after saying what it takes. */
-static int parse_color(play_t *g, const char *v) {
-  if (!strcmp(v, "auto")) g->color_mode = COLOR_AUTO;
-  else if (!strcmp(v, "always")) g->color_mode = COLOR_ALWAYS;
-  else if (!strcmp(v, "never")) g->color_mode = COLOR_NEVER;
-  else {
-    fprintf(stderr, "xqz play: --color takes auto, always or never, not '%s'\n", v);
-    return -1;
-  }
-  return 0;
+enum { AS_RED, AS_BLACK };
+static const char *const AS_NAMES[] = {"red", "black", NULL};
+static const char *const COLOR_NAMES[] = {"auto", "always", "never", NULL};
+_Static_assert(COLOR_AUTO == 0 && COLOR_ALWAYS == 1 && COLOR_NEVER == 2,
+               "COLOR_NAMES follows the COLOR_ modes");
+
+#define O(f) XQ_OPT_FIELD(play_opts_t, f)
+static const xq_opt_t rows[] = {
+    {"net", XQ_OPTION_TEXT, O(net), NULL, 0, 0, .arg = "FILE", .help = "play this net"},
+    {"campaign", XQ_OPTION_TEXT, O(campaign), NULL, 0, 0, .arg = "DIR",
+     .help = "play the best net of the campaign in DIR"},
+    {"sims", XQ_OPTION_INT, O(sims), "200", 1, 10000000,
+     .help = "simulations per move of the net's search"},
+    {"opponent", XQ_OPTION_TEXT, O(spec), NULL, 0, 0, .arg = "SPEC",
+     .help = "play this player instead of a net"},
+    {"as", XQ_OPTION_ENUM, O(as), "red", 0, 0, .names = AS_NAMES, .help = "your side"},
+    {"seed", XQ_OPTION_UINT, O(seed), "1", 0, XQ_OPTS_U64_MAX, .arg = "S",
+     .help = "seed of the search or the player (decimal or 0x-hex)"},
+    {"fen", XQ_OPTION_TEXT, O(fen), NULL, 0, 0, .arg = "FEN", .help = "start from this position"},
+    {"unicode", XQ_OPTION_FLAG, O(unicode), NULL, 0, 0, .help = "draw Chinese pieces"},
+    {"color", XQ_OPTION_ENUM, O(color_mode), "auto", 0, 0, .names = COLOR_NAMES,
+     .help = "colour the pieces (auto: a terminal that is not TERM=dumb, and NO_COLOR unset)"},
+    {"colour", XQ_OPTION_ENUM, O(color_mode), NULL, 0, 0, .names = COLOR_NAMES}, /* --color */
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void play_usage(FILE *f) {
+  fprintf(f,
+          "usage: xqz play [--net FILE | --campaign DIR] [--sims N] | --opponent SPEC\n"
+          "                [--as red|black]\n"
+          "                [--seed S] [--fen FEN] [--unicode] [--color auto|always|never]\n\n"
+          "Play against a net (MCTS with a Gumbel root, N simulations per move)\n"
+          "or any player spec (random, greedy, alphabeta:D, net:FILE[:SIMS], gnet:FILE[:SIMS],\n"
+          "gtnet:FILE[:SIMS], uci:CMD). With no net and no opponent, the trained net shipped\n"
+          "in nets/ (or $XQZ_NET). The board is shown from your side. Type moves\n"
+          "in ICCS (h2e2), WXF (C2=5) or Chinese (炮二平五), or hint, moves, save FILE,\n"
+          "undo, help, quit.\n\n");
+  xq_opts_help(&TABLE, f, 28);
 }
 
 /* Fills o and g's settings from the command line. Returns -1 to go on, else the exit
  * code (0 after --help, 2 after bad usage, said on stderr). */
 static int parse_args(play_opts_t *o, play_t *g, int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      play_usage(stdout);
-      return 0;
-    }
-    if (!strcmp(a, "--unicode")) {
-      g->unicode = true;
-      continue;
-    }
-    if (!strncmp(a, "--color=", 8) || !strncmp(a, "--colour=", 9)) {
-      if (parse_color(g, strchr(a, '=') + 1)) return 2;
-      continue;
-    }
-    if (!v) {
-      fprintf(stderr, "xqz play: '%s' needs a value (or is unknown)\n", a);
-      play_usage(stderr);
+  xq_opts_defaults(&TABLE, o);
+  int st = xqz_options_parse("play", &TABLE, o, argc, argv, NULL, NULL, play_usage);
+  if (st >= 0) return st;
+  g->sims = (int)o->sims;
+  g->human = o->as == AS_BLACK ? XQ_BLACK : XQ_RED;
+  g->unicode = o->unicode;
+  g->color_mode = o->color_mode;
+  if ((o->net != NULL) + (o->campaign != NULL) + (o->spec != NULL) > 1)
+    return xqz_usage_error("play", "give one of --net FILE, --campaign DIR or --opponent SPEC");
+  if (o->campaign) {
+    xq_errbuf_t ceb = {{0}};
+    if (xq_campaign_best_net(o->campaign, o->best, sizeof o->best, &ceb) < 0) {
+      fprintf(stderr, "xqz play: %s\n", ceb.msg);
       return 2;
     }
-    char *end;
-    errno = 0;
-    if (!strcmp(a, "--net")) o->net = v;
-    else if (!strcmp(a, "--campaign")) {
-      xq_errbuf_t ceb = {{0}};
-      if (xq_campaign_best_net(v, o->best, sizeof o->best, &ceb) < 0) {
-        fprintf(stderr, "xqz play: %s\n", ceb.msg);
-        return 2;
-      }
-      o->net = o->best;
-      printf("The best net of campaign %s: %s\n", v, o->best);
-    }
-    else if (!strcmp(a, "--opponent")) o->spec = v;
-    else if (!strcmp(a, "--color") || !strcmp(a, "--colour")) {
-      if (parse_color(g, v)) return 2;
-    }
-    else if (!strcmp(a, "--fen")) o->fen = v;
-    else if (!strcmp(a, "--as")) {
-      if (!strcmp(v, "red")) g->human = XQ_RED;
-      else if (!strcmp(v, "black")) g->human = XQ_BLACK;
-      else {
-        fprintf(stderr, "xqz play: --as takes red or black, not '%s'\n", v);
-        return 2;
-      }
-    } else if (!strcmp(a, "--sims")) {
-      long s = strtol(v, &end, 10);
-      if (errno || *end || s < 1 || s > 10000000) {
-        fprintf(stderr, "xqz play: bad --sims '%s' (1..10000000)\n", v);
-        return 2;
-      }
-      g->sims = (int)s;
-    } else if (!strcmp(a, "--seed")) {
-      o->seed = strtoull(v, &end, 0);
-      if (errno || *end || !*v) {
-        fprintf(stderr, "xqz play: bad --seed '%s'\n", v);
-        return 2;
-      }
-    } else {
-      fprintf(stderr, "xqz play: unknown option '%s'\n", a);
-      play_usage(stderr);
-      return 2;
-    }
-    i++;
-  }
-  if (o->net && o->spec) {
-    fprintf(stderr, "xqz play: give one of --net FILE, --campaign DIR or --opponent SPEC\n");
-    play_usage(stderr);
-    return 2;
+    o->net = o->best;
+    printf("The best net of campaign %s: %s\n", o->campaign, o->best);
   }
   if (!o->net && !o->spec) {
     xq_errbuf_t deb = {{0}};
@@ -562,8 +529,8 @@ static void play_close(play_t *g) {
 }
 
 int xqz_cmd_play(int argc, char **argv) {
-  play_opts_t o = {.seed = 1};
-  play_t g = {.human = XQ_RED, .sims = 200};
+  play_opts_t o = {0};
+  play_t g = {0};
   int status = parse_args(&o, &g, argc, argv);
   if (status >= 0) return status;
   status = play_open(&g, &o);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <math.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "remote.h"
 #include "wire/messages.h"
@@ -32,14 +33,38 @@ static void on_sigint(int sig) {
   g_stop = 1;
 }
 
+/* --plot: a file named FILE.svg. */
+static int check_svg(const char *name, const char *v, xq_errbuf_t *eb) {
+  size_t len = strlen(v);
+  if (len >= 4 && !strcmp(v + len - 4, ".svg")) return 0;
+  return xq_err_set(eb, XQ_ERANGE, "--%s writes SVG only; name the file FILE.svg (got '%s')",
+                    name, v);
+}
+
+/* The command line. */
+typedef struct {
+  xqz_remote_t r;
+  bool follow, json;
+  const char *plot;
+} promotions_opts_t;
+
+#define O(f) XQ_OPT_FIELD(promotions_opts_t, f)
+static const xq_opt_t rows[] = {
+    XQZ_REMOTE_ROWS(promotions_opts_t, r),
+    {"follow", XQ_OPTION_FLAG, O(follow), NULL, 0, 0,
+     .help = "keep asking every 3 s and print new matches (Ctrl-C stops)"},
+    {"json", XQ_OPTION_FLAG, O(json), NULL, 0, 0,
+     .help = "a JSON array (with --follow: one array per line)"},
+    {"plot", XQ_OPTION_TEXT, O(plot), NULL, 0, 0, .arg = "FILE.svg", .check = check_svg,
+     .help = "write the Elo and anchor scores against time as an SVG chart"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz promotions [--coordinator ADDR] [--follow] [--json] [--plot FILE.svg]"
              " [--server-key FILE --key FILE]\n\n"
-             "Prints every decided gating match of a running campaign, oldest first.\n\n"
-             XQZ_REMOTE_OPTIONS_HELP
-             "  --follow            keep asking every 3 s and print new matches (Ctrl-C stops)\n"
-             "  --json              a JSON array (with --follow: one array per line)\n"
-             "  --plot FILE.svg     write the Elo and anchor scores against time as an SVG chart\n");
+             "Prints every decided gating match of a running campaign, oldest first.\n\n");
+  xq_opts_help(&TABLE, f, 18);
 }
 
 /* The SVG chart (--plot): two panels sharing a time axis, the best net's Elo after each
@@ -279,48 +304,20 @@ static int fetch_new(xqz_remote_t *r, uint64_t *after, int json, int *printed_he
 }
 
 int xqz_cmd_promotions(int argc, char **argv) {
-  xqz_remote_t r;
-  xqz_remote_init(&r, "promotions");
-  int json = 0, follow = 0;
-  const char *plot = NULL;
-  for (int i = 1; i < argc; i++) {
-    int k = xqz_remote_option(&r, argc, argv, &i);
-    if (k < 0) return 2;
-    if (k) continue;
-    if (!strcmp(argv[i], "--json")) {
-      json = 1;
-    } else if (!strcmp(argv[i], "--follow")) {
-      follow = 1;
-    } else if (!strcmp(argv[i], "--plot")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "xqz promotions: --plot needs a file name (FILE.svg)\n");
-        return 2;
-      }
-      plot = argv[++i];
-      size_t len = strlen(plot);
-      if (len < 4 || strcmp(plot + len - 4, ".svg")) {
-        fprintf(stderr, "xqz promotions: --plot writes SVG only; name the file FILE.svg"
-                " (got '%s')\n", plot);
-        return 2;
-      }
-    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "xqz promotions: unknown argument '%s'\n\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
-  }
+  promotions_opts_t o;
+  xqz_remote_init(&o.r, "promotions");
+  xq_opts_defaults(&TABLE, &o);
+  int st = xqz_options_parse("promotions", &TABLE, &o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st;
+  if (o.plot && (o.follow || o.json))
+    return xqz_usage_error("promotions", "--plot writes one chart; it goes with neither"
+                           " --follow nor --json");
+  xqz_remote_t r = o.r;
+  int json = o.json, follow = o.follow;
+  const char *plot = o.plot;
   if (xqz_remote_open(&r)) return 1;
   uint64_t after = 0;
   int header = 0;
-  if (plot && (follow || json)) {
-    fprintf(stderr, "xqz promotions: --plot writes one chart; it goes with neither --follow"
-            " nor --json\n");
-    xqz_remote_close(&r);
-    return 2;
-  }
   int rc = fetch_new(&r, &after, json, &header, true, plot);
   if (rc == 0 && follow) {
     signal(SIGINT, on_sigint);

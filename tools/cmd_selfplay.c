@@ -2,7 +2,7 @@
  * cmd_selfplay.c: `xqz selfplay --net FILE --games N --out FILE [--threads T]
  * [--parallel G] [--sims S] [--fast-sims S] [--full-frac P] [--max-plies N] [--seed S]`:
  * local batched self-play writing game records (docs/game-records.md), with a progress
- * line on stderr.
+ * line on stderr. The options are a table (support/options.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "nn/nn_file.h"
 #include "search/selfplay.h"
@@ -53,66 +54,79 @@ static int sp_sink(void *ctx, const xq_game_record_t *rec, const xq_selfplay_sta
   return 0;
 }
 
-static int sp_usage(void) {
-  fprintf(stderr, "usage: xqz selfplay --net FILE|uniform --games N --out FILE [--threads T] "
-                  "[--parallel G] [--sims S] [--fast-sims S] [--full-frac P] [--max-plies N] "
-                  "[--no-resign-frac P] [--seed S] [--search puct|gumbel|gumbel_tree] "
-                  "[--force]\n"
-                  "  Plays N self-play games and writes their records (docs/game-records.md) to\n"
-                  "  FILE; refuses to replace an existing FILE unless --force is given.\n"
-                  "  --search gumbel: Gumbel AlphaZero's root search; the records then hold its\n"
-                  "  improved policy instead of visit counts (docs/search.md); gumbel_tree: the\n"
-                  "  same root, and the paper's deterministic selection below it.\n");
-  return 2;
+/* The command line. Numbers start from xq_selfplay_config_default, the one table of
+ * self-play defaults, so the rows carry bounds and no defaults of their own. */
+typedef struct {
+  const char *net, *out;
+  int64_t games, seed;
+  int threads, parallel, sims, fast_sims, max_plies;
+  double full_frac, no_resign_frac;
+  xq_search_kind_t search;
+  bool force;
+} sp_args_t;
+
+static const char *const SEARCH_NAMES[] = {"puct", "gumbel", "gumbel_tree", NULL};
+_Static_assert(XQ_SEARCH_PUCT == 0 && XQ_SEARCH_GUMBEL == 1 && XQ_SEARCH_GUMBEL_TREE == 2 &&
+               sizeof(xq_search_kind_t) == sizeof(int), "SEARCH_NAMES follows xq_search_kind_t");
+
+#define A(f) XQ_OPT_FIELD(sp_args_t, f)
+static const xq_opt_t rows[] = {
+    {"net", XQ_OPTION_TEXT, A(net), NULL, 0, 0, .arg = "FILE|uniform",
+     .help = "the net that plays (uniform: no net, uniform priors)"},
+    {"games", XQ_OPTION_INT, A(games), NULL, 1, 1e9, .help = "games to play"},
+    {"out", XQ_OPTION_TEXT, A(out), NULL, 0, 0, .arg = "FILE",
+     .help = "the record file written (docs/game-records.md)"},
+    {"threads", XQ_OPTION_INT, A(threads), NULL, 1, 1024, .arg = "T", .help = "search threads"},
+    {"parallel", XQ_OPTION_INT, A(parallel), NULL, 1, 65536, .arg = "G",
+     .help = "games played at once per thread (evaluator batch)"},
+    {"sims", XQ_OPTION_INT, A(sims), NULL, 1, 1000000, .help = "simulations of a full search"},
+    {"fast-sims", XQ_OPTION_INT, A(fast_sims), NULL, 0, 1000000,
+     .help = "simulations of a fast search (0: a fifth of --sims)"},
+    {"full-frac", XQ_OPTION_DOUBLE, A(full_frac), NULL, 0, 1,
+     .help = "share of moves with a full search"},
+    {"max-plies", XQ_OPTION_INT, A(max_plies), NULL, 1, 1000, .help = "game-length cap (draw)"},
+    {"no-resign-frac", XQ_OPTION_DOUBLE, A(no_resign_frac), NULL, 0, 1,
+     .help = "share of games with resignation disabled"},
+    {"seed", XQ_OPTION_INT, A(seed), NULL, 0, 9.2e18, .help = "random seed"},
+    {"search", XQ_OPTION_ENUM, A(search), NULL, 0, 0, .names = SEARCH_NAMES,
+     .help = "gumbel: Gumbel AlphaZero's root search; the records then hold its improved"
+     " policy instead of visit counts (docs/search.md); gumbel_tree: the same root, and the"
+     " paper's deterministic selection below it"},
+    {"force", XQ_OPTION_FLAG, A(force), NULL, 0, 0, .help = "replace an existing FILE"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
+static void sp_usage(FILE *f) {
+  fprintf(f, "usage: xqz selfplay --net FILE|uniform --games N --out FILE [options]\n"
+             "  Plays N self-play games and writes their records (docs/game-records.md) to\n"
+             "  FILE; refuses to replace an existing FILE unless --force is given.\n");
+  xq_opts_help(&TABLE, f, 22);
 }
 
 int xqz_cmd_selfplay(int argc, char **argv) {
   xq_selfplay_config_t cfg;
   xq_selfplay_config_default(&cfg);
-  const char *net = NULL, *out = NULL;
-  int64_t games = 0;
-  int fast = 0;
-  bool force = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      sp_usage();
-      return 0;
-    }
-    if (!strcmp(a, "--force")) {
-      force = true;
-      continue;
-    }
-    if (i + 1 >= argc) return sp_usage();
-    const char *v = argv[++i];
-    if (!strcmp(a, "--net")) net = v;
-    else if (!strcmp(a, "--out")) out = v;
-    else if (!strcmp(a, "--games")) games = atoll(v);
-    else if (!strcmp(a, "--threads")) cfg.threads = atoi(v);
-    else if (!strcmp(a, "--parallel")) cfg.parallel = atoi(v);
-    else if (!strcmp(a, "--sims")) cfg.sims_full = atoi(v);
-    else if (!strcmp(a, "--fast-sims")) fast = atoi(v);
-    else if (!strcmp(a, "--full-frac")) cfg.full_frac = (float)atof(v);
-    else if (!strcmp(a, "--max-plies")) cfg.mcts.max_plies = atoi(v);
-    else if (!strcmp(a, "--no-resign-frac")) cfg.no_resign_frac = (float)atof(v);
-    else if (!strcmp(a, "--seed")) cfg.seed = strtoull(v, NULL, 10);
-    else if (!strcmp(a, "--search") && !strcmp(v, "puct")) cfg.mcts.search = XQ_SEARCH_PUCT;
-    else if (!strcmp(a, "--search") && !strcmp(v, "gumbel")) cfg.mcts.search = XQ_SEARCH_GUMBEL;
-    else if (!strcmp(a, "--search") && !strcmp(v, "gumbel_tree"))
-      cfg.mcts.search = XQ_SEARCH_GUMBEL_TREE;
-    else return sp_usage();
-  }
-  if (!net || !out) {
-    fprintf(stderr, "xqz selfplay: need --net and --out\n");
-    return sp_usage();
-  }
-  if (games < 1 || cfg.mcts.max_plies < 1 || cfg.mcts.max_plies > 1000 || cfg.threads < 1 ||
-      cfg.parallel < 1 || cfg.sims_full < 1 || fast < 0 || !(cfg.full_frac >= 0 && cfg.full_frac <= 1)) {
-    fprintf(stderr, "xqz selfplay: --games, --threads, --parallel and --sims must be positive, "
-                    "--max-plies 1..1000, --full-frac 0..1\n");
-    return sp_usage();
-  }
+  sp_args_t a = {.threads = cfg.threads, .parallel = cfg.parallel, .sims = cfg.sims_full,
+                 .max_plies = cfg.mcts.max_plies, .full_frac = cfg.full_frac,
+                 .no_resign_frac = cfg.no_resign_frac, .seed = (int64_t)cfg.seed,
+                 .search = cfg.mcts.search};
+  int prc = xqz_options_parse("selfplay", &TABLE, &a, argc, argv, NULL, NULL, sp_usage);
+  if (prc >= 0) return prc;
+  if (!a.net || !a.out || !a.games)
+    return xqz_usage_error("selfplay", "need --net, --games and --out");
   xq_errbuf_t eb = {{0}};
+  const char *net = a.net, *out = a.out;
+  int64_t games = a.games;
+  cfg.threads = a.threads;
+  cfg.parallel = a.parallel;
+  cfg.sims_full = a.sims;
+  cfg.mcts.max_plies = a.max_plies;
+  cfg.full_frac = (float)a.full_frac;
+  cfg.no_resign_frac = (float)a.no_resign_frac;
+  cfg.seed = (uint64_t)a.seed;
+  cfg.mcts.search = a.search;
+  int fast = a.fast_sims;
+  bool force = a.force;
   if (!strcmp(net, "uniform")) {
     net = NULL;
   } else {

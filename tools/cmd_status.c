@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "remote.h"
 #include "rules/rules.h"
@@ -18,14 +19,26 @@
 #include "wire/status_json.h"
 #include "wire/wire.h"
 
+/* The command line. */
+typedef struct {
+  xqz_remote_t r;
+  bool json;
+} status_opts_t;
+
+static const xq_opt_t rows[] = {
+    XQZ_REMOTE_ROWS(status_opts_t, r),
+    {"json", XQ_OPTION_FLAG, XQ_OPT_FIELD(status_opts_t, json), NULL, 0, 0,
+     .help = "JSON instead of the screen"},
+};
+static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
+
 static void usage(FILE *f) {
   fprintf(f, "usage: xqz status [--coordinator ADDR | --campaign DIR] [--json]"
              " [--server-key FILE --key FILE]\n\n"
              "Prints the state of a running campaign: which one it reached (name, id and\n"
              "address), best net, trainer, window, workers and gating matches. --json prints\n"
-             "the whole Status message as JSON.\n\n"
-             XQZ_REMOTE_OPTIONS_HELP
-             "  --json              JSON instead of the screen\n");
+             "the whole Status message as JSON.\n\n");
+  xq_opts_help(&TABLE, f, 18);
 }
 
 /* "45s", "12m", "3h05m", "2d04h". */
@@ -226,24 +239,13 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
 }
 
 int xqz_cmd_status(int argc, char **argv) {
-  xqz_remote_t r;
-  xqz_remote_init(&r, "status");
-  int json = 0;
-  for (int i = 1; i < argc; i++) {
-    int k = xqz_remote_option(&r, argc, argv, &i);
-    if (k < 0) return 2;
-    if (k) continue;
-    if (!strcmp(argv[i], "--json")) {
-      json = 1;
-    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
-    } else {
-      fprintf(stderr, "xqz status: unknown argument '%s'\n\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
-  }
+  status_opts_t o;
+  xqz_remote_init(&o.r, "status");
+  xq_opts_defaults(&TABLE, &o);
+  int st = xqz_options_parse("status", &TABLE, &o, argc, argv, NULL, NULL, usage);
+  if (st >= 0) return st;
+  xqz_remote_t r = o.r;
+  bool json = o.json;
   if (xqz_remote_open(&r)) return 1;
   Xqz__Envelope env;
   Xqz__StatusRequest q;

@@ -15,42 +15,12 @@
 void xqz_remote_init(xqz_remote_t *r, const char *cmd) {
   memset(r, 0, sizeof *r);
   r->cmd = cmd;
-  r->addr = XQZ_REMOTE_DEFAULT_ADDR;
-  r->timeout_ms = 5000;
 }
 
-int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  const char **dst = !strcmp(a, "--coordinator") ? &r->addr
-                     : !strcmp(a, "--campaign")   ? &r->campaign
-                     : !strcmp(a, "--server-key") ? &r->server_key
-                     : !strcmp(a, "--key")        ? &r->key
-                                                  : NULL;
-  bool timeout = !strcmp(a, "--timeout");
-  if (!dst && !timeout) return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "xqz %s: %s needs a value\n", r->cmd, a);
-    return -1;
-  }
-  const char *v = argv[++*i];
-  xq_errbuf_t eb;
-  if (dst == &r->addr && xq_endpoint_check(v, "--coordinator", &eb) < 0) {
-    fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);
-    return -1;
-  }
-  if (dst == &r->addr) r->addr_given = true;
-  if (dst) {
-    *dst = v;
-    return 1;
-  }
-  char *end;
-  long ms = strtol(v, &end, 10);
-  if (*end || ms < 1 || ms > 600000) {
-    fprintf(stderr, "xqz %s: --timeout takes milliseconds, 1..600000 (got '%s')\n", r->cmd, v);
-    return -1;
-  }
-  r->timeout_ms = (int)ms;
-  return 1;
+int xqz_remote_check_addr(const char *name, const char *v, xq_errbuf_t *eb) {
+  char what[32];
+  snprintf(what, sizeof what, "--%s", name);
+  return xq_endpoint_check(v, what, eb);
 }
 
 /* The router address in DIR/campaign.ini, as a client connects to it: a bind to every
@@ -85,10 +55,11 @@ static int campaign_address(xqz_remote_t *r, xq_errbuf_t *eb) {
 int xqz_remote_open(xqz_remote_t *r) {
   xq_curve_t curve;
   xq_errbuf_t eb;
-  if (r->campaign && !r->addr_given && campaign_address(r, &eb) < 0) {
+  if (!r->addr && r->campaign && campaign_address(r, &eb) < 0) {
     fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);
     return 1;
   }
+  if (!r->addr) r->addr = XQZ_REMOTE_DEFAULT_ADDR;
   if (xq_curve_client_load(&curve, r->server_key, r->key, &eb) < 0 ||
       xq_client_open(&r->cl, r->addr, &curve, &eb) < 0) {
     fprintf(stderr, "xqz %s: %s\n", r->cmd, eb.msg);

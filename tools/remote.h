@@ -1,7 +1,8 @@
 /*
  * remote.h: what the xqz commands that talk to a running coordinator share (status,
- * promotions, and any later operator command): the connection options
- * (--coordinator ADDR, --server-key FILE --key FILE, --timeout MS), one request with the
+ * promotions, and any later operator command): the connection options as rows of the
+ * command's options table (--coordinator ADDR, --campaign DIR, --server-key FILE --key
+ * FILE, --timeout MS; support/options.h), one request with the
  * failures explained (no answer, another protocol version, an Error reply), and the
  * table row of a gating match.
  */
@@ -11,34 +12,42 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "support/options.h"
 #include "wire/client.h"
 #include "xqz.pb-c.h"
 
 #define XQZ_REMOTE_DEFAULT_ADDR "tcp://127.0.0.1:5555"
-#define XQZ_REMOTE_OPTIONS_HELP                                                           \
-  "  --coordinator ADDR  the coordinator's ROUTER address (default " XQZ_REMOTE_DEFAULT_ADDR \
-  ")\n"                                                                                   \
-  "  --campaign DIR      the coordinator of the campaign in DIR (the router address its\n"  \
-  "                      campaign.ini records); --coordinator wins over it\n"              \
-  "  --server-key FILE   the coordinator's CURVE public key (.pub), with --key\n"          \
-  "  --key FILE          this client's CURVE secret key (.secret), with --server-key\n"    \
-  "  --timeout MS        how long to wait for an answer (default 5000)\n"
 
 typedef struct {
   const char *cmd; /* "status", for messages */
-  const char *addr, *server_key, *key;
+  const char *addr;         /* --coordinator, else NULL until xqz_remote_open */
+  const char *server_key, *key;
   const char *campaign;     /* --campaign DIR: the address comes from DIR/campaign.ini */
-  bool addr_given;          /* --coordinator was given */
   char campaign_addr[256];  /* the address read from DIR/campaign.ini */
   int timeout_ms;
   bool version_mismatch; /* the coordinator speaks another protocol: asking again is useless */
   xq_client_t cl;
 } xqz_remote_t;
 
+/* Before the defaults of the command's table are set: they include the rows below. */
 void xqz_remote_init(xqz_remote_t *r, const char *cmd);
-/* Takes argv[*i] (and its value, advancing *i) when it is a connection option: 1 taken,
- * 0 not one of them, -1 bad usage (printed). */
-int xqz_remote_option(xqz_remote_t *r, int argc, char **argv, int *i);
+/* --coordinator: a ZeroMQ endpoint. */
+int xqz_remote_check_addr(const char *name, const char *v, xq_errbuf_t *eb);
+/* The connection options as rows of the table of options struct `type`, whose member `r`
+ * is its xqz_remote_t. */
+#define XQZ_REMOTE_ROWS(type, r)                                                                \
+  {"coordinator", XQ_OPTION_TEXT, XQ_OPT_FIELD(type, r.addr), NULL, 0, 0, .arg = "ADDR",         \
+   .check = xqz_remote_check_addr, .shown = XQZ_REMOTE_DEFAULT_ADDR,                            \
+   .help = "the coordinator's ROUTER address"},                                                 \
+  {"campaign", XQ_OPTION_TEXT, XQ_OPT_FIELD(type, r.campaign), NULL, 0, 0, .arg = "DIR",         \
+   .help = "the coordinator of the campaign in DIR (the router address its campaign.ini"        \
+   " records); --coordinator wins over it"},                                                    \
+  {"server-key", XQ_OPTION_TEXT, XQ_OPT_FIELD(type, r.server_key), NULL, 0, 0, .arg = "FILE",    \
+   .help = "the coordinator's CURVE public key (.pub), with --key"},                            \
+  {"key", XQ_OPTION_TEXT, XQ_OPT_FIELD(type, r.key), NULL, 0, 0, .arg = "FILE",                  \
+   .help = "this client's CURVE secret key (.secret), with --server-key"},                      \
+  {"timeout", XQ_OPTION_INT, XQ_OPT_FIELD(type, r.timeout_ms), "5000", 1, 600000, .arg = "MS",   \
+   .help = "how long to wait for an answer"}
 /* Finds the address (--coordinator, else --campaign DIR's campaign.ini, else the default),
  * loads the keys and connects; prints the reason and returns nonzero on failure. */
 int xqz_remote_open(xqz_remote_t *r);

@@ -104,7 +104,7 @@ static int query_after(const char *q, uint64_t *after) {
   return 0;
 }
 
-static void on_request(void *user, const xqc_http_request_t *rq, xqc_http_response_t *res) {
+void xqc_web_on_request(void *user, const xqc_http_request_t *rq, xqc_http_response_t *res) {
   xqc_t *c = user;
   if (strcmp(rq->path, "/") == 0 || strcmp(rq->path, "/index.html") == 0) {
     res->content_type = "text/html; charset=utf-8";
@@ -131,7 +131,7 @@ int xqc_web_start(xqc_t *c, xq_errbuf_t *eb) {
     XQ_LOGI(COMP, "http endpoint off (setting http is empty)");
     return 0;
   }
-  int rc = xqc_http_start(&c->http, c->loop, c->cfg.http, NULL, on_request, c, eb);
+  int rc = xqc_http_start(&c->http, c->loop, c->cfg.http, NULL, xqc_web_on_request, c, eb);
   if (rc < 0) return rc;
   XQ_LOGI(COMP, "http endpoint listening (dashboard /, Prometheus /metrics) addr=%s port=%d",
           c->cfg.http, xqc_http_port(c->http));

@@ -14,9 +14,13 @@
 #define XQC_WEB_H
 
 #include "coord.h"
+#include "http.h"
 
 /* Starts the endpoint on c->loop (nothing when c->cfg.http is empty). */
 int xqc_web_start(xqc_t *c, xq_errbuf_t *eb);
+/* The routes above: answers one request for the coordinator `user` (an xqc_t). The
+ * endpoint serves it; the HTTP unit test starts a server of its own limits on it. */
+void xqc_web_on_request(void *user, const xqc_http_request_t *rq, xqc_http_response_t *res);
 /* Stops it; the loop must run once more to finish closing (see http.h). */
 void xqc_web_stop(xqc_t *c);
 

@@ -1,6 +1,6 @@
 /*
- * test_coordinator_gating.c: decisions of a gating match (coordinator/gating.c, compiled
- * in here): SPRT accepts a clearly stronger candidate and rejects a weaker one early, the
+ * test_coordinator_gating.c: decisions of a gating match (coordinator/gating.c, from
+ * libxqzcoord): SPRT accepts a clearly stronger candidate and rejects a weaker one early, the
  * game cap decides an undecided match by the sign of its LLR (a truncated SPRT), threshold and none modes decide after N games, bad
  * or repeated pair reports are refused, handed-out pairs are re-issued after a timeout, and
  * the pairs of a match never share an opening.
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "../../coordinator/gating.c"
+#include "gating.h"
 
 static xqc_config_t cfg_for(xqc_gating_t mode) {
   xqc_config_t c;

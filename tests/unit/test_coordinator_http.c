@@ -1,6 +1,7 @@
 /*
  * test_coordinator_http.c: the coordinator's HTTP endpoint (coordinator/web/http.c, web.c and
- * metrics.c, compiled in here, with stand-ins for status.c over a hand-filled Status), on
+ * metrics.c, linked from the coordinator's library, with stand-ins for status.c over a
+ * hand-filled Status), on
  * 127.0.0.1 with an ephemeral port and the server's loop in a thread of its own (and the
  * head parser, http_parse.c, alone on a table and 200k mutated heads): the
  * routes (the compiled-in page, /api/status, /api/promotions paged to the end, ?after=, and 400 for an after that is no match id), GET and HEAD with exact Content-Length, 404, 405 with Allow,
@@ -27,14 +28,17 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "../../coordinator/balance.c" /* the state names of /metrics */
-#undef COMP
-#include "../../coordinator/web/http.c"
-#include "../../coordinator/web/http_parse.c"
-#include "../../coordinator/web/metrics.c"
-#include "../../coordinator/web/web.c"
+#include "status.h"
+#include "web/http.h"
+#include "web/http_parse.h"
+#include "web/metrics.h"
+#include "web/web.h"
 #include "support/clock.h"
 #include "support/rng.h"
+
+/* The page's bytes, generated from dashboard.html at build time (web.c serves them). */
+extern const char xqc_dashboard_html[];
+extern const size_t xqc_dashboard_html_len;
 
 /* ---- a server on its own loop thread ---- */
 
@@ -181,7 +185,8 @@ static void start_server(const xqc_http_limits_t *lim) {
   memset(&g_srv, 0, sizeof g_srv);
   assert_int_equal(uv_loop_init(&g_srv.loop), 0);
   xq_errbuf_t eb = {{0}};
-  int rc = xqc_http_start(&g_srv.http, &g_srv.loop, "127.0.0.1:0", lim, on_request, &g_c, &eb);
+  int rc = xqc_http_start(&g_srv.http, &g_srv.loop, "127.0.0.1:0", lim, xqc_web_on_request, &g_c,
+                          &eb);
   if (rc) fail_msg("server did not start: %s", eb.msg);
   g_srv.port = xqc_http_port(g_srv.http);
   assert_true(g_srv.port > 0);
