@@ -28,6 +28,7 @@
 #include "reply.h"
 #include "storage/segments.h"
 #include "peers/sources.h"
+#include "support/hmap.h"
 #include "support/rng.h"
 #include "wire/wire.h"
 #include "peers/workers.h"
@@ -47,12 +48,6 @@ typedef struct {
   char worker_id[128];
 } xqc_pending_ack_t;
 
-/* (worker id, seq) pairs already stored: an open-addressing set of 64-bit keys. */
-typedef struct {
-  uint64_t *keys; /* (cap), 0 = empty */
-  size_t cap, n;
-} xqc_seen_t;
-
 /* Named (struct xqc_s) so that reply.h and the command table can declare it. */
 typedef struct xqc_s {
   char dir[512];
@@ -69,7 +64,7 @@ typedef struct xqc_s {
   xqc_replay_t replay;
   xqc_gate_t gate;
   xqc_anchor_t anchor; /* the open anchor match (anchors.h); anchor.gate.open when one is */
-  xqc_seen_t seen;
+  xq_hmap_t seen; /* (worker id, seq) pairs already stored, by a 64-bit key (ingest.c) */
   xqc_copies_t copies;
   xq_rng_t rng;
   xqc_auth_t auth;
@@ -203,8 +198,7 @@ void xqc_anchor_scored(xqc_t *c);
 int xqc_anchor_summary(xqc_t *c, char *buf, size_t n);
 
 /* ingest.c */
-int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */
-void xqc_seen_free(xqc_seen_t *s);
+int xqc_seen_add(xq_hmap_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */
 /* Rebuilds the seen set and the replay window from the segment files. */
 int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb);
 void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g);

@@ -38,46 +38,8 @@ static uint64_t seen_key(const char *worker_id, uint64_t seq) {
   return k ? k : 1;
 }
 
-static int seen_find(const xqc_seen_t *s, uint64_t k) {
-  if (!s->cap) return 0;
-  for (size_t i = k & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-    if (s->keys[i] == 0) return 0;
-    if (s->keys[i] == k) return 1;
-  }
-}
-
-static int seen_insert(xqc_seen_t *s, uint64_t k) {
-  if ((s->n + 1) * 2 > s->cap) {
-    size_t ncap = s->cap ? s->cap * 2 : 1024;
-    uint64_t *nk = calloc(ncap, sizeof *nk);
-    if (!nk) return XQ_ENOMEM;
-    for (size_t i = 0; i < s->cap; i++) {
-      if (!s->keys[i]) continue;
-      size_t j = s->keys[i] & (ncap - 1);
-      while (nk[j]) j = (j + 1) & (ncap - 1);
-      nk[j] = s->keys[i];
-    }
-    free(s->keys);
-    s->keys = nk;
-    s->cap = ncap;
-  }
-  size_t i = k & (s->cap - 1);
-  while (s->keys[i]) {
-    if (s->keys[i] == k) return 0;
-    i = (i + 1) & (s->cap - 1);
-  }
-  s->keys[i] = k;
-  s->n++;
-  return 1;
-}
-
-int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq) {
-  return seen_insert(s, seen_key(worker_id, seq));
-}
-
-void xqc_seen_free(xqc_seen_t *s) {
-  free(s->keys);
-  memset(s, 0, sizeof *s);
+int xqc_seen_add(xq_hmap_t *s, const char *worker_id, uint64_t seq) {
+  return xq_hmap_put(s, seen_key(worker_id, seq), 0);
 }
 
 /* What a worker's statistics need of an accepted record, and its content hash. */
@@ -115,7 +77,7 @@ static int record_samples(const unsigned char *buf, size_t len, double material_
 static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
                          const unsigned char *rec, size_t len) {
   xqc_t *c = user;
-  if (seen_find(&c->seen, seen_key(worker_id, seq))) {
+  if (xq_hmap_has(&c->seen, seen_key(worker_id, seq))) {
     /* A copy: records rewritten after a failed fsync may also be in the sealed file. */
     c->seg.repeated_records++;
     return 0;
@@ -271,7 +233,7 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
     return;
   }
   uint64_t key = seen_key(wid, g->seq);
-  if (seen_find(&c->seen, key)) {
+  if (xq_hmap_has(&c->seen, key)) {
     c->duplicates++;
     queue_ack(c, p, request_id, wid, g->seq);
     return;
@@ -334,7 +296,7 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
   free(s);
   xqc_copies_add(&c->copies, facts.copy_hash, (uint32_t)n);
-  seen_insert(&c->seen, key);
+  xq_hmap_put(&c->seen, key, 0);
   c->games++;
   c->positions += (uint64_t)n;
   p->games_done++;
