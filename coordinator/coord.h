@@ -21,6 +21,7 @@
 #include "config.h"
 #include "peers/copies.h"
 #include "peers/cutoff.h"
+#include "peers/guard.h"
 #include "gating.h"
 #include "storage/nets.h"
 #include "peers/peers.h"
@@ -105,7 +106,7 @@ typedef struct xqc_s {
   uint64_t claims_refused;        /* requests under a worker id the sender does not own */
   uint64_t replayed_games;        /* copies of a game already in the window (replays.h) */
   uint64_t bad_reports;           /* trainer reports refused: step or losses out of range */
-  uint64_t rids_refused, last_rid_log_ms; /* messages under a routing id refused (guard.h) */
+  xqc_guard_t guard;              /* messages under a routing id refused (guard.h) */
   uint64_t reply_bytes;           /* bytes of every reply sent on the ROUTER (guard.h) */
   char trainer_version[64];       /* BatchRequest.software_version of the last request */
   xqc_loss_row_t last_loss;       /* newest report (step 0: none yet) */
@@ -125,7 +126,7 @@ typedef struct xqc_s {
 /* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,
  * so every handler has them without depending on loop.c). */
 
-/* peers.c (see peers.h) */
+/* peer_table.c: the peer table (peers/peers.h) */
 /* The peer a message from routing id rid with header head (its CURVE key, "" without
  * CURVE, and its address) comes from: its index in c->peers, added when new; -1 when the message is to be ignored (out
  * of memory, or its identity is cut off). env is the decoded message (NULL when it did not
@@ -144,8 +145,6 @@ void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why
 unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p);
 /* Forgets peers silent for ten worker timeouts and lifts cut-offs that ran out. */
 void xqc_peers_expire(xqc_t *c, uint64_t now);
-/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
-const char *xqc_named_worker(const Xqz__Envelope *env);
 /* Counts a malformed or unexpected message against a peer (and its worker's faults) and
  * against its identity; cuts the identity off over the threshold (cutoff.h). */
 void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what);
@@ -154,9 +153,6 @@ void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what);
 /* A peer of another protocol version: logged once per peer, answered with an Error in an
  * envelope of the peer's own version (so it can read it), counted like a bad message. */
 void xqc_peer_refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head);
-/* The identity faults and cut-offs are counted against: "key:<Z85>" with CURVE, else
- * "worker:<id>" after a Hello, else "conn:<routing id in hex>". */
-void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n);
 /* true when the peer is banned by its worker id or its key. */
 bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p);
 /* Copies the peer's CURVE key into its worker's statistics entry (w may be NULL) and

@@ -18,7 +18,7 @@
 #include "peers/roles.h"
 #include "status.h"
 #include "support/log.h"
-#include "web/web.h"
+#include "web_routes.h"
 #include "wire/endpoint.h"
 #include "wire/wire.h"
 
@@ -45,7 +45,7 @@ static void drain(xqc_t *c) {
     int rc = xq_wire_recv_head(c->router, rid, &rid_len, &env, ZMQ_DONTWAIT, &head, &eb);
     if (rc == XQ_EIO) continue; /* EAGAIN or a vanished frame: look at ZMQ_EVENTS again */
     char why[200];
-    if (!xqc_guard_rid_ok(c, rid, rid_len, &head, why, sizeof why)) {
+    if (!xqc_guard_rid_ok(&c->guard, c->peers, c->npeers, rid, rid_len, &head, why, sizeof why)) {
       xq_wire_free(&env);
       xqc_reply_error(c, rid, rid_len, head.request_id, XQ_ERROR_NOT_ALLOWED, why);
       continue;

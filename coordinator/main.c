@@ -14,7 +14,7 @@
 
 #include "storage/campaign.h"
 #include "coord.h"
-#include "peers/enrol.h"
+#include "enrol.h"
 #include "status.h"
 #include "support/dirlock.h"
 #include "support/log.h"

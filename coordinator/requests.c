@@ -14,7 +14,7 @@
 
 #include "commands.h"
 #include "coord.h"
-#include "peers/identity.h"
+#include "identity.h"
 #include "rules/fen.h"
 #include "status.h"
 #include "support/log.h"

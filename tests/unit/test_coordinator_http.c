@@ -32,7 +32,7 @@
 #include "../../coordinator/web/http.c"
 #include "../../coordinator/web/http_parse.c"
 #include "../../coordinator/web/metrics.c"
-#include "../../coordinator/web/web.c"
+#include "../../coordinator/web_routes.c"
 #include "support/clock.h"
 #include "support/rng.h"
 
