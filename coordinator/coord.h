@@ -19,17 +19,14 @@
 #include "storage/campaign_db.h"
 #include "clock.h"
 #include "config.h"
-#include "peers/copies.h"
 #include "peers/cutoff.h"
 #include "peers/guard.h"
 #include "gating.h"
 #include "storage/nets.h"
 #include "peers/peers.h"
-#include "storage/replay.h"
+#include "window/window.h"
 #include "reply.h"
 #include "storage/segments.h"
-#include "peers/sources.h"
-#include "support/hmap.h"
 #include "support/rng.h"
 #include "wire/wire.h"
 #include "peers/workers.h"
@@ -65,7 +62,7 @@ typedef struct xqc_s {
   xqc_replay_t replay;
   xqc_gate_t gate;
   xqc_anchor_t anchor; /* the open anchor match (anchors.h); anchor.gate.open when one is */
-  xq_hmap_t seen; /* (worker id, seq) pairs already stored, by a 64-bit key (ingest.c) */
+  xqc_seen_t seen;
   xqc_copies_t copies;
   xq_rng_t rng;
   xqc_auth_t auth;
@@ -194,7 +191,6 @@ void xqc_anchor_scored(xqc_t *c);
 int xqc_anchor_summary(xqc_t *c, char *buf, size_t n);
 
 /* ingest.c */
-int xqc_seen_add(xq_hmap_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */
 /* Rebuilds the seen set and the replay window from the segment files. */
 int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb);
 void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g);

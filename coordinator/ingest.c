@@ -27,21 +27,6 @@
 
 #define COMP "ingest"
 
-static uint64_t seen_key(const char *worker_id, uint64_t seq) {
-  uint64_t h = 1469598103934665603ull;
-  for (const unsigned char *p = (const unsigned char *)worker_id; *p; p++) {
-    h ^= *p;
-    h *= 1099511628211ull;
-  }
-  uint64_t st = h ^ (seq * 0x9E3779B97F4A7C15ull);
-  uint64_t k = xq_splitmix64(&st);
-  return k ? k : 1;
-}
-
-int xqc_seen_add(xq_hmap_t *s, const char *worker_id, uint64_t seq) {
-  return xq_hmap_put(s, seen_key(worker_id, seq), 0);
-}
-
 /* What a worker's statistics need of an accepted record, and its content hash. */
 typedef struct {
   int result, reason, plies;
@@ -77,7 +62,7 @@ static int record_samples(const unsigned char *buf, size_t len, double material_
 static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
                          const unsigned char *rec, size_t len) {
   xqc_t *c = user;
-  if (xq_hmap_has(&c->seen, seen_key(worker_id, seq))) {
+  if (xqc_seen_has(&c->seen, xqc_seen_key(worker_id, seq))) {
     /* A copy: records rewritten after a failed fsync may also be in the sealed file. */
     c->seg.repeated_records++;
     return 0;
@@ -86,7 +71,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   const xqc_source_t *src = xqc_sources_at(&c->sources, tag);
   if (src && xqc_bans_match(&c->bans, src->worker_id, src->key)) {
     /* Kept on disk (a ban deletes nothing) but not trained on. */
-    xqc_seen_add(&c->seen, worker_id, seq);
+    xqc_seen_add(&c->seen, xqc_seen_key(worker_id, seq));
     c->banned_games++;
     return 0;
   }
@@ -98,7 +83,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   if (n >= 0 && xqc_copies_has(&c->copies, facts.copy_hash)) {
     /* A copy stored before copies were refused: kept on disk, not trained on twice. */
     free(s);
-    xqc_seen_add(&c->seen, worker_id, seq);
+    xqc_seen_add(&c->seen, xqc_seen_key(worker_id, seq));
     c->replayed_games++;
     return 0;
   }
@@ -111,7 +96,7 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
   free(s);
   xqc_copies_add(&c->copies, facts.copy_hash, (uint32_t)n);
-  xqc_seen_add(&c->seen, worker_id, seq);
+  xqc_seen_add(&c->seen, xqc_seen_key(worker_id, seq));
   c->games++;
   c->positions += (uint64_t)n;
   return 0;
@@ -232,8 +217,8 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
     send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false, "banned by the operator");
     return;
   }
-  uint64_t key = seen_key(wid, g->seq);
-  if (xq_hmap_has(&c->seen, key)) {
+  uint64_t key = xqc_seen_key(wid, g->seq);
+  if (xqc_seen_has(&c->seen, key)) {
     c->duplicates++;
     queue_ack(c, p, request_id, wid, g->seq);
     return;
@@ -296,7 +281,7 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
   free(s);
   xqc_copies_add(&c->copies, facts.copy_hash, (uint32_t)n);
-  xq_hmap_put(&c->seen, key, 0);
+  xqc_seen_add(&c->seen, key);
   c->games++;
   c->positions += (uint64_t)n;
   p->games_done++;

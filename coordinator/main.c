@@ -168,7 +168,7 @@ static void coordinator_free(xqc_t *c) {
   xqc_gate_close(&c->gate);
   xqc_gate_close(&c->anchor.gate);
   xqc_replay_close(&c->replay);
-  xq_hmap_free(&c->seen);
+  xqc_seen_close(&c->seen);
   xqc_copies_close(&c->copies);
   xqc_workers_close(&c->workers);
   xqc_bans_close(&c->bans);

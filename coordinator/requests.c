@@ -200,21 +200,16 @@ void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Enve
   }
   uint32_t n = r->size ? r->size : (uint32_t)c->cfg.batch_size;
   if (n > 8192) n = 8192;
-  if (c->replay.count < (uint64_t)c->cfg.min_positions) {
-    snprintf(why, sizeof why, "window holds %llu of %lld positions needed to start",
-             (unsigned long long)c->replay.count, (long long)c->cfg.min_positions);
-    xqc_reply_wait(c, p->rid, p->rid_len, rq, 2000, why);
-    xqc_status_batch_answered(c, p, XQC_BATCH_FILLING);
-    return;
-  }
   /* Since this start: the positions of the rebuilt window were paced before (coord.h). */
   const uint64_t paced = c->positions - c->positions_at_open;
-  if ((double)(c->samples_served + n) > c->cfg.reuse * (double)paced) {
-    snprintf(why, sizeof why, "pacing: %llu samples served for %llu positions since start"
-             " (reuse %g)", (unsigned long long)c->samples_served, (unsigned long long)paced,
-             c->cfg.reuse);
-    xqc_reply_wait(c, p->rid, p->rid_len, rq, 1000, why);
-    xqc_status_batch_answered(c, p, XQC_BATCH_PACED);
+  const xqc_pacing_rule_t rule = {(uint64_t)c->cfg.min_positions, c->cfg.reuse};
+  uint32_t wait_ms;
+  xqc_pace_t pace = xqc_pace(&rule, c->replay.count, paced, c->samples_served, n, &wait_ms,
+                             why, sizeof why);
+  if (pace != XQC_PACE_SERVE) {
+    xqc_reply_wait(c, p->rid, p->rid_len, rq, wait_ms, why);
+    xqc_status_batch_answered(c, p, pace == XQC_PACE_FILLING ? XQC_BATCH_FILLING
+                                                             : XQC_BATCH_PACED);
     return;
   }
   xqc_batch_t b;
