@@ -1,8 +1,10 @@
 /*
- * coord.h: the coordinator's state, shared by loop.c (sockets, timer), commands.c (the
- * command table: dispatch and roles), requests.c (the small requests), peers.c (identity,
- * faults, cut-off), promote.c (candidates, gating, promotions),
- * ingest.c (games in, acks out) and main.c. Internal to coordinator/.
+ * coord.h: the coordinator's state, shared by the top floor: loop.c (sockets, timer),
+ * commands.c (the command table: dispatch and roles), requests.c (the small requests),
+ * peer_table.c (identity, faults, cut-off), promote.c (candidates, gating, promotions),
+ * ingest.c (games in, acks out), status.c and main.c. Internal to coordinator/. The state
+ * of a room is that room's struct (the window's, the peers', the statistics'); xqc_t holds
+ * them and what the loop, ingest and promotion keep themselves.
  */
 #ifndef XQC_COORD_H
 #define XQC_COORD_H
@@ -12,24 +14,18 @@
 #include <uv.h>
 
 #include "anchors.h"
-#include "peers/auth.h"
-#include "balance.h"
-#include "self_balance.h"
-#include "peers/bans.h"
 #include "storage/campaign_db.h"
 #include "clock.h"
 #include "config.h"
-#include "peers/cutoff.h"
-#include "peers/guard.h"
+#include "peers/table.h"
+#include "stats.h"
 #include "gating.h"
 #include "storage/nets.h"
-#include "peers/peers.h"
 #include "window/window.h"
 #include "reply.h"
 #include "storage/segments.h"
 #include "support/rng.h"
 #include "wire/wire.h"
-#include "peers/workers.h"
 #include "xqz.pb-c.h"
 
 /* Largest trainer step believed (2^40, about 10^12: years of steps); a larger one is a
@@ -37,7 +33,6 @@
 #define XQC_STEP_MAX (1ull << 40)
 /* Largest loss a trainer may report (policy cross-entropy over 2086 moves is below 100). */
 #define XQC_LOSS_MAX 1e4
-#define XQC_RATE_SAMPLES 62 /* one a second: the ingest rate over the last minute */
 
 typedef struct {
   uint8_t rid[XQC_RID_MAX];
@@ -57,32 +52,18 @@ typedef struct xqc_s {
   uv_poll_t router_poll;
   uv_timer_t timer;
   uv_signal_t sigint, sigterm;
-  struct xqc_http_s *http; /* the web endpoint (web.c); NULL when off */
+  struct xqc_http_s *http; /* the web endpoint (web_routes.c); NULL when off */
   xqc_segments_t seg;
-  xqc_replay_t replay;
   xqc_gate_t gate;
   xqc_anchor_t anchor; /* the open anchor match (anchors.h); anchor.gate.open when one is */
-  xqc_seen_t seen;
-  xqc_copies_t copies;
   xq_rng_t rng;
-  xqc_auth_t auth;
-  xqc_cutoff_t cutoff;
-  xqc_bans_t bans;
-  xqc_sources_t sources;
   xqc_nets_t nets;
-  xqc_peer_t *peers;
-  int npeers, cap_peers;
   xqc_pending_ack_t *acks;
   int nacks, cap_acks;
   uint64_t best, jobs_served;
   double best_elo;
   int64_t promotions, trainer_step;
-  uint64_t games, positions, samples_served, rejected_games, duplicates;
-  /* Positions rebuilt from the game segments at start. The pacing counts only the positions
-   * ingested since (samples_served starts at 0 too), so a restart does not release R
-   * samples for every position of the campaign at once: the trainer would train on the
-   * window unpaced until it had served them all. */
-  uint64_t positions_at_open;
+  uint64_t games, positions, rejected_games, duplicates;
   uint64_t last_fsync_ms, last_status_ms, next_match_id;
   /* A candidate that arrived while a match was open (latest wins). */
   uint64_t queued_cand;
@@ -95,29 +76,9 @@ typedef struct xqc_s {
    * or replaced while running takes every later write with it (campaign.h). */
   uint64_t db_dev, db_ino, last_db_check_ms;
   bool db_lost; /* the check found it deleted or replaced (logged; decisions wait) */
-  /* Watching (status.c): per-worker statistics, the trainer's loss, the ingest rate. */
-  xqc_workers_t workers;
-  uint64_t start_ms, last_workers_save_ms;
-  uint64_t banned_games;          /* games refused because their sender is banned */
-  uint64_t role_refusals;         /* requests the sender's roles do not allow (roles.h) */
-  uint64_t claims_refused;        /* requests under a worker id the sender does not own */
-  uint64_t replayed_games;        /* copies of a game already in the window (replays.h) */
-  uint64_t bad_reports;           /* trainer reports refused: step or losses out of range */
-  xqc_guard_t guard;              /* messages under a routing id refused (guard.h) */
-  uint64_t reply_bytes;           /* bytes of every reply sent on the ROUTER (guard.h) */
-  char trainer_version[64];       /* BatchRequest.software_version of the last request */
-  xqc_loss_row_t last_loss;       /* newest report (step 0: none yet) */
-  xqc_loss_row_t loss_acc;        /* sums since the last stored row */
-  uint32_t loss_acc_steps;
-  uint64_t loss_saved_step;
-  int64_t loss_saved_time;
-  int64_t throughput_saved_time; /* unix seconds of the last throughput row */
-  struct {
-    uint64_t ms[XQC_RATE_SAMPLES], positions[XQC_RATE_SAMPLES]; /* ring of samples */
-    int head, n;
-  } rate;
-  xqc_balance_t balance; /* self-play against training (balance.h, fed by status.c) */
-  xqc_self_balance_t self_balance; /* job simulations (self_balance.h, ticked by status.c) */
+  xqc_window_t window; /* the replay window, its pacing counters and sets (window/window.h) */
+  xqc_peers_t peers;   /* connections, auth, cut-offs, bans, refused ids (peers/table.h) */
+  xqc_stats_t stats;   /* watching: workers, refusals, losses, rate, balance (stats.h) */
 } xqc_t;
 
 /* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,
@@ -125,7 +86,7 @@ typedef struct xqc_s {
 
 /* peer_table.c: the peer table (peers/peers.h) */
 /* The peer a message from routing id rid with header head (its CURVE key, "" without
- * CURVE, and its address) comes from: its index in c->peers, added when new; -1 when the message is to be ignored (out
+ * CURVE, and its address) comes from: its index in c->peers.list, added when new; -1 when the message is to be ignored (out
  * of memory, or its identity is cut off). env is the decoded message (NULL when it did not
  * decode): without CURVE, the worker id it names is checked for a cut too. */
 int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,

@@ -21,8 +21,8 @@
  * worker reconnecting (after a network cut its old connection still looks alive). */
 static const xqc_peer_t *connection_owner(const xqc_t *c, const xqc_peer_t *p, const char *wid) {
   uint64_t now = xqc_now_ms();
-  for (int i = 0; i < c->npeers; i++) {
-    const xqc_peer_t *q = &c->peers[i];
+  for (int i = 0; i < c->peers.n; i++) {
+    const xqc_peer_t *q = &c->peers.list[i];
     if (q == p || !q->hello || q->key[0] || strcmp(q->worker_id, wid)) continue;
     if (p->address[0] && !strcmp(q->address, p->address)) continue;
     if (now - q->last_seen_ms <= (uint64_t)c->cfg.worker_timeout_ms) return q;
@@ -45,7 +45,7 @@ int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n
              " --id of its own", wid, (long long)c->cfg.worker_timeout_ms);
     return XQ_EMISMATCH;
   }
-  const char *owner = xqc_sources_key_of(&c->sources, wid);
+  const char *owner = xqc_sources_key_of(&c->window.sources, wid);
   if (owner[0] && strcmp(owner, p->key)) {
     snprintf(why, n, "worker id %s belongs to another key (%.8s...): give this worker an"
              " --id of its own", wid, owner);
@@ -53,7 +53,7 @@ int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n
   }
   if (owner[0]) return 0;
   int changed = 0;
-  if (xqc_sources_get(&c->sources, wid, p->key, &changed) == XQC_SOURCE_NONE) {
+  if (xqc_sources_get(&c->window.sources, wid, p->key, &changed) == XQC_SOURCE_NONE) {
     snprintf(why, n, "the coordinator is out of memory");
     return XQ_ENOMEM;
   }
@@ -64,7 +64,7 @@ int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n
 }
 
 void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why) {
-  c->claims_refused++;
+  c->stats.claims_refused++;
   if (!p->claim_refused) {
     char id[XQC_IDENTITY_MAX];
     xqc_peer_identity(p, id, sizeof id);
@@ -76,14 +76,14 @@ void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why
 }
 
 unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p) {
-  xqc_role_facts_t f = {c->auth.on, xqc_auth_is_trainer(&c->auth, p->key),
-                        xqc_auth_is_admin(&c->auth, p->key), p->address,
+  xqc_role_facts_t f = {c->peers.auth.on, xqc_auth_is_trainer(&c->peers.auth, p->key),
+                        xqc_auth_is_admin(&c->peers.auth, p->key), p->address,
                         c->cfg.trainer_addresses, p->enrolling};
   return xqc_roles_of(&f);
 }
 
 bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p) {
-  return xqc_bans_match(&c->bans, p->worker_id, p->key);
+  return xqc_bans_match(&c->peers.bans, p->worker_id, p->key);
 }
 
 void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w) {
@@ -92,7 +92,7 @@ void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w) {
     snprintf(w->key, sizeof w->key, "%s", p->key);
     w->dirty = true;
   }
-  bool banned = xqc_bans_match(&c->bans, w->id, w->key);
+  bool banned = xqc_bans_match(&c->peers.bans, w->id, w->key);
   if (banned != w->banned) {
     w->banned = banned;
     w->dirty = true;
@@ -113,11 +113,11 @@ void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what) {
     XQ_LOGW(COMP, "bad message from peer peer=%s errors=%lld what=\"%s\"", id,
             (long long)p->errors, what);
   xqc_cutoff_limits_t lim = cutoff_limits(c);
-  if (xqc_cutoff_fault(&c->cutoff, id, xqc_now_ms(), &lim)) p->cut = true;
+  if (xqc_cutoff_fault(&c->peers.cutoff, id, xqc_now_ms(), &lim)) p->cut = true;
 }
 
 void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what) {
-  xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+  xqc_worker_t *w = xqc_workers_find(&c->stats.workers, p->worker_id);
   if (w) {
     w->faults++;
     w->dirty = true;
@@ -150,21 +150,22 @@ void xqc_peer_refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head
 
 /* The index of the peer of routing id rid, added when new; -1 when out of memory. */
 static int peer_get(xqc_t *c, const uint8_t *rid, size_t rid_len) {
-  for (int i = 0; i < c->npeers; i++)
-    if (c->peers[i].rid_len == rid_len && memcmp(c->peers[i].rid, rid, rid_len) == 0) return i;
-  if (c->npeers == c->cap_peers) {
-    int ncap = c->cap_peers ? c->cap_peers * 2 : 16;
-    xqc_peer_t *np = realloc(c->peers, (size_t)ncap * sizeof *np);
+  for (int i = 0; i < c->peers.n; i++)
+    if (c->peers.list[i].rid_len == rid_len && memcmp(c->peers.list[i].rid, rid, rid_len) == 0)
+      return i;
+  if (c->peers.n == c->peers.cap) {
+    int ncap = c->peers.cap ? c->peers.cap * 2 : 16;
+    xqc_peer_t *np = realloc(c->peers.list, (size_t)ncap * sizeof *np);
     if (!np) return -1;
-    c->peers = np;
-    c->cap_peers = ncap;
+    c->peers.list = np;
+    c->peers.cap = ncap;
   }
-  xqc_peer_t *p = &c->peers[c->npeers];
+  xqc_peer_t *p = &c->peers.list[c->peers.n];
   memset(p, 0, sizeof *p);
   memcpy(p->rid, rid, rid_len);
   p->rid_len = rid_len;
   p->last_seen_ms = xqc_now_ms();
-  return c->npeers++;
+  return c->peers.n++;
 }
 
 int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,
@@ -172,7 +173,7 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_
   const char *key = head->user_id;
   int pi = rid_len ? peer_get(c, rid, rid_len) : -1;
   if (pi < 0) return -1;
-  xqc_peer_t *p = &c->peers[pi];
+  xqc_peer_t *p = &c->peers.list[pi];
   if (strcmp(p->key, key)) {
     /* A routing id handed over to a connection with another key is another peer. */
     if (p->key[0]) {
@@ -184,7 +185,7 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_
     }
     memcpy(p->key, key, sizeof p->key);
     /* Decided once per connection: after its key is enrolled it connects again as a worker. */
-    p->enrolling = c->auth.on && key[0] && !xqc_keyset_find(&c->auth.allow, key);
+    p->enrolling = c->peers.auth.on && key[0] && !xqc_keyset_find(&c->peers.auth.allow, key);
   }
   if (head->peer_address[0]) memcpy(p->address, head->peer_address, sizeof p->address);
   p->fd = head->fd;
@@ -192,7 +193,7 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_
   p->last_seen_ms = now;
   char id[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, id, sizeof id);
-  p->cut = xqc_cutoff_active(&c->cutoff, id, now);
+  p->cut = xqc_cutoff_active(&c->peers.cutoff, id, now);
   if (p->cut) return -1;
   if (p->enrolling && (!env || env->body_case != XQZ__ENVELOPE__BODY_ENROL_REQUEST)) {
     /* Let in only to enrol (auth.c): anything else is refused before dispatch and counted,
@@ -208,21 +209,21 @@ int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_
     /* A cut-off worker on a new connection is known by the (key,) worker id its Hello or
      * its games carry. */
     xqc_peer_identity_of(p->key, named, p->rid, p->rid_len, id, sizeof id);
-    if (xqc_cutoff_active(&c->cutoff, id, now)) return -1;
+    if (xqc_cutoff_active(&c->peers.cutoff, id, now)) return -1;
   }
   return pi;
 }
 
 void xqc_peers_expire(xqc_t *c, uint64_t now) {
   xqc_cutoff_limits_t lim = cutoff_limits(c);
-  xqc_cutoff_expire(&c->cutoff, now, &lim);
+  xqc_cutoff_expire(&c->peers.cutoff, now, &lim);
   /* Peers silent for ten timeouts are forgotten (a reconnecting worker gets a new routing
    * id); cut-offs are kept by identity (cutoff.h), so forgetting a peer does not lift one.
    * Queued acks hold their own copy of the routing id, so forgetting a peer never loses an
    * ack. */
   int kept = 0;
-  for (int i = 0; i < c->npeers; i++) {
-    xqc_peer_t *p = &c->peers[i];
+  for (int i = 0; i < c->peers.n; i++) {
+    xqc_peer_t *p = &c->peers.list[i];
     uint64_t silent = now - p->last_seen_ms;
     bool alive = silent <= (uint64_t)c->cfg.worker_timeout_ms;
     /* Only a worker is expected to keep talking: a CLI request or a trainer between batch
@@ -232,8 +233,8 @@ void xqc_peers_expire(xqc_t *c, uint64_t now) {
               " again worker=%s address=%s", p->worker_id, p->address[0] ? p->address : "-");
     p->alive = alive;
     if (silent > 10u * (uint64_t)c->cfg.worker_timeout_ms) continue;
-    if (kept != i) c->peers[kept] = *p;
+    if (kept != i) c->peers.list[kept] = *p;
     kept++;
   }
-  c->npeers = kept;
+  c->peers.n = kept;
 }

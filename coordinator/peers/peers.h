@@ -3,7 +3,7 @@
  * carries the identity its messages speak for (its CURVE key, the worker id of its
  * Hello), where it connects from (its roles follow from that, roles.h), and the faults
  * counted against it. Faults and cut-offs are kept per identity in cutoff.h, so forgetting
- * a silent peer never lifts a cut. The table itself lives in xqc_t (coord.h), and the
+ * a silent peer never lifts a cut. The table itself lives in xqc_peers_t (table.h), and the
  * functions on it in the top floor's peer_table.c; peers.c holds those that need no
  * coordinator state.
  *

@@ -19,11 +19,27 @@
 #ifndef XQC_WINDOW_H
 #define XQC_WINDOW_H
 
+#include <stdint.h>
+
 #include "copies.h"
 #include "pacing.h"
 #include "replay.h"
 #include "seen.h"
 #include "size.h"
 #include "sources.h"
+
+/* The window's state, one struct the coordinator holds (xqc_t.window). */
+typedef struct {
+  xqc_replay_t replay;
+  xqc_seen_t seen;
+  xqc_copies_t copies;
+  xqc_sources_t sources;
+  uint64_t samples_served; /* samples sent to the trainer since this start */
+  /* Positions rebuilt from the game segments at start. The pacing counts only the
+   * positions ingested since (samples_served starts at 0 too), so a restart does not
+   * release R samples for every position of the campaign at once: the trainer would train
+   * on the window unpaced until it had served them all. */
+  uint64_t positions_at_open;
+} xqc_window_t;
 
 #endif
