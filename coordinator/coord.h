@@ -4,7 +4,9 @@
  * peer_table.c (identity, faults, cut-off), promote.c (candidates, gating, promotions),
  * ingest.c (games in, acks out), status.c and main.c. Internal to coordinator/. The state
  * of a room is that room's struct (the window's, the peers', the statistics'); xqc_t holds
- * them and what the loop, ingest and promotion keep themselves.
+ * them and what the loop, ingest and promotion keep themselves. The handlers' functions are
+ * declared with the file that defines each (admin.h, ingest.h, peer_table.h, promote.h,
+ * anchors.h), included at the end.
  */
 #ifndef XQC_COORD_H
 #define XQC_COORD_H
@@ -84,93 +86,11 @@ typedef struct xqc_s {
 /* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,
  * so every handler has them without depending on loop.c). */
 
-/* peer_table.c: the peer table (peers/peers.h) */
-/* The peer a message from routing id rid with header head (its CURVE key, "" without
- * CURVE, and its address) comes from: its index in c->peers.list, added when new; -1 when the message is to be ignored (out
- * of memory, or its identity is cut off). env is the decoded message (NULL when it did not
- * decode): without CURVE, the worker id it names is checked for a cut too. */
-int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,
-                    const Xqz__Envelope *env);
-/* May p speak for worker id wid (peers.h)? 0 yes (with CURVE a first claim is recorded);
- * XQ_EINVAL when wid is not a valid worker id, XQ_EMISMATCH when another key or live
- * connection owns it, XQ_ENOMEM; why (n bytes) says which, for the peer. */
-int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n);
-/* Answers a request under a worker id p does not own: Error XQ_ERROR_WORKER_ID (not a
- * fault: a restarted worker resending under its old id meets this until the old
- * connection is presumed gone); counted, logged once per connection. */
-void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
-/* The roles of p (roles.h). */
-unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p);
-/* Forgets peers silent for ten worker timeouts and lifts cut-offs that ran out. */
-void xqc_peers_expire(xqc_t *c, uint64_t now);
-/* Counts a malformed or unexpected message against a peer (and its worker's faults) and
- * against its identity; cuts the identity off over the threshold (cutoff.h). */
-void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what);
-/* The same without the worker's fault count (a rejected game counts as `rejected`). */
-void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what);
-/* A peer of another protocol version: logged once per peer, answered with an Error in an
- * envelope of the peer's own version (so it can read it), counted like a bad message. */
-void xqc_peer_refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head);
-/* true when the peer is banned by its worker id or its key. */
-bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p);
-/* Copies the peer's CURVE key into its worker's statistics entry (w may be NULL) and
- * sets the entry's banned flag. */
-void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w);
-
-/* promote.c: candidates, gating matches, promotions. */
-/* Resumes the match left open by a restart with its pairs (match_store.h), or reopens the
- * match of a candidate left undecided from zero games when none was saved. */
-void xqc_promote_resume(xqc_t *c);
-/* Fills aj with the next pair to hand out, of the open gating match first, else of the
- * open anchor match when p can play anchor jobs (fen, >= XQ_FEN_MAX bytes, backs its
- * opening), and marks it issued to p; false when no arena job is due. Only p's result for
- * that pair, before the pair's deadline, is scored. */
-bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
-void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
-void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
-/* requests.c found the open match's candidate unservable (file damaged or gone): the match
- * closes with the candidate rejected (why logged), so gating moves on. */
-void xqc_promote_candidate_lost(xqc_t *c, const char *why);
-/* requests.c found the best net unservable: the previous best net with an intact file becomes
- * the best again (recorded, announced; an open match is replayed against it). */
-void xqc_promote_best_lost(xqc_t *c, const char *why);
-/* From the timer: checks that campaign.db is still the file opened, and retries storing a
- * gating decision that waits (gating.h), never blocking. */
-void xqc_promote_tick(xqc_t *c, uint64_t now_ms);
-
-/* anchors.c: anchor matches (anchors.h); their pairs go out and come back through
- * promote.c, after the gating pairs. */
-/* Opens the next anchor match that is due for the best net (none when one is open). */
-void xqc_anchor_schedule(xqc_t *c);
-/* Resumes the anchor match left open by a restart, else schedules. */
-void xqc_anchor_resume(xqc_t *c);
-/* After a pair of the anchor match is scored: a complete match is recorded (campaign.db,
- * anchors.log) and the next one scheduled. */
-void xqc_anchor_scored(xqc_t *c);
-/* The newest score per anchor, "71% vs greedy, 3% vs alphabeta:1", into buf (n bytes;
- * "" when none yet). */
-int xqc_anchor_summary(xqc_t *c, char *buf, size_t n);
-
-/* ingest.c */
-/* Rebuilds the seen set and the replay window from the segment files. */
-int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb);
-void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g);
-/* fsyncs the segments and sends the queued acks. */
-void xqc_ingest_flush(xqc_t *c);
-/* After a ban: drops the queued acks of banned senders and their samples from the window.
- * Returns the number of positions removed; *acks_dropped gets the acks dropped. */
-uint64_t xqc_ingest_purge_banned(xqc_t *c, int *acks_dropped);
-
-/* admin.c: AdminRequest (ban, unban); dispatch has checked the admin role. */
-void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t request_id,
-                       const Xqz__AdminRequest *r);
-/* Answers an AdminRequest the sender may not make (AdminResult ok=false, why). */
-void xqc_admin_refuse(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
-/* Answers an AdminRequest: ok, a message, and a token (NULL: none; xqz enrol-token's). */
-void xqc_admin_reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, bool ok, const char *msg,
-                     const char *token);
-/* Sets every worker statistics entry's banned flag from the bans (after a change). */
-void xqc_admin_mark_workers(xqc_t *c);
+/* The handlers' functions, declared with the file that defines each. */
+#include "admin.h"
+#include "ingest.h"
+#include "peer_table.h"
+#include "promote.h"
 
 /* loop.c */
 int xqc_run(xqc_t *c, xq_errbuf_t *eb);
