@@ -14,6 +14,7 @@
 #define XQC_ANCHORS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "anchor_list.h"
@@ -41,5 +42,20 @@ int xqc_anchor_db_add(xqc_db_t *db, const xqc_anchor_row_t *r);
 int xqc_anchor_db_has(xqc_db_t *db, uint64_t net, const char *anchor);
 /* The newest max decided anchor matches, oldest first; *rows malloc'd (caller frees). */
 int xqc_anchor_db_history(xqc_db_t *db, int max, xqc_anchor_row_t **rows, int *n);
+
+typedef struct xqc_s xqc_t; /* coord.h */
+
+/* Anchor matches on the coordinator's state: their pairs go out and come back through
+ * promote.c, after the gating pairs. */
+/* Opens the next anchor match that is due for the best net (none when one is open). */
+void xqc_anchor_schedule(xqc_t *c);
+/* Resumes the anchor match left open by a restart, else schedules. */
+void xqc_anchor_resume(xqc_t *c);
+/* After a pair of the anchor match is scored: a complete match is recorded (campaign.db,
+ * anchors.log) and the next one scheduled. */
+void xqc_anchor_scored(xqc_t *c);
+/* The newest score per anchor, "71% vs greedy, 3% vs alphabeta:1", into buf (n bytes;
+ * "" when none yet). */
+int xqc_anchor_summary(xqc_t *c, char *buf, size_t n);
 
 #endif

@@ -52,7 +52,7 @@ static bool allowed(xqc_t *c, xqc_peer_t *p, const xqc_command_t *cmd, char *why
   char roles[64];
   xqc_roles_text(need, roles, sizeof roles);
   const char *how;
-  if (c->auth.on)
+  if (c->peers.auth.on)
     how = need & XQC_ROLE_ADMIN ? "this key is not in the coordinator's curve_admin_dir"
                                 : "this key is not in the coordinator's curve_trainer_dir";
   else
@@ -62,7 +62,7 @@ static bool allowed(xqc_t *c, xqc_peer_t *p, const xqc_command_t *cmd, char *why
                                   " may";
   snprintf(why, n, "not allowed: %s needs the %s role; %s (peer address %s)", cmd->name, roles,
            how, p->address[0] ? p->address : "unknown");
-  c->role_refusals++;
+  c->stats.role_refusals++;
   if (!p->role_refused) {
     char id[XQC_IDENTITY_MAX];
     xqc_peer_identity(p, id, sizeof id);
@@ -90,13 +90,13 @@ static bool reader_ok(xqc_t *c, xqc_peer_t *p, const xqc_command_t *cmd, uint64_
 static void dispatch_body(xqc_t *c, xqc_peer_t *p, const Xqz__Envelope *env) {
   uint64_t rq = env->request_id;
   if (p->hello) {
-    xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+    xqc_worker_t *w = xqc_workers_find(&c->stats.workers, p->worker_id);
     if (w) xqc_worker_touch(w, xqc_now_ms());
   }
   /* A banned peer's games get a refusing Ack (ingest.c) so it stops resending them;
    * anything else it asks gets an Error. */
   if (env->body_case != XQZ__ENVELOPE__BODY_GAME &&
-      (xqc_peer_banned(c, p) || xqc_bans_match(&c->bans, xqc_named_worker(env), NULL))) {
+      (xqc_peer_banned(c, p) || xqc_bans_match(&c->peers.bans, xqc_named_worker(env), NULL))) {
     xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BANNED, "banned");
     return;
   }
@@ -117,7 +117,7 @@ static void dispatch_body(xqc_t *c, xqc_peer_t *p, const Xqz__Envelope *env) {
 }
 
 void xqc_dispatch(xqc_t *c, int pi, const Xqz__Envelope *env) {
-  uint64_t before = c->reply_bytes;
-  dispatch_body(c, &c->peers[pi], env);
-  c->peers[pi].sent_bytes += c->reply_bytes - before;
+  uint64_t before = c->stats.reply_bytes;
+  dispatch_body(c, &c->peers.list[pi], env);
+  c->peers.list[pi].sent_bytes += c->stats.reply_bytes - before;
 }

@@ -43,7 +43,7 @@ typedef struct {
 
 /* The row of a body case; NULL for one the table does not know (none, or a newer type). */
 const xqc_command_t *xqc_command_find(int body);
-/* Dispatches env from peer pi (an index in c->peers): a banned sender is refused, then the
+/* Dispatches env from peer pi (an index in c->peers.list): a banned sender is refused, then the
  * roles are checked, then the row's handler answers; the bytes of the replies are charged
  * to the peer. env stays the caller's. */
 void xqc_dispatch(xqc_t *c, int pi, const Xqz__Envelope *env);

@@ -1,8 +1,12 @@
 /*
- * coord.h: the coordinator's state, shared by loop.c (sockets, timer), commands.c (the
- * command table: dispatch and roles), requests.c (the small requests), peers.c (identity,
- * faults, cut-off), promote.c (candidates, gating, promotions),
- * ingest.c (games in, acks out) and main.c. Internal to coordinator/.
+ * coord.h: the coordinator's state, shared by the top floor: loop.c (sockets, timer),
+ * commands.c (the command table: dispatch and roles), requests.c (the small requests),
+ * peer_table.c (identity, faults, cut-off), promote.c (candidates, gating, promotions),
+ * ingest.c (games in, acks out), status.c and main.c. Internal to coordinator/. The state
+ * of a room is that room's struct (the window's, the peers', the statistics'); xqc_t holds
+ * them and what the loop, ingest and promotion keep themselves. The handlers' functions are
+ * declared with the file that defines each (admin.h, ingest.h, peer_table.h, promote.h,
+ * anchors.h), included at the end.
  */
 #ifndef XQC_COORD_H
 #define XQC_COORD_H
@@ -12,25 +16,18 @@
 #include <uv.h>
 
 #include "anchors.h"
-#include "peers/auth.h"
-#include "balance.h"
-#include "self_balance.h"
-#include "peers/bans.h"
 #include "storage/campaign_db.h"
 #include "clock.h"
 #include "config.h"
-#include "peers/copies.h"
-#include "peers/cutoff.h"
+#include "peers/table.h"
+#include "stats.h"
 #include "gating.h"
 #include "storage/nets.h"
-#include "peers/peers.h"
-#include "storage/replay.h"
+#include "window/window.h"
 #include "reply.h"
 #include "storage/segments.h"
-#include "peers/sources.h"
 #include "support/rng.h"
 #include "wire/wire.h"
-#include "peers/workers.h"
 #include "xqz.pb-c.h"
 
 /* Largest trainer step believed (2^40, about 10^12: years of steps); a larger one is a
@@ -38,7 +35,6 @@
 #define XQC_STEP_MAX (1ull << 40)
 /* Largest loss a trainer may report (policy cross-entropy over 2086 moves is below 100). */
 #define XQC_LOSS_MAX 1e4
-#define XQC_RATE_SAMPLES 62 /* one a second: the ingest rate over the last minute */
 
 typedef struct {
   uint8_t rid[XQC_RID_MAX];
@@ -46,12 +42,6 @@ typedef struct {
   uint64_t request_id, seq;
   char worker_id[128];
 } xqc_pending_ack_t;
-
-/* (worker id, seq) pairs already stored: an open-addressing set of 64-bit keys. */
-typedef struct {
-  uint64_t *keys; /* (cap), 0 = empty */
-  size_t cap, n;
-} xqc_seen_t;
 
 /* Named (struct xqc_s) so that reply.h and the command table can declare it. */
 typedef struct xqc_s {
@@ -64,32 +54,18 @@ typedef struct xqc_s {
   uv_poll_t router_poll;
   uv_timer_t timer;
   uv_signal_t sigint, sigterm;
-  struct xqc_http_s *http; /* the web endpoint (web.c); NULL when off */
+  struct xqc_http_s *http; /* the web endpoint (web_routes.c); NULL when off */
   xqc_segments_t seg;
-  xqc_replay_t replay;
   xqc_gate_t gate;
   xqc_anchor_t anchor; /* the open anchor match (anchors.h); anchor.gate.open when one is */
-  xqc_seen_t seen;
-  xqc_copies_t copies;
   xq_rng_t rng;
-  xqc_auth_t auth;
-  xqc_cutoff_t cutoff;
-  xqc_bans_t bans;
-  xqc_sources_t sources;
   xqc_nets_t nets;
-  xqc_peer_t *peers;
-  int npeers, cap_peers;
   xqc_pending_ack_t *acks;
   int nacks, cap_acks;
   uint64_t best, jobs_served;
   double best_elo;
   int64_t promotions, trainer_step;
-  uint64_t games, positions, samples_served, rejected_games, duplicates;
-  /* Positions rebuilt from the game segments at start. The pacing counts only the positions
-   * ingested since (samples_served starts at 0 too), so a restart does not release R
-   * samples for every position of the campaign at once: the trainer would train on the
-   * window unpaced until it had served them all. */
-  uint64_t positions_at_open;
+  uint64_t games, positions, rejected_games, duplicates;
   uint64_t last_fsync_ms, last_status_ms, next_match_id;
   /* A candidate that arrived while a match was open (latest wins). */
   uint64_t queued_cand;
@@ -102,128 +78,19 @@ typedef struct xqc_s {
    * or replaced while running takes every later write with it (campaign.h). */
   uint64_t db_dev, db_ino, last_db_check_ms;
   bool db_lost; /* the check found it deleted or replaced (logged; decisions wait) */
-  /* Watching (status.c): per-worker statistics, the trainer's loss, the ingest rate. */
-  xqc_workers_t workers;
-  uint64_t start_ms, last_workers_save_ms;
-  uint64_t banned_games;          /* games refused because their sender is banned */
-  uint64_t role_refusals;         /* requests the sender's roles do not allow (roles.h) */
-  uint64_t claims_refused;        /* requests under a worker id the sender does not own */
-  uint64_t replayed_games;        /* copies of a game already in the window (replays.h) */
-  uint64_t bad_reports;           /* trainer reports refused: step or losses out of range */
-  uint64_t rids_refused, last_rid_log_ms; /* messages under a routing id refused (guard.h) */
-  uint64_t reply_bytes;           /* bytes of every reply sent on the ROUTER (guard.h) */
-  char trainer_version[64];       /* BatchRequest.software_version of the last request */
-  xqc_loss_row_t last_loss;       /* newest report (step 0: none yet) */
-  xqc_loss_row_t loss_acc;        /* sums since the last stored row */
-  uint32_t loss_acc_steps;
-  uint64_t loss_saved_step;
-  int64_t loss_saved_time;
-  int64_t throughput_saved_time; /* unix seconds of the last throughput row */
-  struct {
-    uint64_t ms[XQC_RATE_SAMPLES], positions[XQC_RATE_SAMPLES]; /* ring of samples */
-    int head, n;
-  } rate;
-  xqc_balance_t balance; /* self-play against training (balance.h, fed by status.c) */
-  xqc_self_balance_t self_balance; /* job simulations (self_balance.h, ticked by status.c) */
+  xqc_window_t window; /* the replay window, its pacing counters and sets (window/window.h) */
+  xqc_peers_t peers;   /* connections, auth, cut-offs, bans, refused ids (peers/table.h) */
+  xqc_stats_t stats;   /* watching: workers, refusals, losses, rate, balance (stats.h) */
 } xqc_t;
 
 /* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,
  * so every handler has them without depending on loop.c). */
 
-/* peers.c (see peers.h) */
-/* The peer a message from routing id rid with header head (its CURVE key, "" without
- * CURVE, and its address) comes from: its index in c->peers, added when new; -1 when the message is to be ignored (out
- * of memory, or its identity is cut off). env is the decoded message (NULL when it did not
- * decode): without CURVE, the worker id it names is checked for a cut too. */
-int xqc_peers_admit(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,
-                    const Xqz__Envelope *env);
-/* May p speak for worker id wid (peers.h)? 0 yes (with CURVE a first claim is recorded);
- * XQ_EINVAL when wid is not a valid worker id, XQ_EMISMATCH when another key or live
- * connection owns it, XQ_ENOMEM; why (n bytes) says which, for the peer. */
-int xqc_peer_claim(xqc_t *c, xqc_peer_t *p, const char *wid, char *why, size_t n);
-/* Answers a request under a worker id p does not own: Error XQ_ERROR_WORKER_ID (not a
- * fault: a restarted worker resending under its old id meets this until the old
- * connection is presumed gone); counted, logged once per connection. */
-void xqc_peer_refuse_claim(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
-/* The roles of p (roles.h). */
-unsigned xqc_peer_roles(xqc_t *c, const xqc_peer_t *p);
-/* Forgets peers silent for ten worker timeouts and lifts cut-offs that ran out. */
-void xqc_peers_expire(xqc_t *c, uint64_t now);
-/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
-const char *xqc_named_worker(const Xqz__Envelope *env);
-/* Counts a malformed or unexpected message against a peer (and its worker's faults) and
- * against its identity; cuts the identity off over the threshold (cutoff.h). */
-void xqc_peer_fault(xqc_t *c, xqc_peer_t *p, const char *what);
-/* The same without the worker's fault count (a rejected game counts as `rejected`). */
-void xqc_peer_error(xqc_t *c, xqc_peer_t *p, const char *what);
-/* A peer of another protocol version: logged once per peer, answered with an Error in an
- * envelope of the peer's own version (so it can read it), counted like a bad message. */
-void xqc_peer_refuse_version(xqc_t *c, xqc_peer_t *p, const xq_wire_head_t *head);
-/* The identity faults and cut-offs are counted against: "key:<Z85>" with CURVE, else
- * "worker:<id>" after a Hello, else "conn:<routing id in hex>". */
-void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n);
-/* true when the peer is banned by its worker id or its key. */
-bool xqc_peer_banned(const xqc_t *c, const xqc_peer_t *p);
-/* Copies the peer's CURVE key into its worker's statistics entry (w may be NULL) and
- * sets the entry's banned flag. */
-void xqc_peer_worker_sync(xqc_t *c, const xqc_peer_t *p, xqc_worker_t *w);
-
-/* promote.c: candidates, gating matches, promotions. */
-/* Resumes the match left open by a restart with its pairs (match_store.h), or reopens the
- * match of a candidate left undecided from zero games when none was saved. */
-void xqc_promote_resume(xqc_t *c);
-/* Fills aj with the next pair to hand out, of the open gating match first, else of the
- * open anchor match when p can play anchor jobs (fen, >= XQ_FEN_MAX bytes, backs its
- * opening), and marks it issued to p; false when no arena job is due. Only p's result for
- * that pair, before the pair's deadline, is scored. */
-bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
-void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
-void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
-/* requests.c found the open match's candidate unservable (file damaged or gone): the match
- * closes with the candidate rejected (why logged), so gating moves on. */
-void xqc_promote_candidate_lost(xqc_t *c, const char *why);
-/* requests.c found the best net unservable: the previous best net with an intact file becomes
- * the best again (recorded, announced; an open match is replayed against it). */
-void xqc_promote_best_lost(xqc_t *c, const char *why);
-/* From the timer: checks that campaign.db is still the file opened, and retries storing a
- * gating decision that waits (gating.h), never blocking. */
-void xqc_promote_tick(xqc_t *c, uint64_t now_ms);
-
-/* anchors.c: anchor matches (anchors.h); their pairs go out and come back through
- * promote.c, after the gating pairs. */
-/* Opens the next anchor match that is due for the best net (none when one is open). */
-void xqc_anchor_schedule(xqc_t *c);
-/* Resumes the anchor match left open by a restart, else schedules. */
-void xqc_anchor_resume(xqc_t *c);
-/* After a pair of the anchor match is scored: a complete match is recorded (campaign.db,
- * anchors.log) and the next one scheduled. */
-void xqc_anchor_scored(xqc_t *c);
-/* The newest score per anchor, "71% vs greedy, 3% vs alphabeta:1", into buf (n bytes;
- * "" when none yet). */
-int xqc_anchor_summary(xqc_t *c, char *buf, size_t n);
-
-/* ingest.c */
-int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq); /* 1 new, 0 seen, <0 err */
-void xqc_seen_free(xqc_seen_t *s);
-/* Rebuilds the seen set and the replay window from the segment files. */
-int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb);
-void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__GameRecord *g);
-/* fsyncs the segments and sends the queued acks. */
-void xqc_ingest_flush(xqc_t *c);
-/* After a ban: drops the queued acks of banned senders and their samples from the window.
- * Returns the number of positions removed; *acks_dropped gets the acks dropped. */
-uint64_t xqc_ingest_purge_banned(xqc_t *c, int *acks_dropped);
-
-/* admin.c: AdminRequest (ban, unban); dispatch has checked the admin role. */
-void xqc_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t request_id,
-                       const Xqz__AdminRequest *r);
-/* Answers an AdminRequest the sender may not make (AdminResult ok=false, why). */
-void xqc_admin_refuse(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why);
-/* Answers an AdminRequest: ok, a message, and a token (NULL: none; xqz enrol-token's). */
-void xqc_admin_reply(xqc_t *c, xqc_peer_t *p, uint64_t rq, bool ok, const char *msg,
-                     const char *token);
-/* Sets every worker statistics entry's banned flag from the bans (after a change). */
-void xqc_admin_mark_workers(xqc_t *c);
+/* The handlers' functions, declared with the file that defines each. */
+#include "admin.h"
+#include "ingest.h"
+#include "peer_table.h"
+#include "promote.h"
 
 /* loop.c */
 int xqc_run(xqc_t *c, xq_errbuf_t *eb);

@@ -28,59 +28,6 @@
 
 #define COMP "ingest"
 
-static uint64_t seen_key(const char *worker_id, uint64_t seq) {
-  uint64_t h = 1469598103934665603ull;
-  for (const unsigned char *p = (const unsigned char *)worker_id; *p; p++) {
-    h ^= *p;
-    h *= 1099511628211ull;
-  }
-  uint64_t st = h ^ (seq * 0x9E3779B97F4A7C15ull);
-  uint64_t k = xq_splitmix64(&st);
-  return k ? k : 1;
-}
-
-static int seen_find(const xqc_seen_t *s, uint64_t k) {
-  if (!s->cap) return 0;
-  for (size_t i = k & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-    if (s->keys[i] == 0) return 0;
-    if (s->keys[i] == k) return 1;
-  }
-}
-
-static int seen_insert(xqc_seen_t *s, uint64_t k) {
-  if ((s->n + 1) * 2 > s->cap) {
-    size_t ncap = s->cap ? s->cap * 2 : 1024;
-    uint64_t *nk = calloc(ncap, sizeof *nk);
-    if (!nk) return XQ_ENOMEM;
-    for (size_t i = 0; i < s->cap; i++) {
-      if (!s->keys[i]) continue;
-      size_t j = s->keys[i] & (ncap - 1);
-      while (nk[j]) j = (j + 1) & (ncap - 1);
-      nk[j] = s->keys[i];
-    }
-    free(s->keys);
-    s->keys = nk;
-    s->cap = ncap;
-  }
-  size_t i = k & (s->cap - 1);
-  while (s->keys[i]) {
-    if (s->keys[i] == k) return 0;
-    i = (i + 1) & (s->cap - 1);
-  }
-  s->keys[i] = k;
-  s->n++;
-  return 1;
-}
-
-int xqc_seen_add(xqc_seen_t *s, const char *worker_id, uint64_t seq) {
-  return seen_insert(s, seen_key(worker_id, seq));
-}
-
-void xqc_seen_free(xqc_seen_t *s) {
-  free(s->keys);
-  memset(s, 0, sizeof *s);
-}
-
 /* What a worker's statistics need of an accepted record, and its content hash. */
 typedef struct {
   int result, reason, plies;
@@ -116,17 +63,17 @@ static int record_samples(const unsigned char *buf, size_t len, double material_
 static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
                          const unsigned char *rec, size_t len) {
   xqc_t *c = user;
-  if (seen_find(&c->seen, seen_key(worker_id, seq))) {
+  if (xqc_seen_has(&c->window.seen, xqc_seen_key(worker_id, seq))) {
     /* A copy: records rewritten after a failed fsync may also be in the sealed file. */
     c->seg.repeated_records++;
     return 0;
   }
-  uint32_t tag = xqc_sources_get(&c->sources, worker_id, NULL, NULL);
-  const xqc_source_t *src = xqc_sources_at(&c->sources, tag);
-  if (src && xqc_bans_match(&c->bans, src->worker_id, src->key)) {
+  uint32_t tag = xqc_sources_get(&c->window.sources, worker_id, NULL, NULL);
+  const xqc_source_t *src = xqc_sources_at(&c->window.sources, tag);
+  if (src && xqc_bans_match(&c->peers.bans, src->worker_id, src->key)) {
     /* Kept on disk (a ban deletes nothing) but not trained on. */
-    xqc_seen_add(&c->seen, worker_id, seq);
-    c->banned_games++;
+    xqc_seen_add(&c->window.seen, xqc_seen_key(worker_id, seq));
+    c->stats.banned_games++;
     return 0;
   }
   xq_errbuf_t eb;
@@ -134,11 +81,11 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
   game_facts_t facts;
   int n = record_samples(rec, len, c->cfg.adjudicate_material, src ? src->key : "", &s,
                          &facts, &eb);
-  if (n >= 0 && xqc_copies_has(&c->copies, facts.copy_hash)) {
+  if (n >= 0 && xqc_copies_has(&c->window.copies, facts.copy_hash)) {
     /* A copy stored before copies were refused: kept on disk, not trained on twice. */
     free(s);
-    xqc_seen_add(&c->seen, worker_id, seq);
-    c->replayed_games++;
+    xqc_seen_add(&c->window.seen, xqc_seen_key(worker_id, seq));
+    c->stats.replayed_games++;
     return 0;
   }
   if (n < 0) {
@@ -147,10 +94,10 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
             worker_id, (unsigned long long)seq, eb.msg);
     return 0;
   }
-  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
+  for (int i = 0; i < n; i++) xqc_replay_push(&c->window.replay, &s[i], tag);
   free(s);
-  xqc_copies_add(&c->copies, facts.copy_hash, (uint32_t)n);
-  xqc_seen_add(&c->seen, worker_id, seq);
+  xqc_copies_add(&c->window.copies, facts.copy_hash, (uint32_t)n);
+  xqc_seen_add(&c->window.seen, xqc_seen_key(worker_id, seq));
   c->games++;
   c->positions += (uint64_t)n;
   return 0;
@@ -159,18 +106,18 @@ static int rebuild_visit(void *user, const char *worker_id, uint64_t seq,
 int xqc_ingest_open(xqc_t *c, xq_errbuf_t *eb) {
   char games[600], quarantine[600];
   snprintf(games, sizeof games, "%s/games", c->dir);
-  xqc_copies_init(&c->copies, (uint64_t)c->cfg.window);
+  xqc_copies_init(&c->window.copies, (uint64_t)c->cfg.window);
   snprintf(quarantine, sizeof quarantine, "%s/quarantine", c->dir);
   int rc = xqc_seg_open(&c->seg, games, quarantine, (uint64_t)c->cfg.segment_bytes,
                         rebuild_visit, c, eb);
   if (rc < 0) return rc;
-  c->positions_at_open = c->positions;
+  c->window.positions_at_open = c->positions;
   const xqc_segments_t *g = &c->seg;
   XQ_LOGI(COMP, "replay window rebuilt games=%llu positions=%llu window=%llu"
           " banned_games_skipped=%llu copies_skipped=%llu torn_bytes=%llu"
           " damaged_runs_quarantined=%llu damaged_bytes=%llu", (unsigned long long)c->games,
-          (unsigned long long)c->positions, (unsigned long long)c->replay.count,
-          (unsigned long long)c->banned_games, (unsigned long long)g->repeated_records,
+          (unsigned long long)c->positions, (unsigned long long)c->window.replay.count,
+          (unsigned long long)c->stats.banned_games, (unsigned long long)g->repeated_records,
           (unsigned long long)g->torn_bytes, (unsigned long long)g->repaired_regions,
           (unsigned long long)g->repaired_bytes);
   if (g->quarantine_files)
@@ -256,16 +203,16 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
     xqc_peer_refuse_claim(c, p, request_id, why);
     return;
   }
-  if (xqc_bans_match(&c->bans, wid, p->key) || xqc_peer_banned(c, p)) {
+  if (xqc_bans_match(&c->peers.bans, wid, p->key) || xqc_peer_banned(c, p)) {
     /* Refused for good (accepted=false), so the worker drops it instead of resending. */
-    c->banned_games++;
+    c->stats.banned_games++;
     XQ_LOGD(COMP, "game of a banned sender refused worker=%s seq=%llu", wid,
             (unsigned long long)g->seq);
     send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false, "banned by the operator");
     return;
   }
-  uint64_t key = seen_key(wid, g->seq);
-  if (seen_find(&c->seen, key)) {
+  uint64_t key = xqc_seen_key(wid, g->seq);
+  if (xqc_seen_has(&c->window.seen, key)) {
     c->duplicates++;
     queue_ack(c, p, request_id, wid, g->seq);
     return;
@@ -285,8 +232,8 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
     c->rejected_games++;
     p->rejected++;
     /* Only known workers are charged: a made-up id in a bad record creates no entry. */
-    xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
-    if (!w) w = xqc_workers_find(&c->workers, wid);
+    xqc_worker_t *w = xqc_workers_find(&c->stats.workers, p->worker_id);
+    if (!w) w = xqc_workers_find(&c->stats.workers, wid);
     if (w) {
       w->rejected++;
       w->dirty = true;
@@ -297,9 +244,9 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
     send_ack(c, p->rid, p->rid_len, request_id, wid, g->seq, false, eb.msg);
     return;
   }
-  if (xqc_copies_has(&c->copies, facts.copy_hash)) {
+  if (xqc_copies_has(&c->window.copies, facts.copy_hash)) {
     /* The same moves and result from the same key under a new seq: one game, once. */
-    c->replayed_games++;
+    c->stats.replayed_games++;
     if (!p->copy_refused)
       XQ_LOGW(COMP, "game refused: a copy of a game already in the window (logged once per"
               " connection; the status line counts them as copies) worker=%s seq=%llu", wid,
@@ -321,18 +268,18 @@ void xqc_ingest_game(xqc_t *c, xqc_peer_t *p, uint64_t request_id, const Xqz__Ga
   }
   storage_ok(c);
   int key_changed = 0;
-  uint32_t tag = xqc_sources_get(&c->sources, wid, p->key, &key_changed);
+  uint32_t tag = xqc_sources_get(&c->window.sources, wid, p->key, &key_changed);
   if (key_changed && xqc_db_worker_key_set(c->db, wid, p->key) < 0)
     XQ_LOGW(COMP, "cannot record the worker's key; a ban on that key will not skip its games"
             " after a restart worker=%s", wid);
-  for (int i = 0; i < n; i++) xqc_replay_push(&c->replay, &s[i], tag);
+  for (int i = 0; i < n; i++) xqc_replay_push(&c->window.replay, &s[i], tag);
   free(s);
-  xqc_copies_add(&c->copies, facts.copy_hash, (uint32_t)n);
-  seen_insert(&c->seen, key);
+  xqc_copies_add(&c->window.copies, facts.copy_hash, (uint32_t)n);
+  xqc_seen_add(&c->window.seen, key);
   c->games++;
   c->positions += (uint64_t)n;
   p->games_done++;
-  xqc_worker_t *w = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
+  xqc_worker_t *w = xqc_workers_get(&c->stats.workers, wid, xqc_now_ms(),
                                     (uint64_t)c->cfg.worker_timeout_ms);
   if (w) xqc_worker_game(w, facts.result, facts.reason, facts.plies, n);
   xqc_peer_worker_sync(c, p, w);
@@ -363,20 +310,21 @@ void xqc_ingest_flush(xqc_t *c) {
 
 static int source_banned(uint32_t tag, void *user) {
   xqc_t *c = user;
-  const xqc_source_t *src = xqc_sources_at(&c->sources, tag);
-  return src && xqc_bans_match(&c->bans, src->worker_id, src->key);
+  const xqc_source_t *src = xqc_sources_at(&c->window.sources, tag);
+  return src && xqc_bans_match(&c->peers.bans, src->worker_id, src->key);
 }
 
 uint64_t xqc_ingest_purge_banned(xqc_t *c, int *acks_dropped) {
   int kept = 0;
   for (int i = 0; i < c->nacks; i++) {
     xqc_pending_ack_t *a = &c->acks[i];
-    if (xqc_bans_match(&c->bans, a->worker_id, xqc_sources_key_of(&c->sources, a->worker_id)))
+    if (xqc_bans_match(&c->peers.bans, a->worker_id,
+                       xqc_sources_key_of(&c->window.sources, a->worker_id)))
       continue;
     if (kept != i) c->acks[kept] = *a;
     kept++;
   }
   *acks_dropped = c->nacks - kept;
   c->nacks = kept;
-  return xqc_replay_remove(&c->replay, source_banned, c);
+  return xqc_replay_remove(&c->window.replay, source_banned, c);
 }

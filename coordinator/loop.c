@@ -18,14 +18,14 @@
 #include "peers/roles.h"
 #include "status.h"
 #include "support/log.h"
-#include "web/web.h"
+#include "web_routes.h"
 #include "wire/endpoint.h"
 #include "wire/wire.h"
 
 #define COMP "coordinator"
 
 static uint32_t count_workers(const xqc_t *c) {
-  return xqc_workers_alive(&c->workers, XQZ__ROLE__ROLE_WORKER, xqc_now_ms(),
+  return xqc_workers_alive(&c->stats.workers, XQZ__ROLE__ROLE_WORKER, xqc_now_ms(),
                            (uint64_t)c->cfg.worker_timeout_ms);
 }
 
@@ -45,7 +45,8 @@ static void drain(xqc_t *c) {
     int rc = xq_wire_recv_head(c->router, rid, &rid_len, &env, ZMQ_DONTWAIT, &head, &eb);
     if (rc == XQ_EIO) continue; /* EAGAIN or a vanished frame: look at ZMQ_EVENTS again */
     char why[200];
-    if (!xqc_guard_rid_ok(c, rid, rid_len, &head, why, sizeof why)) {
+    if (!xqc_guard_rid_ok(&c->peers.guard, c->peers.list, c->peers.n, rid, rid_len, &head, why,
+                          sizeof why)) {
       xq_wire_free(&env);
       xqc_reply_error(c, rid, rid_len, head.request_id, XQ_ERROR_NOT_ALLOWED, why);
       continue;
@@ -55,7 +56,7 @@ static void drain(xqc_t *c) {
       xq_wire_free(&env); /* out of memory, or a cut-off identity: ignored */
       continue;
     }
-    xqc_peer_t *p = &c->peers[pi];
+    xqc_peer_t *p = &c->peers.list[pi];
     if (rc == XQ_EVERSION) {
       xqc_peer_refuse_version(c, p, &head);
       continue;
@@ -96,11 +97,11 @@ static void status_line(xqc_t *c) {
           " refused_roles=%llu refused_ids=%llu bad_reports=%llu gating=\"%s\""
           " anchors=\"%s\" anchor_match=\"%s\"",
           (unsigned long long)c->games, (unsigned long long)c->positions,
-          (unsigned long long)c->replay.count, count_workers(c), (unsigned long long)c->best,
-          (long long)c->trainer_step, (unsigned long long)c->samples_served,
+          (unsigned long long)c->window.replay.count, count_workers(c), (unsigned long long)c->best,
+          (long long)c->trainer_step, (unsigned long long)c->window.samples_served,
           (unsigned long long)c->rejected_games, (unsigned long long)c->duplicates,
-          (unsigned long long)c->replayed_games, (unsigned long long)c->role_refusals,
-          (unsigned long long)c->claims_refused, (unsigned long long)c->bad_reports,
+          (unsigned long long)c->stats.replayed_games, (unsigned long long)c->stats.role_refusals,
+          (unsigned long long)c->stats.claims_refused, (unsigned long long)c->stats.bad_reports,
           gating, anchors, measuring);
 }
 
@@ -112,9 +113,9 @@ static void on_timer(uv_timer_t *t) {
   xqc_status_balance_tick(c, now);
   xqc_status_throughput_tick(c, false);
   /* Worker statistics are worth a transaction a second, not one per fsync tick. */
-  if (now - c->last_workers_save_ms >= 1000) {
-    c->last_workers_save_ms = now;
-    xqc_workers_save(&c->workers, c->db);
+  if (now - c->stats.last_workers_save_ms >= 1000) {
+    c->stats.last_workers_save_ms = now;
+    xqc_workers_save(&c->stats.workers, c->db);
   }
   if (now - c->last_status_ms >= (uint64_t)c->cfg.status_ms) {
     c->last_status_ms = now;
@@ -122,7 +123,7 @@ static void on_timer(uv_timer_t *t) {
   }
   xqc_promote_tick(c, now); /* a gating decision waiting for campaign.db; its file's identity */
   xqc_peers_expire(c, now);
-  xqc_auth_drain(&c->auth);
+  xqc_auth_drain(&c->peers.auth);
   drain(c); /* our sends may have consumed the fd's edge */
 }
 
@@ -140,7 +141,7 @@ static void close_sockets(xqc_t *c) {
   if (c->router) zmq_close(c->router);
   if (c->pub) zmq_close(c->pub);
   c->router = c->pub = NULL;
-  xqc_auth_unbind(&c->auth);
+  xqc_auth_unbind(&c->peers.auth);
   if (c->zctx) zmq_ctx_term(c->zctx);
   c->zctx = NULL;
 }
@@ -174,11 +175,11 @@ static int open_sockets(xqc_t *c, xq_errbuf_t *eb) {
     goto fail;
   }
   /* The ZAP handler must be bound before the CURVE sockets accept anyone. */
-  rc = xqc_auth_bind(&c->auth, c->zctx, eb);
-  if (rc == 0) rc = xqc_auth_apply(&c->auth, c->router, eb);
-  if (rc == 0) rc = xqc_auth_apply(&c->auth, c->pub, eb);
+  rc = xqc_auth_bind(&c->peers.auth, c->zctx, eb);
+  if (rc == 0) rc = xqc_auth_apply(&c->peers.auth, c->router, eb);
+  if (rc == 0) rc = xqc_auth_apply(&c->peers.auth, c->pub, eb);
   if (rc < 0) goto fail;
-  if (!c->auth.on && (!xqc_endpoint_is_loopback(c->cfg.router) ||
+  if (!c->peers.auth.on && (!xqc_endpoint_is_loopback(c->cfg.router) ||
                       !xqc_endpoint_is_loopback(c->cfg.pub)))
     XQ_LOGW(COMP, "listening beyond this machine without CURVE: anyone who reaches the ports"
             " may send games and claim worker ids (admin and trainer requests are taken"
@@ -210,7 +211,7 @@ static void close_handles(xqc_t *c) {
                       (uv_handle_t *)&c->sigint, (uv_handle_t *)&c->sigterm};
   for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
     if (h[i]->loop && !uv_is_closing(h[i])) uv_close(h[i], on_close);
-  xqc_auth_unwatch(&c->auth);
+  xqc_auth_unwatch(&c->peers.auth);
   xqc_web_stop(c);
   uv_run(c->loop, UV_RUN_DEFAULT);
   uv_loop_close(c->loop);
@@ -231,7 +232,7 @@ static int watch_handles(xqc_t *c, xq_errbuf_t *eb) {
   UV_CHECK(uv_poll_init(c->loop, &c->router_poll, fd), "the router's fd");
   c->router_poll.data = c;
   UV_CHECK(uv_poll_start(&c->router_poll, UV_READABLE, on_router), "the router's fd");
-  if (xqc_auth_watch(&c->auth, c->loop) < 0)
+  if (xqc_auth_watch(&c->peers.auth, c->loop) < 0)
     return xq_err_set(eb, XQ_EIO, "cannot watch the ZAP handler's socket (logged above)");
   UV_CHECK(uv_timer_init(c->loop, &c->timer), "the fsync and status timer");
   c->timer.data = c;
@@ -250,8 +251,8 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   int rc = open_sockets(c, eb);
   if (rc < 0) return rc;
   c->loop = uv_default_loop();
-  c->start_ms = xqc_now_ms();
-  xqc_status_rate_sample(c, c->start_ms);
+  c->stats.start_ms = xqc_now_ms();
+  xqc_status_rate_sample(c, c->stats.start_ms);
   if ((rc = watch_handles(c, eb)) < 0) {
     close_handles(c);
     close_sockets(c);
@@ -263,14 +264,14 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
   xqc_anchor_resume(c);
   xqc_status_throughput_tick(c, true); /* the counters as rebuilt from the segments */
   XQ_LOGI(COMP, "listening router=%s pub=%s best=%016llx curve=%s campaign=%016llx",
-          c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->auth.on ? "on" : "off",
+          c->cfg.router, c->cfg.pub, (unsigned long long)c->best, c->peers.auth.on ? "on" : "off",
           (unsigned long long)c->campaign_id);
   status_line(c);
   drain(c);
   uv_run(c->loop, UV_RUN_DEFAULT);
   /* Stopping: make everything acknowledged durable, send the last acks, close. */
   xqc_ingest_flush(c);
-  xqc_workers_save(&c->workers, c->db);
+  xqc_workers_save(&c->stats.workers, c->db);
   xqc_status_throughput_tick(c, true);
   status_line(c);
   close_handles(c);

@@ -14,7 +14,7 @@
 
 #include "storage/campaign.h"
 #include "coord.h"
-#include "peers/enrol.h"
+#include "enrol.h"
 #include "status.h"
 #include "support/dirlock.h"
 #include "support/log.h"
@@ -31,7 +31,7 @@ typedef struct {
 static int load_worker_key(const char *worker_id, const char *key, int64_t unused, void *user) {
   (void)unused;
   xqc_t *c = user;
-  xqc_sources_get(&c->sources, worker_id, key, NULL);
+  xqc_sources_get(&c->window.sources, worker_id, key, NULL);
   return 0;
 }
 
@@ -121,7 +121,7 @@ static int settings(xqc_t *c, const char *dir, const override_t *ov, int nov,
 static int run_campaign(xqc_t *c, xq_errbuf_t *eb) {
   xq_rng_seed(&c->rng, (uint64_t)c->cfg.seed ^ (uint64_t)time(NULL));
   snprintf(c->last_gating, sizeof c->last_gating, "none yet");
-  int rc = xqc_auth_open(&c->auth, &c->cfg, eb); /* CURVE settings first: fail fast */
+  int rc = xqc_auth_open(&c->peers.auth, &c->cfg, eb); /* CURVE settings first: fail fast */
   if (rc == 0)
     rc = xqc_campaign_open(c->dir, &c->cfg, &c->db, &c->campaign_id, &c->best, &c->best_elo,
                            &c->promotions, eb);
@@ -132,13 +132,13 @@ static int run_campaign(xqc_t *c, xq_errbuf_t *eb) {
   if (rc == 0 && xqc_campaign_db_id(c->dir, &c->db_dev, &c->db_ino) < 0)
     rc = xq_err_set(eb, XQ_EIO, "%s/campaign.db: vanished right after it was opened", c->dir);
   /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
-  if (rc == 0) rc = xqc_bans_load(&c->bans, c->db, eb);
+  if (rc == 0) rc = xqc_bans_load(&c->peers.bans, c->db, eb);
   if (rc == 0) rc = xqc_enrol_open(c, eb); /* after the keys and campaign.db */
   if (rc == 0 && xqc_db_worker_keys_load(c->db, load_worker_key, c) < 0)
     XQ_LOGW(COMP, "cannot read the workers' keys; bans on keys apply to new games only");
   xqc_window_rule_t rule = xqc_window_rule(&c->cfg);
-  if (rc == 0) rc = xqc_replay_init_rule(&c->replay, &rule);
-  if (rc == 0) rc = xqc_workers_init(&c->workers);
+  if (rc == 0) rc = xqc_replay_init_rule(&c->window.replay, &rule);
+  if (rc == 0) rc = xqc_workers_init(&c->stats.workers);
   if (rc == 0) xqc_status_open(c);
   if (rc == 0) xqc_admin_mark_workers(c); /* bans may have changed while stopped */
   if (rc == 0) rc = xqc_ingest_open(c, eb);
@@ -156,16 +156,16 @@ static void coordinator_free(xqc_t *c) {
   xqc_seg_close(&c->seg);
   xqc_gate_close(&c->gate);
   xqc_gate_close(&c->anchor.gate);
-  xqc_replay_close(&c->replay);
-  xqc_seen_free(&c->seen);
-  xqc_copies_close(&c->copies);
-  xqc_workers_close(&c->workers);
-  xqc_bans_close(&c->bans);
-  xqc_sources_close(&c->sources);
-  xqc_cutoff_close(&c->cutoff);
-  xqc_auth_close(&c->auth);
+  xqc_replay_close(&c->window.replay);
+  xqc_seen_close(&c->window.seen);
+  xqc_copies_close(&c->window.copies);
+  xqc_workers_close(&c->stats.workers);
+  xqc_bans_close(&c->peers.bans);
+  xqc_sources_close(&c->window.sources);
+  xqc_cutoff_close(&c->peers.cutoff);
+  xqc_auth_close(&c->peers.auth);
   xqc_db_close(&c->db);
-  free(c->peers);
+  free(c->peers.list);
   free(c->acks);
   free(c);
 }

@@ -22,7 +22,7 @@
 
 #include "storage/campaign.h"
 #include "coord.h"
-#include "peers/identity.h"
+#include "identity.h"
 #include "storage/net_files.h"
 #include "storage/match_store.h"
 #include "nn/nn_file.h"

@@ -13,7 +13,7 @@
 void xqc_reply(xqc_t *c, const uint8_t *rid, size_t rid_len, Xqz__Envelope *env) {
   int rc = xq_wire_send(c->router, rid, rid_len, env, ZMQ_DONTWAIT);
   if (rc < 0) XQ_LOGW(COMP, "reply not sent (peer gone or slow) err=\"%s\"", xq_strerror(rc));
-  else c->reply_bytes += xqz__envelope__get_packed_size(env); /* per peer in dispatch */
+  else c->stats.reply_bytes += xqz__envelope__get_packed_size(env); /* per peer in dispatch */
 }
 
 void xqc_reply_error(xqc_t *c, const uint8_t *rid, size_t rid_len, uint64_t request_id,

@@ -1,7 +1,8 @@
 /*
  * reply.h: answering a peer on the ROUTER. Every handler replies through these: they send
  * without blocking (a vanished or slow peer loses the reply, which is logged, never fatal)
- * and count the bytes sent in c->reply_bytes, which dispatch charges to the peer (guard.h).
+ * and count the bytes sent in c->stats.reply_bytes, which dispatch charges to the peer
+ * (guard.h).
  * The envelope stays the caller's: nothing here takes ownership.
  */
 #ifndef XQC_REPLY_H

@@ -14,7 +14,7 @@
 
 #include "commands.h"
 #include "coord.h"
-#include "peers/identity.h"
+#include "identity.h"
 #include "rules/fen.h"
 #include "status.h"
 #include "support/log.h"
@@ -27,7 +27,7 @@ static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
   const xqc_config_t *cfg = &c->cfg;
   xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
   xqz__selfplay_settings__init(s);
-  s->sims = (uint32_t)xqc_self_balance_sims(&c->self_balance, &sc);
+  s->sims = (uint32_t)xqc_self_balance_sims(&c->stats.self_balance, &sc);
   s->fast_sims = (uint32_t)cfg->fast_sims;
   s->full_frac = (float)cfg->full_frac;
   s->max_plies = (uint32_t)cfg->max_plies;
@@ -71,7 +71,7 @@ void xqc_cmd_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *ms
   p->role = h->role;
   p->features = h->features;
   p->hello = true;
-  xqc_worker_t *ws = xqc_workers_get(&c->workers, wid, xqc_now_ms(),
+  xqc_worker_t *ws = xqc_workers_get(&c->stats.workers, wid, xqc_now_ms(),
                                      (uint64_t)c->cfg.worker_timeout_ms);
   char host[sizeof ws->host], version[sizeof ws->version];
   clean_text(host, sizeof host, h->host);
@@ -98,7 +98,7 @@ void xqc_cmd_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *ms
 void xqc_cmd_heartbeat(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
   const Xqz__Heartbeat *h = msg->heartbeat;
   p->net_id = h->net_id;
-  xqc_worker_t *w = xqc_workers_find(&c->workers, p->worker_id);
+  xqc_worker_t *w = xqc_workers_find(&c->stats.workers, p->worker_id);
   if (w && w->net_id != h->net_id) {
     w->net_id = h->net_id;
     w->dirty = true;
@@ -164,7 +164,7 @@ void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Enve
   char why[200];
   if (!report_ok(r, why, sizeof why)) {
     /* Refused whole: a trainer whose losses went NaN should stop, not train on. */
-    c->bad_reports++;
+    c->stats.bad_reports++;
     xqc_peer_fault(c, p, why);
     xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD, why);
     return;
@@ -177,41 +177,36 @@ void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Enve
   }
   uint32_t n = r->size ? r->size : (uint32_t)c->cfg.batch_size;
   if (n > 8192) n = 8192;
-  if (c->replay.count < (uint64_t)c->cfg.min_positions) {
-    snprintf(why, sizeof why, "window holds %llu of %lld positions needed to start",
-             (unsigned long long)c->replay.count, (long long)c->cfg.min_positions);
-    xqc_reply_wait(c, p->rid, p->rid_len, rq, 2000, why);
-    xqc_status_batch_answered(c, p, XQC_BATCH_FILLING);
-    return;
-  }
   /* Since this start: the positions of the rebuilt window were paced before (coord.h). */
-  const uint64_t paced = c->positions - c->positions_at_open;
-  if ((double)(c->samples_served + n) > c->cfg.reuse * (double)paced) {
-    snprintf(why, sizeof why, "pacing: %llu samples served for %llu positions since start"
-             " (reuse %g)", (unsigned long long)c->samples_served, (unsigned long long)paced,
-             c->cfg.reuse);
-    xqc_reply_wait(c, p->rid, p->rid_len, rq, 1000, why);
-    xqc_status_batch_answered(c, p, XQC_BATCH_PACED);
+  const uint64_t paced = c->positions - c->window.positions_at_open;
+  const xqc_pacing_rule_t rule = {(uint64_t)c->cfg.min_positions, c->cfg.reuse};
+  uint32_t wait_ms;
+  xqc_pace_t pace = xqc_pace(&rule, c->window.replay.count, paced, c->window.samples_served,
+                             n, &wait_ms, why, sizeof why);
+  if (pace != XQC_PACE_SERVE) {
+    xqc_reply_wait(c, p->rid, p->rid_len, rq, wait_ms, why);
+    xqc_status_batch_answered(c, p, pace == XQC_PACE_FILLING ? XQC_BATCH_FILLING
+                                                             : XQC_BATCH_PACED);
     return;
   }
   xqc_batch_t b;
   const xqc_sample_opts_t so = {(float)c->cfg.value_target_q, (float)c->cfg.colour_swap};
-  if (xqc_replay_sample(&c->replay, &c->rng, (int)n, &so, &b) < 0) {
+  if (xqc_replay_sample(&c->window.replay, &c->rng, (int)n, &so, &b) < 0) {
     xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, "out of memory");
     return;
   }
   Xqz__Envelope env;
   Xqz__Batch bm;
   xq_msg_batch(&env, &bm, b.ptrs, (size_t)b.n);
-  bm.window_positions = c->replay.count;
+  bm.window_positions = c->window.replay.count;
   bm.total_positions = c->positions;
   bm.best_net_id = c->best;
   bm.campaign_id = c->campaign_id;
   env.request_id = rq;
   xqc_reply(c, p->rid, p->rid_len, &env);
-  c->samples_served += (uint64_t)b.n;
+  c->window.samples_served += (uint64_t)b.n;
   /* The pacing's promise: at most R samples per position ingested, give or take a batch. */
-  assert((double)c->samples_served <= c->cfg.reuse * (double)paced + n);
+  assert((double)c->window.samples_served <= c->cfg.reuse * (double)paced + n);
   xqc_status_batch_answered(c, p, XQC_BATCH_SERVED);
   xqc_batch_free(&b);
 }

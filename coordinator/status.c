@@ -274,7 +274,8 @@ static void *repack(const ProtobufCMessage *msg) {
 }
 
 static xqc_balance_in_t balance_in(const xqc_t *c) {
-  xqc_balance_in_t in = {c->positions, c->samples_served, c->replay.count, c->replay.cap,
+  xqc_balance_in_t in = {c->positions, c->window.samples_served, c->window.replay.count,
+                         c->window.replay.cap,
                          (uint64_t)c->cfg.min_positions, c->cfg.reuse,
                          (uint64_t)c->cfg.balance_window_s * 1000u,
                          (uint64_t)c->cfg.balance_warn_s * 1000u,
@@ -288,7 +289,7 @@ static Xqz__Balance *balance(tmp_t *t, const xqc_t *c, uint64_t now) {
   xqz__balance__init(b);
   xqc_balance_in_t in = balance_in(c);
   xqc_balance_view_t v;
-  xqc_balance_view(&c->balance, &in, now, &v);
+  xqc_balance_view(&c->stats.balance, &in, now, &v);
   b->span_s = v.span_s;
   b->positions_per_s = v.positions_per_s;
   b->samples_per_s = v.samples_per_s;
@@ -296,7 +297,7 @@ static Xqz__Balance *balance(tmp_t *t, const xqc_t *c, uint64_t now) {
   b->reuse_target = c->cfg.reuse;
   b->turnover_s = v.turnover_s;
   xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
-  b->job_sims = (uint32_t)xqc_self_balance_sims(&c->self_balance, &sc);
+  b->job_sims = (uint32_t)xqc_self_balance_sims(&c->stats.self_balance, &sc);
   b->trainer_busy = v.trainer_busy;
   b->paced_requests = v.paced;
   b->state = (char *)xqc_balance_state_name(v.state);
@@ -306,7 +307,7 @@ static Xqz__Balance *balance(tmp_t *t, const xqc_t *c, uint64_t now) {
 }
 
 void xqc_status_batch_answered(xqc_t *c, const xqc_peer_t *p, xqc_batch_answer_t answer) {
-  xqc_balance_request(&c->balance, p->rid, p->rid_len, answer, xqc_now_ms());
+  xqc_balance_request(&c->stats.balance, p->rid, p->rid_len, answer, xqc_now_ms());
 }
 
 xqc_self_balance_cfg_t xqc_status_self_balance_cfg(const xqc_t *c) {
@@ -319,7 +320,7 @@ static int pairs_done(const xqc_gate_t *g);
 static void progress_log(xqc_t *c, uint64_t now);
 
 void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms) {
-  xqc_progress_t *pr = &c->balance.progress;
+  xqc_progress_t *pr = &c->stats.balance.progress;
   xqc_progress_pairs(pr, 0, c->gate.open ? c->gate.match_id : 0, pairs_done(&c->gate), now_ms);
   xqc_progress_pairs(pr, 1, c->anchor.gate.open ? c->anchor.gate.match_id : 0,
                      pairs_done(&c->anchor.gate), now_ms);
@@ -328,20 +329,20 @@ void xqc_status_balance_tick(xqc_t *c, uint64_t now_ms) {
     pr->last_log_ms = now_ms;
   }
   xqc_balance_in_t in = balance_in(c);
-  xqc_balance_tick(&c->balance, &in, now_ms);
+  xqc_balance_tick(&c->stats.balance, &in, now_ms);
   xqc_self_balance_cfg_t sc = xqc_status_self_balance_cfg(c);
-  int moved = xqc_self_balance_tick(&c->self_balance, &sc, c->balance.state,
-                                    c->balance.state_since_ms, now_ms);
+  int moved = xqc_self_balance_tick(&c->stats.self_balance, &sc, c->stats.balance.state,
+                                    c->stats.balance.state_since_ms, now_ms);
   if (moved)
     XQ_LOGI(COMP, "self_balance: job simulations %s sims=%lld state=%s floor=%lld cap=%lld",
             moved > 0 ? "raised (the trainer cannot keep up)" : "lowered (the trainer waits)",
-            (long long)xqc_self_balance_sims(&c->self_balance, &sc),
-            xqc_balance_state_name(c->balance.state), (long long)sc.floor, (long long)sc.cap);
-  if (c->replay.grow_failed && !c->replay.grow_reported) {
-    c->replay.grow_reported = true;
+            (long long)xqc_self_balance_sims(&c->stats.self_balance, &sc),
+            xqc_balance_state_name(c->stats.balance.state), (long long)sc.floor, (long long)sc.cap);
+  if (c->window.replay.grow_failed && !c->window.replay.grow_reported) {
+    c->window.replay.grow_reported = true;
     XQ_LOGW(COMP, "the replay window cannot grow (out of memory) and stays at its size; lower"
             " window_max to what this machine holds window=%llu window_max=%lld",
-            (unsigned long long)c->replay.cap, (long long)c->cfg.window_max);
+            (unsigned long long)c->window.replay.cap, (long long)c->cfg.window_max);
   }
 }
 
@@ -358,7 +359,7 @@ static Xqz__Progress *progress(tmp_t *t, const xqc_t *c, uint64_t now) {
   Xqz__Progress *p = tmp_alloc(t, sizeof *p);
   if (!p) return NULL;
   xqz__progress__init(p);
-  const xqc_progress_t *pr = &c->balance.progress;
+  const xqc_progress_t *pr = &c->stats.balance.progress;
   uint64_t step = (uint64_t)c->trainer_step;
   p->steps_per_s = xqc_progress_step_rate(pr, now);
   p->candidate_every = pr->candidate_every;
@@ -437,10 +438,10 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.campaign_id = c->campaign_id;
   s.games = c->games;
   s.positions = c->positions;
-  s.window_positions = c->replay.count;
-  s.workers = xqc_workers_alive(&c->workers, XQZ__ROLE__ROLE_WORKER, now, timeout);
+  s.window_positions = c->window.replay.count;
+  s.workers = xqc_workers_alive(&c->stats.workers, XQZ__ROLE__ROLE_WORKER, now, timeout);
   s.trainer_step = (uint64_t)c->trainer_step;
-  s.trainer_version = (char *)c->trainer_version;
+  s.trainer_version = (char *)c->stats.trainer_version;
   s.promotions = (uint64_t)c->promotions;
   s.last_gating = c->last_gating;
   s.campaign = base_name(&t, c->dir);
@@ -448,14 +449,14 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   s.protocol_version = XQ_PROTOCOL_VERSION;
   s.best_elo = tidy_elo(c->best_elo);
   s.positions_per_s = xqc_status_rate(c);
-  s.window_capacity = c->replay.cap;
-  s.samples_served = c->samples_served;
+  s.window_capacity = c->window.replay.cap;
+  s.samples_served = c->window.samples_served;
   s.rejected_games = c->rejected_games;
   s.duplicates = c->duplicates;
-  s.uptime_s = (int64_t)((now - c->start_ms) / 1000u);
+  s.uptime_s = (int64_t)((now - c->stats.start_ms) / 1000u);
   s.gating_mode = (char *)xqc_gating_name(c->cfg.gating);
   s.arena_precision = (char *)xqc_arena_precision_name(c->cfg.arena_precision);
-  s.banned_games = c->banned_games;
+  s.banned_games = c->stats.banned_games;
   if (c->seg.blocked_since_ms) {
     s.storage_error = c->seg.error[0] ? c->seg.error : "games cannot be stored";
     s.storage_blocked_s = (int64_t)((now - c->seg.blocked_since_ms) / 1000u);
@@ -463,15 +464,16 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   }
   s.quarantine_files = c->seg.quarantine_files;
   s.quarantine_bytes = c->seg.quarantine_bytes;
-  if (c->last_loss.step || c->last_loss.time) s.last_loss = loss_point(&t, &c->last_loss);
+  if (c->stats.last_loss.step || c->stats.last_loss.time)
+    s.last_loss = loss_point(&t, &c->stats.last_loss);
   s.open_match = open_match(&t, c);
   s.balance = balance(&t, c, now);
 
-  Xqz__WorkerStatus **wl = tmp_alloc(&t, (size_t)c->workers.n * sizeof *wl);
-  for (int i = 0; wl && i < c->workers.n; i++)
-    wl[i] = worker_status(&t, c, &c->workers.w[i], now);
+  Xqz__WorkerStatus **wl = tmp_alloc(&t, (size_t)c->stats.workers.n * sizeof *wl);
+  for (int i = 0; wl && i < c->stats.workers.n; i++)
+    wl[i] = worker_status(&t, c, &c->stats.workers.w[i], now);
   s.worker_list = wl;
-  s.n_worker_list = wl ? (size_t)c->workers.n : 0;
+  s.n_worker_list = wl ? (size_t)c->stats.workers.n : 0;
 
   int rc = match_list(&t, c, 0, XQC_RECENT_MATCHES, 0, &s.recent_matches, &s.n_recent_matches);
 
@@ -548,76 +550,77 @@ void xqc_promotions_free(Xqz__Promotions **p) {
 }
 
 void xqc_status_rate_sample(xqc_t *c, uint64_t now_ms) {
-  if (c->rate.n) {
-    int last = (c->rate.head + XQC_RATE_SAMPLES - 1) % XQC_RATE_SAMPLES;
-    if (now_ms - c->rate.ms[last] < 1000) return;
+  if (c->stats.rate.n) {
+    int last = (c->stats.rate.head + XQC_RATE_SAMPLES - 1) % XQC_RATE_SAMPLES;
+    if (now_ms - c->stats.rate.ms[last] < 1000) return;
   }
-  c->rate.ms[c->rate.head] = now_ms;
-  c->rate.positions[c->rate.head] = c->positions;
-  c->rate.head = (c->rate.head + 1) % XQC_RATE_SAMPLES;
-  if (c->rate.n < XQC_RATE_SAMPLES) c->rate.n++;
+  c->stats.rate.ms[c->stats.rate.head] = now_ms;
+  c->stats.rate.positions[c->stats.rate.head] = c->positions;
+  c->stats.rate.head = (c->stats.rate.head + 1) % XQC_RATE_SAMPLES;
+  if (c->stats.rate.n < XQC_RATE_SAMPLES) c->stats.rate.n++;
 }
 
 double xqc_status_rate(const xqc_t *c) {
-  if (c->rate.n < 2) return 0.0;
-  int last = (c->rate.head + XQC_RATE_SAMPLES - 1) % XQC_RATE_SAMPLES;
+  if (c->stats.rate.n < 2) return 0.0;
+  int last = (c->stats.rate.head + XQC_RATE_SAMPLES - 1) % XQC_RATE_SAMPLES;
   /* The oldest sample at most a minute older than the newest. */
-  int first = (c->rate.head + XQC_RATE_SAMPLES - c->rate.n) % XQC_RATE_SAMPLES;
-  while (first != last && c->rate.ms[last] - c->rate.ms[first] > 60000)
+  int first = (c->stats.rate.head + XQC_RATE_SAMPLES - c->stats.rate.n) % XQC_RATE_SAMPLES;
+  while (first != last && c->stats.rate.ms[last] - c->stats.rate.ms[first] > 60000)
     first = (first + 1) % XQC_RATE_SAMPLES;
-  uint64_t dt = c->rate.ms[last] - c->rate.ms[first];
+  uint64_t dt = c->stats.rate.ms[last] - c->stats.rate.ms[first];
   if (dt == 0) return 0.0;
-  return (double)(c->rate.positions[last] - c->rate.positions[first]) * 1000.0 / (double)dt;
+  return (double)(c->stats.rate.positions[last] - c->stats.rate.positions[first]) * 1000.0 /
+         (double)dt;
 }
 
 void xqc_status_loss_report(xqc_t *c, const Xqz__BatchRequest *r) {
-  xqc_progress_trainer(&c->balance.progress, xqc_now_ms(), r->trainer_step, r->candidate_every,
-                       r->max_steps);
+  xqc_progress_trainer(&c->stats.balance.progress, xqc_now_ms(), r->trainer_step,
+                       r->candidate_every, r->max_steps);
   /* The loss curve never goes back in steps: a report below the last stored row (a
    * trainer resumed from an older checkpoint) is not kept. */
-  if (r->loss_steps == 0 || r->trainer_step < c->loss_saved_step) return;
+  if (r->loss_steps == 0 || r->trainer_step < c->stats.loss_saved_step) return;
   double k = r->loss_steps;
-  c->last_loss.step = r->trainer_step;
-  c->last_loss.time = (int64_t)time(NULL);
-  c->last_loss.loss = r->loss;
-  c->last_loss.policy = r->loss_policy;
-  c->last_loss.value = r->loss_value;
+  c->stats.last_loss.step = r->trainer_step;
+  c->stats.last_loss.time = (int64_t)time(NULL);
+  c->stats.last_loss.loss = r->loss;
+  c->stats.last_loss.policy = r->loss_policy;
+  c->stats.last_loss.value = r->loss_value;
   /* The stored row is the mean over every step since the previous row. */
-  c->loss_acc.loss += k * r->loss;
-  c->loss_acc.policy += k * r->loss_policy;
-  c->loss_acc.value += k * r->loss_value;
-  c->loss_acc_steps += r->loss_steps;
-  bool stepped = r->trainer_step >= c->loss_saved_step + XQC_LOSS_EVERY_STEPS;
-  if (!stepped || c->last_loss.time < c->loss_saved_time + XQC_LOSS_EVERY_S) return;
-  xqc_loss_row_t row = c->last_loss;
-  row.loss = c->loss_acc.loss / c->loss_acc_steps;
-  row.policy = c->loss_acc.policy / c->loss_acc_steps;
-  row.value = c->loss_acc.value / c->loss_acc_steps;
+  c->stats.loss_acc.loss += k * r->loss;
+  c->stats.loss_acc.policy += k * r->loss_policy;
+  c->stats.loss_acc.value += k * r->loss_value;
+  c->stats.loss_acc_steps += r->loss_steps;
+  bool stepped = r->trainer_step >= c->stats.loss_saved_step + XQC_LOSS_EVERY_STEPS;
+  if (!stepped || c->stats.last_loss.time < c->stats.loss_saved_time + XQC_LOSS_EVERY_S) return;
+  xqc_loss_row_t row = c->stats.last_loss;
+  row.loss = c->stats.loss_acc.loss / c->stats.loss_acc_steps;
+  row.policy = c->stats.loss_acc.policy / c->stats.loss_acc_steps;
+  row.value = c->stats.loss_acc.value / c->stats.loss_acc_steps;
   if (xqc_db_add_loss(c->db, &row) == 0) {
-    c->loss_saved_step = row.step;
-    c->loss_saved_time = row.time;
-    memset(&c->loss_acc, 0, sizeof c->loss_acc);
-    c->loss_acc_steps = 0;
+    c->stats.loss_saved_step = row.step;
+    c->stats.loss_saved_time = row.time;
+    memset(&c->stats.loss_acc, 0, sizeof c->stats.loss_acc);
+    c->stats.loss_acc_steps = 0;
   }
 }
 
 void xqc_status_throughput_tick(xqc_t *c, bool force) {
   int64_t now = (int64_t)time(NULL);
-  if (!force && now < c->throughput_saved_time + XQC_THROUGHPUT_EVERY_S) return;
+  if (!force && now < c->stats.throughput_saved_time + XQC_THROUGHPUT_EVERY_S) return;
   xqc_throughput_row_t row = {now, c->games, c->positions};
   xqc_db_add_throughput(c->db, &row); /* a failure is logged; the next row comes in 30 s */
-  c->throughput_saved_time = now;
+  c->stats.throughput_saved_time = now;
 }
 
 void xqc_status_open(xqc_t *c) {
   bool found;
-  if (xqc_db_last_loss(c->db, &c->last_loss, &found) == 0 && found) {
-    c->loss_saved_step = c->last_loss.step;
-    c->loss_saved_time = c->last_loss.time;
+  if (xqc_db_last_loss(c->db, &c->stats.last_loss, &found) == 0 && found) {
+    c->stats.loss_saved_step = c->stats.last_loss.step;
+    c->stats.loss_saved_time = c->stats.last_loss.time;
   }
   /* The trainer reports its step with each batch request; until it does after a restart,
    * the newest step the campaign stored (a loss point or a candidate) stands for it. */
   int64_t step = 0;
   if (xqc_db_trainer_step(c->db, &step) == 0 && step > c->trainer_step) c->trainer_step = step;
-  xqc_workers_load(&c->workers, c->db);
+  xqc_workers_load(&c->stats.workers, c->db);
 }

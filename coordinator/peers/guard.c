@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include "clock.h"
 #include "support/log.h"
 
 #define COMP "coordinator"
@@ -29,41 +30,41 @@ static bool rid_generated(const uint8_t *rid, size_t rid_len) {
 }
 
 /* The peer entry of rid, or NULL. */
-static const xqc_peer_t *peer_of(const xqc_t *c, const uint8_t *rid, size_t rid_len) {
-  for (int i = 0; i < c->npeers; i++)
-    if (c->peers[i].rid_len == rid_len && !memcmp(c->peers[i].rid, rid, rid_len))
-      return &c->peers[i];
+static const xqc_peer_t *peer_of(const xqc_peer_t *peers, int npeers, const uint8_t *rid,
+                                 size_t rid_len) {
+  for (int i = 0; i < npeers; i++)
+    if (peers[i].rid_len == rid_len && !memcmp(peers[i].rid, rid, rid_len)) return &peers[i];
   return NULL;
 }
 
 /* Counts a refused routing id; logs the first and then one a minute with the count. */
-static void refused(xqc_t *c, const xq_wire_head_t *head, const char *why) {
-  c->rids_refused++;
+static void refused(xqc_guard_t *g, const xq_wire_head_t *head, const char *why) {
+  g->refused++;
   uint64_t now = xqc_now_ms();
-  if (c->rids_refused > 1 && now - c->last_rid_log_ms < 60000) return;
-  c->last_rid_log_ms = now;
+  if (g->refused > 1 && now - g->last_log_ms < 60000) return;
+  g->last_log_ms = now;
   XQ_LOGW(COMP, "message refused: its routing id is not the connection's own (logged once a"
           " minute) address=%s key=%.8s refused=%llu reason=\"%s\"",
           head->peer_address[0] ? head->peer_address : "-",
-          head->user_id[0] ? head->user_id : "-", (unsigned long long)c->rids_refused, why);
+          head->user_id[0] ? head->user_id : "-", (unsigned long long)g->refused, why);
 }
 
-bool xqc_guard_rid_ok(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,
-                      char *why, size_t n) {
+bool xqc_guard_rid_ok(xqc_guard_t *g, const xqc_peer_t *peers, int npeers, const uint8_t *rid,
+                      size_t rid_len, const xq_wire_head_t *head, char *why, size_t n) {
   if (!rid_generated(rid, rid_len)) {
     snprintf(why, n, "routing ids chosen by the client are refused: do not set"
              " ZMQ_ROUTING_ID (the coordinator names each connection itself)");
-    refused(c, head, why);
+    refused(g, head, why);
     return false;
   }
-  const xqc_peer_t *p = peer_of(c, rid, rid_len);
+  const xqc_peer_t *p = peer_of(peers, npeers, rid, rid_len);
   if (!p) return true;
   bool same_key = !strcmp(p->key, head->user_id);
   bool same_address = !p->address[0] || !strcmp(p->address, head->peer_address);
   if (same_key && same_address) return true;
   snprintf(why, n, "this routing id belongs to another connection (%s): reconnect without"
            " setting ZMQ_ROUTING_ID", same_key ? "another address" : "another key");
-  refused(c, head, why);
+  refused(g, head, why);
   return false;
 }
 

@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coord.h"
+#include "peers/peers.h"
+#include "wire/wire.h"
 
 /* Reply bytes a connection may leave unread before a request for a large reply (a net
  * chunk, a status, promotions) is refused: four net chunks. An honest worker asks for the
@@ -38,15 +39,21 @@
  * and jobs. */
 #define XQC_GUARD_SNDHWM 512
 
+/* Messages refused for their routing id: the count, and when the last log line said so. */
+typedef struct {
+  uint64_t refused, last_log_ms;
+} xqc_guard_t;
+
 /* Seeds libc's rand(), which libzmq uses for the ROUTER's first routing id, from
  * getrandom; call before the ROUTER socket is created. Returns 0 or XQ_EIO. */
 int xqc_guard_seed_routing_ids(void);
 
-/* true when a message under rid may be dispatched; otherwise why (n bytes) says why it is
- * refused: a routing id of another form than libzmq's own (the client chose it), or one
- * whose peer entry came from another address or key. Counted and logged (rate-limited). */
-bool xqc_guard_rid_ok(xqc_t *c, const uint8_t *rid, size_t rid_len, const xq_wire_head_t *head,
-                      char *why, size_t n);
+/* true when a message under rid may be dispatched, given the peer table (npeers entries);
+ * otherwise why (n bytes) says why it is refused: a routing id of another form than
+ * libzmq's own (the client chose it), or one whose peer entry came from another address or
+ * key. Counted in g and logged (rate-limited). */
+bool xqc_guard_rid_ok(xqc_guard_t *g, const xqc_peer_t *peers, int npeers, const uint8_t *rid,
+                      size_t rid_len, const xq_wire_head_t *head, char *why, size_t n);
 
 /* true when the peer may be sent another large reply: its unread reply bytes (above) are at
  * most XQC_GUARD_UNREAD_MAX, or unknown (not TCP). *unread gets the estimate. */

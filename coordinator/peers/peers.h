@@ -3,8 +3,9 @@
  * carries the identity its messages speak for (its CURVE key, the worker id of its
  * Hello), where it connects from (its roles follow from that, roles.h), and the faults
  * counted against it. Faults and cut-offs are kept per identity in cutoff.h, so forgetting
- * a silent peer never lifts a cut. The table itself lives in xqc_t (coord.h); peers.c
- * holds every function on it.
+ * a silent peer never lifts a cut. The table itself lives in xqc_peers_t (table.h), and the
+ * functions on it in the top floor's peer_table.c; peers.c holds those that need no
+ * coordinator state.
  *
  * A worker id belongs to whoever claimed it first: with CURVE the first key to say Hello
  * or send a game under it (recorded in the campaign's worker_keys, so it survives
@@ -22,6 +23,7 @@
 #include <stdint.h>
 
 #include "wire/curve.h"
+#include "xqz.pb-c.h"
 
 #define XQC_RID_MAX 255
 
@@ -50,6 +52,14 @@ typedef struct {
                            * in while a token is open, it may send EnrolRequest only (enrol.h) */
 } xqc_peer_t;
 
+/* The identity faults and cut-offs are counted against (cutoff.h): "key:<Z85>/" before
+ * the rest with CURVE, then "worker:<id>" when wid is given, else "conn:<rid in hex>". */
+void xqc_peer_identity_of(const char *key, const char *wid, const uint8_t *rid, size_t rid_len,
+                          char *buf, size_t n);
+/* The same for peer p (its key, the worker id of its Hello, its routing id). */
+void xqc_peer_identity(const xqc_peer_t *p, char *buf, size_t n);
+/* The worker id a message speaks for (Hello, GameRecord), or NULL. */
+const char *xqc_named_worker(const Xqz__Envelope *env);
 /* true when wid may be a worker id: 1 to 127 bytes of printable ASCII without spaces,
  * quotes or backslashes (so it cannot forge a log field or a line). */
 bool xqc_worker_id_ok(const char *wid);

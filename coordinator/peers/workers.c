@@ -1,8 +1,8 @@
 /*
  * workers.c: per-worker statistics (see workers.h). Entries live in one array of at most
- * XQC_WORKERS_MAX; an open-addressing index (twice the cap, entry indices) finds them by
- * id. Eviction reuses the evicted slot and rebuilds the index, which is rare (only when
- * more than XQC_WORKERS_MAX ids have been seen) and costs a few microseconds.
+ * XQC_WORKERS_MAX; a hash map (support/hmap.h) from the id's hash to the entry index finds
+ * them by id. Eviction reuses the evicted slot and moves its index entry, which is rare
+ * (only when more than XQC_WORKERS_MAX ids have been seen).
  */
 #include "workers.h"
 
@@ -16,16 +16,6 @@
 #include "xqz.pb-c.h"
 
 #define COMP "workers"
-#define INDEX_CAP (2 * XQC_WORKERS_MAX) /* a power of two: load factor <= 1/2 */
-
-static uint64_t id_hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    h ^= *p;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 static int64_t wall_ms(void) {
   struct timespec ts;
@@ -35,47 +25,29 @@ static int64_t wall_ms(void) {
 
 int xqc_workers_init(xqc_workers_t *ws) {
   memset(ws, 0, sizeof *ws);
-  ws->index = malloc(INDEX_CAP * sizeof *ws->index);
-  if (!ws->index) return XQ_ENOMEM;
-  for (int i = 0; i < INDEX_CAP; i++) ws->index[i] = -1;
-  ws->index_cap = INDEX_CAP;
+  xq_hmap_init(&ws->index, true);
   return 0;
 }
 
 void xqc_workers_close(xqc_workers_t *ws) {
   free(ws->w);
-  free(ws->index);
+  xq_hmap_free(&ws->index);
   memset(ws, 0, sizeof *ws);
 }
 
-static int slot_of(const xqc_workers_t *ws, const char *id, bool *found) {
-  int mask = ws->index_cap - 1;
-  for (int i = (int)(id_hash(id) & (uint64_t)mask);; i = (i + 1) & mask) {
-    int32_t e = ws->index[i];
-    if (e < 0) {
-      *found = false;
-      return i;
-    }
-    if (strcmp(ws->w[e].id, id) == 0) {
-      *found = true;
-      return i;
-    }
-  }
+/* The slot of id's entry in the index, or XQ_HMAP_NONE. */
+static size_t slot_of(const xqc_workers_t *ws, const char *id) {
+  uint64_t k = xq_hmap_str_key(id);
+  for (size_t i = xq_hmap_find(&ws->index, k, XQ_HMAP_NONE); i != XQ_HMAP_NONE;
+       i = xq_hmap_find(&ws->index, k, i))
+    if (strcmp(ws->w[xq_hmap_value(&ws->index, i)].id, id) == 0) return i;
+  return XQ_HMAP_NONE;
 }
 
 xqc_worker_t *xqc_workers_find(const xqc_workers_t *ws, const char *id) {
-  if (!ws->index || !id || !id[0]) return NULL;
-  bool found;
-  int s = slot_of(ws, id, &found);
-  return found ? &ws->w[ws->index[s]] : NULL;
-}
-
-static void reindex(xqc_workers_t *ws) {
-  for (int i = 0; i < ws->index_cap; i++) ws->index[i] = -1;
-  for (int e = 0; e < ws->n; e++) {
-    bool found;
-    ws->index[slot_of(ws, ws->w[e].id, &found)] = e;
-  }
+  if (!ws->index.values || !id || !id[0]) return NULL; /* not initialised, or no id */
+  size_t s = slot_of(ws, id);
+  return s == XQ_HMAP_NONE ? NULL : &ws->w[xq_hmap_value(&ws->index, s)];
 }
 
 bool xqc_worker_alive(const xqc_worker_t *w, uint64_t now_mono_ms, uint64_t timeout_ms) {
@@ -105,10 +77,9 @@ static int victim(const xqc_workers_t *ws, uint64_t now_mono_ms, uint64_t timeou
 
 xqc_worker_t *xqc_workers_get(xqc_workers_t *ws, const char *id, uint64_t now_mono_ms,
                               uint64_t timeout_ms) {
-  if (!ws->index || !id || !id[0] || strlen(id) >= XQC_WORKER_ID_MAX) return NULL;
-  bool found;
-  int s = slot_of(ws, id, &found);
-  if (found) return &ws->w[ws->index[s]];
+  if (!ws->index.values || !id || !id[0] || strlen(id) >= XQC_WORKER_ID_MAX) return NULL;
+  size_t s = slot_of(ws, id);
+  if (s != XQ_HMAP_NONE) return &ws->w[xq_hmap_value(&ws->index, s)];
   int e;
   bool reuse = ws->n == XQC_WORKERS_MAX;
   if (!reuse) {
@@ -120,12 +91,15 @@ xqc_worker_t *xqc_workers_get(xqc_workers_t *ws, const char *id, uint64_t now_mo
       ws->w = nw;
       ws->cap = ncap;
     }
+    if (xq_hmap_add(&ws->index, xq_hmap_str_key(id), (uint64_t)ws->n) < 0) return NULL;
     e = ws->n++;
-    ws->index[s] = e;
   } else {
     /* Banned entries are kept too: forgetting them would let a banned id start afresh. */
     e = victim(ws, now_mono_ms, timeout_ms);
     if (e < 0) return NULL;
+    /* The evicted id's index entry goes first: the new one then needs no growth. */
+    xq_hmap_del_at(&ws->index, slot_of(ws, ws->w[e].id));
+    if (xq_hmap_add(&ws->index, xq_hmap_str_key(id), (uint64_t)e) < 0) return NULL;
     if (!ws->warned)
       XQ_LOGW(COMP, "worker table full; forgetting the workers seen longest ago (their rows"
               " stay in the database) max=%d", XQC_WORKERS_MAX);
@@ -137,7 +111,6 @@ xqc_worker_t *xqc_workers_get(xqc_workers_t *ws, const char *id, uint64_t now_mo
   w->last_seen_unix_ms = wall_ms();
   w->seen_mono_ms = now_mono_ms;
   w->dirty = true;
-  if (reuse) reindex(ws);
   return w;
 }
 

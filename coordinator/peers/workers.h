@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "storage/campaign_db.h"
+#include "support/hmap.h"
 #include "rules/rules.h"
 
 #define XQC_WORKERS_MAX 4096
@@ -54,8 +55,7 @@ typedef struct {
 typedef struct {
   xqc_worker_t *w;   /* (cap) entries, n used */
   int n, cap;
-  int32_t *index;    /* (index_cap) open addressing, entry index or -1 */
-  int index_cap;
+  xq_hmap_t index;   /* id's hash -> entry index (several when hashes collide) */
   bool evicted;      /* an entry was evicted since the last save (prune the table) */
   bool warned;       /* the "table full" warning was logged (once per run) */
 } xqc_workers_t;

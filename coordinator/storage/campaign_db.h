@@ -120,7 +120,7 @@ int xqc_db_ban_remove(xqc_db_t *db, const char *target);
 /* Calls each per stored ban, oldest first; a non-zero return stops and is returned. */
 int xqc_db_bans_load(xqc_db_t *db, int (*each)(const char *target, const char *reason,
                                                int64_t time, void *user), void *user);
-/* The CURVE key last seen sending games for worker_id (see sources.h). */
+/* The CURVE key last seen sending games for worker_id (see window/sources.h). */
 int xqc_db_worker_key_set(xqc_db_t *db, const char *worker_id, const char *key);
 int xqc_db_worker_keys_load(xqc_db_t *db, int (*each)(const char *worker_id, const char *key,
                                                       int64_t unused, void *user), void *user);

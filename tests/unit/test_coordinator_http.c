@@ -32,7 +32,7 @@
 #include "web/http.h"
 #include "web/http_parse.h"
 #include "web/metrics.h"
-#include "web/web.h"
+#include "web_routes.h"
 #include "support/clock.h"
 #include "support/rng.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_coordinator_replay.c: the replay window's removal by source (coordinator/storage/replay.c,
+ * test_coordinator_replay.c: the replay window's removal by source (coordinator/window/replay.c,
  * used by bans). A wrapped ring of tagged samples loses every sample of one source; the
  * survivors keep their order, pushing goes on after them (and wraps again), and sampling
  * draws only survivors, each about equally often.
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "storage/replay.h"
+#include "window/replay.h"
 
 /* A sample identified by n: its z carries n (z = n / 1000 keeps it exact in a float). */
 static xq_sample_t sample(int n) {

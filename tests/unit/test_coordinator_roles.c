@@ -7,7 +7,7 @@
  * coordinator's own replies), the roles of a peer with and without CURVE (without CURVE an
  * admin request from a non-loopback address is refused, and a trainer is let in only from
  * loopback or trainer_addresses), loopback addresses and endpoints (for the start-up
- * warning); and the copies set (coordinator/peers/copies.c) that refuses a game already in
+ * warning); and the copies set (coordinator/window/copies.c) that refuses a game already in
  * the window: bounded by the window, forgetting the oldest games first.
  */
 #include <setjmp.h>
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "peers/copies.h"
+#include "window/copies.h"
 #include "peers/roles.h"
 #include "xqz.pb-c.h"
 

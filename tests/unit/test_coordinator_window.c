@@ -1,5 +1,5 @@
 /*
- * test_coordinator_window.c: the growing replay window (coordinator/storage/window.c, replay.c) and
+ * test_coordinator_window.c: the growing replay window (coordinator/window/size.c, replay.c) and
  * the settings that shape it (config.c). The size function is checked against KataGo's
  * formula written as python/shuffle.py writes it (offset form, a different algebra from
  * ours); the replay ring grows across a wrap without losing or reordering a sample; the
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "storage/replay.h"
-#include "storage/window.h"
+#include "window/replay.h"
+#include "window/size.h"
 
 /* KataGo's num_desired_rows() with min_rows = W0, window_taper_offset = min_rows, every row
  * post-random: x = N - min_rows + offset; (x^a - offset^a) / (a offset^(a-1)) * s + min. */

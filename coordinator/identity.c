@@ -93,9 +93,9 @@ bool xqc_identity_batch_ok(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Batc
   /* Shown by xqz status (Status.trainer_version): printable ASCII, no quotes. */
   size_t k = 0;
   for (const char *q = r->software_version ? r->software_version : "";
-       *q && k + 1 < sizeof c->trainer_version; q++)
-    c->trainer_version[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : *q;
-  c->trainer_version[k] = '\0';
+       *q && k + 1 < sizeof c->stats.trainer_version; q++)
+    c->stats.trainer_version[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : *q;
+  c->stats.trainer_version[k] = '\0';
   if (r->campaign_id == 0 || r->campaign_id == c->campaign_id) return true;
   refuse_peer(c, p, rq, XQZ__ROLE__ROLE_TRAINER, r->campaign_id);
   return false;

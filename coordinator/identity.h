@@ -21,7 +21,7 @@
 /* Hello: false (and an Error sent) when the peer is older than min_peer_version (Error
  * XQ_ERROR_PROTOCOL_VERSION naming the version to install) or names another campaign. */
 bool xqc_identity_hello_ok(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h);
-/* BatchRequest: the same for the trainer; records its version (c->trainer_version). */
+/* BatchRequest: the same for the trainer; records its version (c->stats.trainer_version). */
 bool xqc_identity_batch_ok(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__BatchRequest *r);
 /* A decoded CandidateNet: false with the reason in why (for its Ack) when the net is of
  * another campaign or its architecture is not the campaign's net_size. A net without a

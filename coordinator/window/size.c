@@ -1,7 +1,7 @@
 /*
- * window.c: the growing window's size (see window.h).
+ * size.c: the growing window's size (see size.h).
  */
-#include "window.h"
+#include "size.h"
 
 #include <assert.h>
 #include <math.h>

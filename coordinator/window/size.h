@@ -1,5 +1,5 @@
 /*
- * window.h: the replay window's size as a function of the positions ingested so far, after
+ * size.h: the replay window's size as a function of the positions ingested so far, after
  * KataGo's power-law window (python/shuffle.py: min rows, expand_window_per_row,
  * taper_window_exponent). With N positions ingested, W0 = window, s = window_slope and
  * a = window_exponent:
@@ -12,8 +12,8 @@
  * a <= 1 it never grows faster than the positions arrive, so a position that has left the
  * window is never needed again (replay.h relies on it). docs/tuning.md shows sizes.
  */
-#ifndef XQC_WINDOW_H
-#define XQC_WINDOW_H
+#ifndef XQC_WINDOW_SIZE_H
+#define XQC_WINDOW_SIZE_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /*
- * web.h: the coordinator's web endpoints, served by http.c on the coordinator's own loop
- * at the `http` setting's address (loopback by default, "" = off):
+ * web_routes.h: the routes of the coordinator's web endpoint, served by web/http.c on the
+ * coordinator's own loop at the `http` setting's address (loopback by default, "" = off):
  *
  *   /                  the dashboard page (dashboard.html, compiled in)
  *   /metrics           Prometheus text (metrics.c)
@@ -8,13 +8,14 @@
  *   /api/promotions    every decided gating match as JSON, oldest first;
  *                      ?after=MATCH_ID gives only the later ones
  *
- * Everything is read-only and built from the same Status as `xqz status`.
+ * Everything is read-only and built from the same Status as `xqz status`. Top floor: the
+ * routes read the coordinator's state (coord.h); web/ holds the server and the formats.
  */
-#ifndef XQC_WEB_H
-#define XQC_WEB_H
+#ifndef XQC_WEB_ROUTES_H
+#define XQC_WEB_ROUTES_H
 
 #include "coord.h"
-#include "http.h"
+#include "web/http.h"
 
 /* Starts the endpoint on c->loop (nothing when c->cfg.http is empty). */
 int xqc_web_start(xqc_t *c, xq_errbuf_t *eb);

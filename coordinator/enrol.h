@@ -11,14 +11,14 @@
  * worker role, never admin or trainer. Refusals say unknown, expired or used, and count as
  * faults against the connection.
  *
- * Top floor of peers/: the functions take the coordinator's state (coord.h).
+ * Top floor: the functions take the coordinator's state (coord.h).
  */
 #ifndef XQC_ENROL_H
 #define XQC_ENROL_H
 
 #include <stdint.h>
 
-#include "peers.h"
+#include "peers/peers.h"
 #include "support/error.h"
 #include "xqz.pb-c.h"
 

@@ -5,7 +5,7 @@
  * of a batch to wire samples. Pacing (serve at most R samples per ingested position) is
  * decided by the caller from the counters here.
  *
- * W may grow with the positions pushed (window.h). The ring then has more slots than W:
+ * W may grow with the positions pushed (size.h). The ring then has more slots than W:
  * it doubles (up to the rule's max) when W outgrows it, so a growing window costs one copy
  * per doubling, and the window is always the newest W samples held.
  */
@@ -17,7 +17,7 @@
 
 #include "support/rng.h"
 #include "wire/sample.h"
-#include "window.h"
+#include "size.h"
 #include "xqz.pb-c.h"
 
 typedef struct {

@@ -6,13 +6,15 @@
  * tag stays valid for the life of the process. A hash index keeps lookups O(1) even when
  * a hostile peer invents many worker ids.
  *
- * Ownership: the caller owns the struct (zero it, or xqc_sources_close it).
+ * Ownership: the caller owns the struct (zero it, or xqc_sources_close it); the index is
+ * a map, made so by the first xqc_sources_get.
  */
 #ifndef XQC_SOURCES_H
 #define XQC_SOURCES_H
 
 #include <stdint.h>
 
+#include "support/hmap.h"
 #include "wire/curve.h"
 
 #define XQC_SOURCE_NONE UINT32_MAX
@@ -25,8 +27,7 @@ typedef struct {
 typedef struct {
   xqc_source_t *v; /* (n) */
   uint32_t n, cap;
-  uint32_t *slots; /* (nslots) indices into v, XQC_SOURCE_NONE = empty */
-  uint32_t nslots;
+  xq_hmap_t index; /* worker id's hash -> its tag (several when hashes collide) */
 } xqc_sources_t;
 
 /* The tag of worker_id, added when new. A non-empty key is recorded when the entry has

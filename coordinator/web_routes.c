@@ -1,16 +1,17 @@
 /*
- * web.c: the routes of web.h over the HTTP server of http.c. Each request builds what it
- * shows from scratch (a Status or the match list from the database): a dashboard polls
- * every few seconds and Prometheus every 15 s or so, far too rarely to need a cache.
+ * web_routes.c: the routes of web_routes.h over the HTTP server of web/http.c. Each request
+ * builds what it shows from scratch (a Status or the match list from the database): a
+ * dashboard polls every few seconds and Prometheus every 15 s or so, far too rarely to
+ * need a cache.
  */
-#include "web.h"
+#include "web_routes.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
-#include "metrics.h"
+#include "web/http.h"
+#include "web/metrics.h"
 #include "status.h"
 #include "support/log.h"
 #include "wire/status_json.h"

@@ -32,7 +32,7 @@ static void ban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, const 
                 const char *by) {
   xq_errbuf_t eb;
   char msg[400];
-  if (xqc_bans_add(&c->bans, c->db, target, reason, &eb) < 0) {
+  if (xqc_bans_add(&c->peers.bans, c->db, target, reason, &eb) < 0) {
     xqc_admin_reply(c, p, rq, false, eb.msg, NULL);
     return;
   }
@@ -41,7 +41,7 @@ static void ban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, const 
   xqc_admin_mark_workers(c);
   XQ_LOGW(COMP, "banned target=%s reason=\"%s\" by=%s positions_removed=%llu acks_dropped=%d"
           " window=%llu", target, reason, by, (unsigned long long)removed, acks,
-          (unsigned long long)c->replay.count);
+          (unsigned long long)c->window.replay.count);
   snprintf(msg, sizeof msg, "banned %s: %llu positions removed from the window, %d pending "
            "acks dropped; its stored games stay on disk", target, (unsigned long long)removed,
            acks);
@@ -51,7 +51,7 @@ static void ban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, const 
 static void unban(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *target, const char *by) {
   xq_errbuf_t eb;
   char msg[300];
-  int rc = xqc_bans_remove(&c->bans, c->db, target, &eb);
+  int rc = xqc_bans_remove(&c->peers.bans, c->db, target, &eb);
   if (rc < 0) {
     xqc_admin_reply(c, p, rq, false, eb.msg, NULL);
     return;
@@ -72,9 +72,9 @@ void xqc_admin_refuse(xqc_t *c, xqc_peer_t *p, uint64_t rq, const char *why) {
 }
 
 void xqc_admin_mark_workers(xqc_t *c) {
-  for (int i = 0; i < c->workers.n; i++) {
-    xqc_worker_t *w = &c->workers.w[i];
-    bool banned = xqc_bans_match(&c->bans, w->id, w->key);
+  for (int i = 0; i < c->stats.workers.n; i++) {
+    xqc_worker_t *w = &c->stats.workers.w[i];
+    bool banned = xqc_bans_match(&c->peers.bans, w->id, w->key);
     if (banned != w->banned) {
       w->banned = banned;
       w->dirty = true;

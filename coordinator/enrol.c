@@ -78,7 +78,7 @@ static void refresh_open(xqc_t *c) {
     if (sqlite3_step(st) == SQLITE_ROW) until = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
   }
-  c->auth.enrol_until_s = c->auth.on ? until : 0;
+  c->peers.auth.enrol_until_s = c->peers.auth.on ? until : 0;
 }
 
 int xqc_enrol_open(xqc_t *c, xq_errbuf_t *eb) {
@@ -86,9 +86,9 @@ int xqc_enrol_open(xqc_t *c, xq_errbuf_t *eb) {
   if (exec(c, k_schema) < 0)
     return xq_err_set(eb, XQ_EIO, "%s/campaign.db: cannot create enrol_tokens", c->dir);
   refresh_open(c);
-  if (c->auth.enrol_until_s)
+  if (c->peers.auth.enrol_until_s)
     XQ_LOGI(COMP, "enrolment open: a token is unused until=%lld",
-            (long long)c->auth.enrol_until_s);
+            (long long)c->peers.auth.enrol_until_s);
   return 0;
 }
 
@@ -115,14 +115,14 @@ static void worker_line(xqc_t *c, const char *token, char *out, size_t n) {
            "  xqz keygen --dir ~/.xqz worker\n"
            "  echo '%s' > ~/.xqz/coordinator.pub\n"
            "  %.*s --enrol %s\n%s%s%s",
-           c->auth.curve.public_key, (int)len, w ? w : "", token, warn[0] ? "warning: " : "",
+           c->peers.auth.curve.public_key, (int)len, w ? w : "", token, warn[0] ? "warning: " : "",
            warn, warn[0] ? "\n" : "");
 }
 
 void xqc_enrol_token(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__AdminRequest *r) {
   char by[XQC_IDENTITY_MAX], msg[3000];
   xqc_peer_identity(p, by, sizeof by);
-  if (!c->auth.on) {
+  if (!c->peers.auth.on) {
     xqc_admin_reply(c, p, rq, false, "enrolment tokens need CURVE: without it any worker that"
                 " reaches the port may connect already (docs/operations.md, Turning CURVE on)",
                 NULL);
@@ -237,7 +237,7 @@ void xqc_cmd_enrol(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *en
   const Xqz__EnrolRequest *r = env->enrol_request;
   if (!p->enrolling) { /* an allowed key (or no CURVE): nothing to do, no token used */
     enrol_reply(c, p, rq, XQZ__ENROL_RESULT__REASON__REASON_NONE,
-                c->auth.on ? "this key is in curve_allow_dir already: the token was not used"
+                c->peers.auth.on ? "this key is in curve_allow_dir already: the token was not used"
                            : "the coordinator runs without CURVE: no key is needed",
                 NULL);
     return;

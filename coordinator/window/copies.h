@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "records/game_record.h"
+#include "support/hmap.h"
 
 typedef struct {
   uint64_t hash;
@@ -26,8 +27,7 @@ typedef struct {
   size_t head, n, cap;
   uint64_t positions; /* positions of the games in the ring */
   uint64_t window;    /* forget the oldest games past this many positions */
-  uint64_t *slots;    /* (nslots) open-addressing set of the ring's hashes, 0 = empty */
-  size_t nslots;
+  xq_hmap_t set;      /* the ring's hashes */
 } xqc_copies_t;
 
 int xqc_copies_init(xqc_copies_t *s, uint64_t window);

@@ -1,0 +1,38 @@
+/*
+ * promote.h: candidates, gating matches, promotions (promote.c).
+ * Top floor: the functions take the coordinator's state (coord.h, which includes this
+ * header after xqc_t).
+ */
+#ifndef XQC_PROMOTE_H
+#define XQC_PROMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "peers/peers.h"
+#include "xqz.pb-c.h"
+
+typedef struct xqc_s xqc_t; /* coord.h */
+
+/* Resumes the match left open by a restart with its pairs (match_store.h), or reopens the
+ * match of a candidate left undecided from zero games when none was saved. */
+void xqc_promote_resume(xqc_t *c);
+/* Fills aj with the next pair to hand out, of the open gating match first, else of the
+ * open anchor match when p can play anchor jobs (fen, >= XQ_FEN_MAX bytes, backs its
+ * opening), and marks it issued to p; false when no arena job is due. Only p's result for
+ * that pair, before the pair's deadline, is scored. */
+bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
+void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
+void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
+/* requests.c found the open match's candidate unservable (file damaged or gone): the match
+ * closes with the candidate rejected (why logged), so gating moves on. */
+void xqc_promote_candidate_lost(xqc_t *c, const char *why);
+/* requests.c found the best net unservable: the previous best net with an intact file becomes
+ * the best again (recorded, announced; an open match is replayed against it). */
+void xqc_promote_best_lost(xqc_t *c, const char *why);
+/* From the timer: checks that campaign.db is still the file opened, and retries storing a
+ * gating decision that waits (gating.h), never blocking. */
+void xqc_promote_tick(xqc_t *c, uint64_t now_ms);
+
+#endif
