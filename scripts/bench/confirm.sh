@@ -47,12 +47,9 @@ if [ ! -f "$run/run.json" ] || [ ! -f "$run/campaign/promotions.log" ]; then
   echo "confirm.sh: $run is not a learning run (no run.json or campaign/promotions.log)" >&2; exit 2
 fi
 
-if [ -z "${XQZ:-}" ]; then
-  scripts/bootstrap.sh
-  . scripts/lib/campaign.sh
-  xqz_build_release build-bench
-  XQZ="build-bench/tools/xqz"
-fi
+# shellcheck source=scripts/lib/campaign.sh
+. scripts/lib/campaign.sh
+bench_xqz .
 read -r net file minute < <(python3 scripts/bench/learning_report.py at "$run")
 echo "== confirming net ${net:0:8} (promoted at $minute min): $games games per opponent, $sims simulations per move, $search root search"
 tmp=$(mktemp -d)

@@ -107,16 +107,9 @@ if [ ${#dlist[@]} -gt 0 ]; then
     die "no Fairy-Stockfish at '$fs': run scripts/bootstrap.sh (apt-get install fairy-stockfish), or give --fs, or --depths none"
   plain_path --fs "$fs"
 fi
-if [ -n "${XQZ:-}" ]; then
-  XQZ=$(from_caller "$XQZ")
-else
-  scripts/bootstrap.sh
-  # shellcheck source=scripts/lib/campaign.sh
-  . scripts/lib/campaign.sh
-  xqz_build_release build-bench
-  XQZ="build-bench/tools/xqz"
-fi
-XQZ=$(cd "$(dirname "$XQZ")" && pwd)/$(basename "$XQZ")
+# shellcheck source=scripts/lib/campaign.sh
+. scripts/lib/campaign.sh
+bench_xqz "$here"
 plain_path XQZ "$XQZ"
 "$XQZ" net info "$net" >/dev/null 2>&1 || die "$net is not a net xqz can read ($XQZ net info $net)"
 [ -n "$out" ] || out=bench-runs/engine-time-$(date +%Y%m%d-%H%M%S)

@@ -41,12 +41,9 @@ for s in $sizes; do
 done
 [ -z "$net" ] || [ -f "$net" ] || { echo "jobsize.sh: no net file '$net'" >&2; exit 2; }
 
-if [ -z "${XQZ:-}" ]; then
-  scripts/bootstrap.sh
-  . scripts/lib/campaign.sh
-  xqz_build_release build-bench
-  XQZ="build-bench/tools/xqz"
-fi
+# shellcheck source=scripts/lib/campaign.sh
+. scripts/lib/campaign.sh
+bench_xqz .
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "$net" ]; then

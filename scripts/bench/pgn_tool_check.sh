@@ -77,16 +77,9 @@ out=$(cd "$out" && pwd)
 case "$out" in *[[:space:]]*) die "--out must not contain spaces (XBoard splits engine commands): $out" ;; esac
 
 if [ -z "$pgn" ]; then
-  if [ -n "${XQZ:-}" ]; then
-    XQZ=$(from_caller "$XQZ")
-  else
-    scripts/bootstrap.sh
-    # shellcheck source=scripts/lib/campaign.sh
-    . scripts/lib/campaign.sh
-    xqz_build_release build-bench
-    XQZ="build-bench/tools/xqz"
-  fi
-  XQZ=$(cd "$(dirname "$XQZ")" && pwd)/$(basename "$XQZ")
+  # shellcheck source=scripts/lib/campaign.sh
+  . scripts/lib/campaign.sh
+  bench_xqz "$here"
   rm -f "$out/net.xqzn" "$out/selfplay.rec" "$out"/play-*.pgn
   "$XQZ" net init --size tiny --seed "$seed" --out "$out/net.xqzn" >/dev/null
   if [ "$games" -gt 0 ]; then

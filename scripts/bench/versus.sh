@@ -60,12 +60,9 @@ for r in "$run_a" "$run_b"; do
   fi
 done
 
-if [ -z "${XQZ:-}" ]; then
-  scripts/bootstrap.sh
-  . scripts/lib/campaign.sh
-  xqz_build_release build-bench
-  XQZ="build-bench/tools/xqz"
-fi
+# shellcheck source=scripts/lib/campaign.sh
+. scripts/lib/campaign.sh
+bench_xqz .
 pick=(${minute:+"$minute"} ${step:+--step "$step"})
 # pick_net RUN: "ID FILE WHEN" of the net RUN stands for.
 pick_net() {
