@@ -39,6 +39,9 @@ static const xq_opt_t rows[] = {
      .help = "learning-rate schedule step:lr,... (each lr from its step on)"},
     {"momentum", R(momentum), "0.9", 0, 0.999, .help = "SGD momentum"},
     {"l2", R(l2), "1e-4", 0, 1, .help = "L2 coefficient on conv and FC weights"},
+    {"value-weight", R(value_weight), "1.0", 0.01, 100,
+     .help = "weight of the value head's loss (its squared error) beside the policy's"
+     " cross-entropy of weight 1"},
     {"survival-weight", R(survival_weight), "1.0", 0, 100,
      .help = "weight of the survival head's loss, for a net with the head (an s size such as"
      " 2x16s; docs/network.md); other nets ignore it"},
@@ -151,5 +154,24 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
     fprintf(stderr, "xqz-trainer: %s\n", eb.msg);
     return -1;
   }
+  return 0;
+}
+
+void trainer_opts_loss_cfg(const trainer_opts_t *o, nn_loss_cfg_t *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->policy_weight = 1.0f;
+  cfg->value_weight = (float)o->value_weight;
+  cfg->l2 = (float)o->l2;
+  cfg->survival_weight = (float)o->survival_weight;
+  cfg->reply_weight = (float)o->reply_weight;
+  cfg->legal_policy = true; /* every batch carries its legal moves' mask */
+}
+
+int trainer_opts_bounds(const char *name, double *lo, double *hi) {
+  int i = xq_opts_find(&TABLE, name);
+  if (i < 0 || (rows[i].kind != XQ_OPTION_INT && rows[i].kind != XQ_OPTION_DOUBLE))
+    return XQ_EINVAL;
+  *lo = rows[i].lo;
+  *hi = rows[i].hi;
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nn/nn_loss.h"
 #include "wire/curve.h"
 
 #define TRAINER_MAX_PREFETCH 8
@@ -23,6 +24,7 @@ typedef struct {
   char lr[512];          /* learning-rate schedule "step:lr,..." */
   double momentum;
   double l2;
+  double value_weight;        /* weight of the value head's loss (wv, nn_loss.h) */
   double survival_weight;     /* weight of the survival head's loss (survival nets) */
   double reply_weight;        /* weight of the opponent-reply head's loss (reply nets) */
   int64_t candidate_every;    /* steps between candidate uploads */
@@ -44,5 +46,11 @@ typedef struct {
 /* Parses argv into o (defaults first). Returns 0, 1 when --help was printed, or -1
  * after printing the problem to stderr. */
 int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv);
+/* The loss configuration the options give: policy weight 1, --value-weight, --l2,
+ * --survival-weight, --reply-weight, the policy at the legal moves only. */
+void trainer_opts_loss_cfg(const trainer_opts_t *o, nn_loss_cfg_t *cfg);
+/* The bounds of a numeric option of the table ("batch", "l2", ...) into lo and hi (both
+ * included). Returns 0, or XQ_EINVAL for a name the table lacks or a row without bounds. */
+int trainer_opts_bounds(const char *name, double *lo, double *hi);
 
 #endif

@@ -254,12 +254,7 @@ static int load_or_init(trainer_t *t) {
     XQ_LOGE(COMP, "bad --lr schedule error=\"%s\"", eb.msg);
     return -1;
   }
-  t->loss_cfg.policy_weight = 1.0f;
-  t->loss_cfg.value_weight = 1.0f;
-  t->loss_cfg.l2 = (float)t->o.l2;
-  t->loss_cfg.survival_weight = (float)t->o.survival_weight;
-  t->loss_cfg.reply_weight = (float)t->o.reply_weight;
-  t->loss_cfg.legal_policy = true; /* every batch carries its legal moves' mask */
+  trainer_opts_loss_cfg(&t->o, &t->loss_cfg);
   t->max_n = (int)t->o.batch;
   int threads = t->o.threads > t->max_n ? t->max_n : t->o.threads;
   if (nn_train_pool_new(&t->pool, t->m, threads, t->max_n, XQ_BATCH_SHARD_MAX_PI, &eb) ||
