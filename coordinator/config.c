@@ -191,6 +191,24 @@ static const xq_opt_t ROWS[] = {
   {"keep_rejected_nets", XQ_OPTION_INT, F(keep_rejected_nets), "50", 0, 1000000,
    .help = "rejected candidates' files kept in nets/rejected/, the newest; older ones are deleted"
    " (their campaign.db rows stay)"},
+  /* population-based training (issue 48; docs/tuning.md, "Population") */
+  {"population", XQ_OPTION_INT, F(population), "0", 0, XQC_POPULATION_MAX,
+   .help = "0: one trainer (the default); K (2 to 16): a population of K trainers, each with"
+   " its own training settings, the worst copying the best every pbt_interval_steps"},
+  {"population_control", XQ_OPTION_INT, F(population_control), "1", 0, 1,
+   .help = "population: 1: one member keeps the default settings and never copies (a control"
+   " to compare the others with)"},
+  {"pbt_interval_steps", XQ_OPTION_INT, F(pbt_interval_steps), "2000", 1, 100000000,
+   .help = "population: trainer steps between two exploit-and-explore rounds"},
+  {"pbt_quantile", XQ_OPTION_DOUBLE, F(pbt_quantile), "0.25", 0.001, 0.5,
+   .help = "population: share of the ranked members at the bottom that copy one of the same"
+   " share at the top (above 0, at most 0.5)"},
+  {"pbt_resample_p", XQ_OPTION_DOUBLE, F(pbt_resample_p), "0.25", 0, 1,
+   .help = "population: probability that a copied setting is drawn afresh from its range"
+   " instead of multiplied by 0.8 or 1.2"},
+  {"pbt_share", XQ_OPTION_DOUBLE, F(pbt_share), "0.1", 0, 0.5,
+   .help = "population: share of worker time given to the games that rate the members"
+   " against each other (a round robin)"},
   {"fsync_ms", XQ_OPTION_INT, F(fsync_ms), "200", 1, 60000, .help = "fsync batching interval (ms)"},
   {"heartbeat_ms", XQ_OPTION_INT, F(heartbeat_ms), "5000", 100, 600000,
    .help = "heartbeat interval asked of peers (ms)"},
@@ -319,6 +337,10 @@ int xqc_config_check(const xqc_config_t *c, xq_errbuf_t *eb) {
                       "sims_max: %lld is below sims (%lld): self_balance moves the job"
                       " simulations between the two; raise sims_max or lower sims",
                       (long long)c->sims_max, (long long)c->sims);
+  if (c->population == 1)
+    return xq_err_set(eb, XQ_ERANGE,
+                      "population: 1 is not a population: set 0 for one trainer, or 2 to %d"
+                      " members", XQC_POPULATION_MAX);
   char specs[XQC_ANCHORS_MAX][XQC_ANCHOR_SPEC_MAX];
   int nspecs = 0;
   int rc = xqc_anchor_list(c->anchors, specs, &nspecs, eb);

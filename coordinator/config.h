@@ -12,6 +12,9 @@
 #include "support/error.h"
 #include "support/options.h"
 
+/* The most members a population may have (the population setting). */
+#define XQC_POPULATION_MAX 16
+
 /* How a candidate is judged against the best net (docs/tuning.md). */
 typedef enum {
   XQC_GATING_SPRT,      /* a sequential test on the match score */
@@ -65,6 +68,9 @@ typedef struct {
   char anchors[160];       /* comma-separated built-in player specs */
   int64_t anchor_games, anchor_every; /* games per anchor (0 = off); every Nth promotion */
   int64_t keep_rejected_nets; /* files in nets/rejected/ kept, the newest (net_files.h) */
+  /* population-based training (issue 48): 0 = off, else the number of members */
+  int64_t population, population_control, pbt_interval_steps;
+  double pbt_quantile, pbt_resample_p, pbt_share;
   /* durability and liveness */
   int64_t fsync_ms, heartbeat_ms, worker_timeout_ms, status_ms, segment_bytes;
   int64_t max_peer_errors, seed;
@@ -91,7 +97,8 @@ int xqc_config_set(xqc_config_t *c, const char *key, const char *value, xq_errbu
  * given twice (in any sections) is refused naming both lines. */
 int xqc_config_load(xqc_config_t *c, const char *path, xq_errbuf_t *eb);
 /* Checks the settings against each other (each one alone is checked by xqc_config_set):
- * a window that can never hold min_positions, a window_max below window. XQ_ERANGE with
+ * a window that can never hold min_positions, a window_max below window, a population of
+ * one. XQ_ERANGE with
  * the setting named and what to change. */
 int xqc_config_check(const xqc_config_t *c, xq_errbuf_t *eb);
 /* Writes every setting with its help as a commented INI file. */

@@ -33,6 +33,17 @@ check "still no campaign directory after the window checks" test ! -e "$dir/new"
 err=$("$COORD" --campaign "$dir/new" --self_balance 1 --sims 64 --sims_max 32 2>&1); rc=$?
 check "a self_balance cap below sims exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'sims_max: 32 is below sims (64)' <<<'$err'"
 check "still no campaign directory after the self_balance check" test ! -e "$dir/new"
+err=$("$COORD" --campaign "$dir/new" --population 1 2>&1); rc=$?
+check "a population of one exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'population: 1 is not a population: set 0 for one trainer, or 2 to 16' <<<'$err'"
+err=$("$COORD" --campaign "$dir/new" --population 17 2>&1); rc=$?
+check "a population above 16 exits 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--population: 17 outside \[0, 16\]' <<<'$err'"
+for kv in "pbt_quantile 0.6" "pbt_quantile 0" "pbt_resample_p 1.5" "pbt_share 0.7" "pbt_interval_steps 0" "population_control 2"; do
+  read -r k v <<<"$kv"
+  err=$("$COORD" --campaign "$dir/new" --"$k" "$v" 2>&1); rc=$?
+  check "$k $v exits 2 and is named" \
+    bash -c "[ $rc -eq 2 ] && grep -qF -- '--$k: $v outside' <<<\"\$1\"" _ "$err"
+done
+check "still no campaign directory after the population checks" test ! -e "$dir/new"
 for bad in 127.0.0.1:5555 tcp://127.0.0.1 tcp://127.0.0.1:99999 tcp://:5555 "tcp://127.0.0.1: 5" udp://1.2.3.4:5; do
   err=$("$COORD" --campaign "$dir/new" --router "$bad" 2>&1); rc=$?
   check "router '$bad' exits 2" test "$rc" -eq 2
