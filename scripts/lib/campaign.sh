@@ -45,22 +45,7 @@ campaign_start() {
   local build=$1 camp=$2 port=$3
   local router=tcp://127.0.0.1:$port pub=tcp://127.0.0.1:$((port + 1))
   mkdir -p "$camp"
-  # bench_xqz [DIR]: sets XQZ to the absolute path of the xqz binary a benchmark runs: XQZ as
-# the caller gave it (a relative path is relative to DIR, default the repository root), or
-# else a Release build in build-bench/, made after scripts/bootstrap.sh has installed what
-# it needs. Run from the repository root.
-bench_xqz() {
-  if [ -n "${XQZ:-}" ]; then
-    case "$XQZ" in /*) ;; *) XQZ="${1:-.}/$XQZ" ;; esac
-  else
-    scripts/bootstrap.sh
-    xqz_build_release build-bench
-    XQZ="build-bench/tools/xqz"
-  fi
-  XQZ=$(cd "$(dirname "$XQZ")" && pwd)/$(basename "$XQZ")
-}
-
-CAMPAIGN_PIDS=()
+  CAMPAIGN_PIDS=()
   CAMPAIGN_T0=$SECONDS _last_pos=0 _last_t=$SECONDS
   "$build/coordinator/xqz-coordinator" --campaign "$camp" --router "$router" --pub "$pub" \
     --http "127.0.0.1:$((port + 25))" --status_ms 5000 "${COORD_ARGS[@]}" \
@@ -152,20 +137,5 @@ campaign_stop() {
     kill -TERM "$p" 2>/dev/null
     wait "$p" 2>/dev/null
   done
-  # bench_xqz [DIR]: sets XQZ to the absolute path of the xqz binary a benchmark runs: XQZ as
-# the caller gave it (a relative path is relative to DIR, default the repository root), or
-# else a Release build in build-bench/, made after scripts/bootstrap.sh has installed what
-# it needs. Run from the repository root.
-bench_xqz() {
-  if [ -n "${XQZ:-}" ]; then
-    case "$XQZ" in /*) ;; *) XQZ="${1:-.}/$XQZ" ;; esac
-  else
-    scripts/bootstrap.sh
-    xqz_build_release build-bench
-    XQZ="build-bench/tools/xqz"
-  fi
-  XQZ=$(cd "$(dirname "$XQZ")" && pwd)/$(basename "$XQZ")
-}
-
-CAMPAIGN_PIDS=()
+  CAMPAIGN_PIDS=()
 }
