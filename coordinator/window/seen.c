@@ -4,12 +4,7 @@
 #include "support/rng.h"
 
 uint64_t xqc_seen_key(const char *worker_id, uint64_t seq) {
-  uint64_t h = 1469598103934665603ull;
-  for (const unsigned char *p = (const unsigned char *)worker_id; *p; p++) {
-    h ^= *p;
-    h *= 1099511628211ull;
-  }
-  uint64_t st = h ^ (seq * 0x9E3779B97F4A7C15ull);
+  uint64_t st = xq_hmap_str_key(worker_id) ^ (seq * 0x9E3779B97F4A7C15ull);
   uint64_t k = xq_splitmix64(&st);
   return k ? k : 1;
 }

@@ -785,7 +785,6 @@ static void test_trainer_timer_checkpoint(void **state) {
   int timer = log_count("checkpoint written", "why=timer");
   assert_true(timer >= 1); /* the steps up to 3 were written by the timer */
   assert_int_equal(log_count("checkpoint written", "step=3 why=timer"), 1);
-  assert_int_equal(log_count("checkpoint written", "why=timer"), timer);
   fake_down();
   ckpt_every = "1000";
 }
