@@ -62,5 +62,7 @@ void xqc_cmd_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envel
 void xqc_cmd_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_admin_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 void xqc_cmd_enrol(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env); /* enrol.c */
+/* members_wire.c: a population member asks for the checkpoint its copy order names. */
+void xqc_cmd_checkpoint_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *env);
 
 #endif

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "config.h"
 #include "peers/table.h"
+#include "population/members.h"
 #include "stats.h"
 #include "gating.h"
 #include "storage/nets.h"
@@ -81,6 +82,9 @@ typedef struct xqc_s {
   xqc_window_t window; /* the replay window, its pacing counters and sets (window/window.h) */
   xqc_peers_t peers;   /* connections, auth, cut-offs, bans, refused ids (peers/table.h) */
   xqc_stats_t stats;   /* watching: workers, refusals, losses, rate, balance (stats.h) */
+  /* The population's members (population/members.h); used only when cfg.population > 0,
+   * loaded from and saved to the campaign's members.txt. */
+  xqc_members_t members;
 } xqc_t;
 
 /* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,

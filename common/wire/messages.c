@@ -126,6 +126,27 @@ void xq_msg_net_request(Xqz__Envelope *env, Xqz__NetRequest *r, uint64_t net_id,
   env->net_request = r;
 }
 
+void xq_msg_checkpoint_request(Xqz__Envelope *env, Xqz__CheckpointRequest *r, uint64_t net_id,
+                               uint32_t member_slot) {
+  xq_wire_init(env);
+  xqz__checkpoint_request__init(r);
+  r->net_id = net_id;
+  r->member_slot = member_slot;
+  env->body_case = XQZ__ENVELOPE__BODY_CHECKPOINT_REQUEST;
+  env->checkpoint_request = r;
+}
+void xq_msg_checkpoint(Xqz__Envelope *env, Xqz__Checkpoint *ck, uint64_t net_id, uint64_t step,
+                       uint32_t crc32, const void *data, size_t len) {
+  xq_wire_init(env);
+  xqz__checkpoint__init(ck);
+  ck->net_id = net_id;
+  ck->step = step;
+  ck->crc32 = crc32;
+  ck->data.data = (uint8_t *)data; /* only read by the packer */
+  ck->data.len = len;
+  env->body_case = XQZ__ENVELOPE__BODY_CHECKPOINT;
+  env->checkpoint = ck;
+}
 void xq_msg_net_chunk(Xqz__Envelope *env, Xqz__NetChunk *ch, uint64_t net_id, uint64_t offset,
                       uint64_t total, uint32_t file_crc32, const void *data, size_t len) {
   xq_wire_init(env);

@@ -76,6 +76,13 @@ void xq_msg_wait(Xqz__Envelope *env, Xqz__Wait *w, uint32_t retry_ms, const char
 /* A CandidateNet: a weights file image (nn_file_encode) and its training step. */
 void xq_msg_candidate(Xqz__Envelope *env, Xqz__CandidateNet *cn, const void *net, size_t len,
                       uint64_t step);
+/* A CheckpointRequest: a population member (1-based member_slot) asks for the checkpoint
+ * of net_id, as its copy order names it. */
+void xq_msg_checkpoint_request(Xqz__Envelope *env, Xqz__CheckpointRequest *r, uint64_t net_id,
+                               uint32_t member_slot);
+/* A Checkpoint: the .xqzc image of len bytes of net_id at step, with its CRC-32. */
+void xq_msg_checkpoint(Xqz__Envelope *env, Xqz__Checkpoint *ck, uint64_t net_id, uint64_t step,
+                       uint32_t crc32, const void *data, size_t len);
 /* A StatusRequest (it has no fields). */
 void xq_msg_status_request(Xqz__Envelope *env, Xqz__StatusRequest *sr);
 /* A Status: s is the caller's, filled (xqz__status__init and its fields); linked only. */

@@ -191,25 +191,33 @@ int xqc_members_apply(xqc_members_t *t, const xqc_pbt_order_t *o, char *why, siz
                                    : "the control member neither copies nor is copied");
     return XQ_EINVAL;
   }
+  if (!t->slot[o->donor].last_net) {
+    snprintf(why, n, "copy order %d <- %d: the donor has no net yet", o->member, o->donor);
+    return XQ_EINVAL;
+  }
   xqc_member_t *m = &t->slot[o->member];
   memcpy(m->settings, o->settings, sizeof m->settings);
   m->generation++;
   m->parent = o->donor;
+  m->order = ++t->last_order;
+  m->copy_net = t->slot[o->donor].last_net;
   return 0;
 }
 
 /* ---- the file: text, a line per slot, a CRC-32 of everything before the last line ----
  *
- *   xqz-members 1
- *   table k=4 control=0 campaign=0123456789abcdef arch=2x16a
- *   slot 0 used=0 gen=0 parent=-1 step=0 net=0000000000000000 key=- host=- 1 0.0001 1 256
+ *   xqz-members 2
+ *   table k=4 control=0 campaign=0123456789abcdef arch=2x16a round=3 orders=5
+ *   slot 0 used=0 gen=0 parent=-1 step=0 net=0000000000000000 order=0
+ *     copy=0000000000000000 rated=1 elo=-12.5 lo=-80 hi=55 key=- host=- 1 0.0001 1 256
+ *   (one line per slot, broken here)
  *   ...
  *   crc32 89abcdef
  *
  * Settings are printed with 17 significant digits, so they read back bit for bit.
  */
 #define MAGIC "xqz-members"
-#define VERSION 1
+#define VERSION 2
 enum { FILE_MAX = 16384 };
 
 /* A word for the file: "-" for "", and any byte that is not a printable non-blank
@@ -230,16 +238,20 @@ int xqc_members_save(const xqc_members_t *t, const char *path, xq_errbuf_t *eb) 
   char arch[XQC_MEMBER_TEXT_MAX], key[XQC_MEMBER_KEY_MAX], host[XQC_MEMBER_TEXT_MAX];
   word(arch, sizeof arch, t->arch);
   len += (size_t)snprintf(buf + len, sizeof buf - len,
-                          MAGIC " %d\ntable k=%d control=%d campaign=%016" PRIx64 " arch=%s\n",
-                          VERSION, t->k, t->control, t->campaign_id, arch);
+                          MAGIC " %d\ntable k=%d control=%d campaign=%016" PRIx64
+                          " arch=%s round=%" PRIu64 " orders=%" PRIu64 "\n",
+                          VERSION, t->k, t->control, t->campaign_id, arch, t->round,
+                          t->last_order);
   for (int i = 0; i < t->k; i++) {
     const xqc_member_t *m = &t->slot[i];
     word(key, sizeof key, m->key);
     word(host, sizeof host, m->host);
     len += (size_t)snprintf(buf + len, sizeof buf - len,
                             "slot %d used=%d gen=%d parent=%d step=%" PRId64 " net=%016"
-                            PRIx64 " key=%s host=%s", i, m->used, m->generation, m->parent,
-                            m->last_step, m->last_net, key, host);
+                            PRIx64 " order=%" PRIu64 " copy=%016" PRIx64 " rated=%d elo=%.17g"
+                            " lo=%.17g hi=%.17g key=%s host=%s", i, m->used, m->generation,
+                            m->parent, m->last_step, m->last_net, m->order, m->copy_net,
+                            m->rated, m->elo, m->elo_lo, m->elo_hi, key, host);
     for (int s = 0; s < XQC_MS_COUNT; s++)
       len += (size_t)snprintf(buf + len, sizeof buf - len, " %.17g", m->settings[s]);
     len += (size_t)snprintf(buf + len, sizeof buf - len, "\n");
@@ -272,16 +284,23 @@ static void unword(char *s) {
 
 /* One slot line into m; false when it does not parse or a value is out of range. */
 static bool parse_slot(const char *line, int i, int k, xqc_member_t *m) {
-  int idx, was_used, used = 0;
+  int idx, was_used, rated, used = 0;
   long long step;
-  unsigned long long net;
+  unsigned long long net, order, copy;
   char key[XQC_MEMBER_KEY_MAX + 1], host[XQC_MEMBER_TEXT_MAX + 1];
   if (sscanf(line,
-             "slot %d used=%d gen=%d parent=%d step=%lld net=%16llx key=%41s host=%64s%n", &idx,
-             &was_used, &m->generation, &m->parent, &step, &net, key, host, &used) != 8 ||
-      idx != i || (was_used != 0 && was_used != 1) || m->generation < 0 || m->parent < -1 ||
-      m->parent >= k || step < 0 || strlen(key) >= sizeof m->key || strlen(host) >= sizeof m->host)
+             "slot %d used=%d gen=%d parent=%d step=%lld net=%16llx order=%llu copy=%16llx"
+             " rated=%d elo=%lf lo=%lf hi=%lf key=%41s host=%64s%n", &idx, &was_used,
+             &m->generation, &m->parent, &step, &net, &order, &copy, &rated, &m->elo,
+             &m->elo_lo, &m->elo_hi, key, host, &used) != 14 ||
+      idx != i || (was_used != 0 && was_used != 1) || (rated != 0 && rated != 1) ||
+      m->generation < 0 || m->parent < -1 || m->parent >= k || step < 0 ||
+      !isfinite(m->elo) || !isfinite(m->elo_lo) || !isfinite(m->elo_hi) ||
+      strlen(key) >= sizeof m->key || strlen(host) >= sizeof m->host)
     return false;
+  m->order = order;
+  m->copy_net = copy;
+  m->rated = rated;
   const char *p = line + used;
   for (int s = 0; s < XQC_MS_COUNT; s++) {
     char *end;
@@ -314,15 +333,18 @@ static int parse(char *text, const char *path, xqc_members_t *out, xq_errbuf_t *
                       path, version, VERSION);
   line = next_line(&p);
   lineno++;
-  unsigned long long campaign;
+  unsigned long long campaign, round, orders;
   char arch[XQC_MEMBER_TEXT_MAX + 1];
-  if (!line || sscanf(line, "table k=%d control=%d campaign=%16llx arch=%64s%n", &out->k,
-                      &out->control, &campaign, arch, &used) != 4 || line[used] ||
+  if (!line || sscanf(line, "table k=%d control=%d campaign=%16llx arch=%64s round=%llu"
+                      " orders=%llu%n", &out->k, &out->control, &campaign, arch, &round,
+                      &orders, &used) != 6 || line[used] ||
       out->k < 2 || out->k > XQC_MEMBERS_MAX || out->control < -1 || out->control > 0 ||
       strlen(arch) >= sizeof out->arch)
     return xq_err_set(eb, XQ_EFORMAT, "%s: line 2: not a population table's header", path);
   unword(arch);
   out->campaign_id = campaign;
+  out->round = round;
+  out->last_order = orders;
   memcpy(out->arch, arch, strlen(arch) + 1); /* length checked above */
   for (int i = 0; i < out->k; i++) {
     line = next_line(&p);

@@ -51,6 +51,14 @@ typedef struct {
   int parent;       /* the slot it last copied, -1 = none */
   int64_t last_step;   /* the trainer's last reported step */
   uint64_t last_net;   /* its last candidate net id, 0 = none */
+  /* Its last copy order (xqc_members_apply): the order's number (0 = none yet) and the
+   * donor's net whose checkpoint the member continues from. A member has carried it out
+   * when it reports the number back (BatchRequest.member_order). */
+  uint64_t order, copy_net;
+  /* Its rating in the last round (the best net at 0), with the 95% interval. */
+  bool rated;
+  double elo, elo_lo, elo_hi;
+  uint64_t served; /* samples served to it since this start (pacing; not saved) */
 } xqc_member_t;
 
 typedef struct {
@@ -58,6 +66,8 @@ typedef struct {
   int control;      /* the control slot (default settings, never copies): 0, or -1 = none */
   uint64_t campaign_id;
   char arch[XQC_MEMBER_TEXT_MAX]; /* the campaign's net architecture (net_size spelling) */
+  uint64_t round;      /* rounds decided (exploit and explore carried out) so far */
+  uint64_t last_order; /* the number of the newest copy order (orders count from 1) */
   xqc_member_t slot[XQC_MEMBERS_MAX];
 } xqc_members_t;
 
@@ -107,9 +117,11 @@ void xqc_members_seen(xqc_members_t *t, int slot, uint64_t now_ms, int64_t step,
 int xqc_members_find_conn(const xqc_members_t *t, const char *conn);
 
 /* Carries out the table's side of a pbt.h copy order: the member takes the order's
- * settings (the donor's, perturbed), its generation goes up by one and its parent is the
- * donor. The caller copies the weights. XQ_EINVAL (reason in why) when the order names a
- * slot out of range, the control member, or the member as its own donor. */
+ * settings (the donor's, perturbed), its generation goes up by one, its parent is the
+ * donor, and it gets the order's number (last_order + 1) and the donor's last net as the
+ * net to copy; the member's trainer copies the weights (trainer/member.h). XQ_EINVAL
+ * (reason in why) when the order names a slot out of range, the control member, the
+ * member as its own donor, or a donor with no net yet. */
 int xqc_members_apply(xqc_members_t *t, const xqc_pbt_order_t *o, char *why, size_t n);
 
 /* Writes the table to path as text (a line per slot, magic, version and a CRC-32 line at

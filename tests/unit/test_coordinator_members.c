@@ -194,9 +194,17 @@ static void test_apply_order(void **state) {
   assert_int_equal(orders[0].member, 3);
   assert_int_equal(orders[0].donor, 1);
   char why[128];
+  /* A donor with no net yet cannot be copied. */
+  assert_int_equal(xqc_members_apply(&t, &orders[0], why, sizeof why), XQ_EINVAL);
+  assert_non_null(strstr(why, "no net"));
+  assert_int_equal(t.slot[3].generation, 0);
+  xqc_members_seen(&t, 1, 10, 500, 0x1234);
   assert_int_equal(xqc_members_apply(&t, &orders[0], why, sizeof why), 0);
   assert_int_equal(t.slot[3].generation, 1);
   assert_int_equal(t.slot[3].parent, 1);
+  assert_int_equal(t.slot[3].order, 1); /* orders count from 1 */
+  assert_true(t.slot[3].copy_net == 0x1234);
+  assert_int_equal(t.last_order, 1);
   assert_memory_equal(t.slot[3].settings, orders[0].settings, sizeof t.slot[3].settings);
   assert_int_equal(t.slot[1].generation, 0);
   /* The control member neither copies nor is copied; no slot copies itself. */
@@ -254,13 +262,22 @@ static void test_save_and_load(void **state) {
   o.settings[XQC_MS_LR_SCALE] = 1.0 / 3; /* not a short decimal: read back bit for bit */
   o.settings[XQC_MS_L2] = 1.2e-4;
   char why[128];
+  xqc_members_seen(&t, 1, 2000, 4000, 0x77);
   assert_int_equal(xqc_members_apply(&t, &o, why, sizeof why), 0);
+  t.round = 3;
+  t.slot[1].rated = true;
+  t.slot[1].elo = 1.0 / 7;
+  t.slot[1].elo_lo = -40.5;
+  t.slot[1].elo_hi = 60.25;
   assert_int_equal(xqc_members_save(&t, g_path, &eb), 0);
   assert_int_equal(xqc_members_load(&back, g_path, &eb), 0);
   assert_int_equal(back.k, 3);
   assert_int_equal(back.control, 0);
   assert_true(back.campaign_id == CAMPAIGN);
   assert_string_equal(back.arch, "2x16a");
+  assert_int_equal(back.round, 3);
+  assert_int_equal(back.last_order, 1);
+  assert_true(back.slot[2].copy_net == 0x77);
   for (int i = 0; i < 3; i++) {
     assert_false(back.slot[i].held); /* holders are not saved */
     assert_string_equal(back.slot[i].key, t.slot[i].key);
@@ -270,6 +287,11 @@ static void test_save_and_load(void **state) {
     assert_int_equal(back.slot[i].parent, t.slot[i].parent);
     assert_int_equal(back.slot[i].last_step, t.slot[i].last_step);
     assert_true(back.slot[i].last_net == t.slot[i].last_net);
+    assert_true(back.slot[i].order == t.slot[i].order);
+    assert_true(back.slot[i].copy_net == t.slot[i].copy_net);
+    assert_int_equal(back.slot[i].rated, t.slot[i].rated);
+    assert_true(back.slot[i].elo == t.slot[i].elo && back.slot[i].elo_lo == t.slot[i].elo_lo &&
+                back.slot[i].elo_hi == t.slot[i].elo_hi);
     assert_memory_equal(back.slot[i].settings, t.slot[i].settings,
                         XQC_MS_COUNT * sizeof(double));
   }
@@ -298,16 +320,18 @@ static void test_save_and_load(void **state) {
   assert_int_equal(xqc_members_load(&back, g_path, &eb), XQ_ECHECKSUM);
   assert_memory_equal(&back, &untouched, sizeof back);
   /* Checksums that match, contents that do not parse: each refused naming the line. */
-  write_with_crc("xqz-members 2\n");
+  write_with_crc("xqz-members 1\n"); /* the unwired table's format */
   assert_int_equal(xqc_members_load(&back, g_path, &eb), XQ_EVERSION);
-  write_with_crc("xqz-members 1\ntable k=1 control=0 campaign=0000000000000001 arch=2x16a\n");
+  write_with_crc("xqz-members 2\ntable k=1 control=0 campaign=0000000000000001 arch=2x16a"
+                 " round=0 orders=0\n");
   assert_int_equal(xqc_members_load(&back, g_path, &eb), XQ_EFORMAT);
   assert_non_null(strstr(eb.msg, "line 2"));
-  write_with_crc("xqz-members 1\ntable k=2 control=0 campaign=0000000000000001 arch=2x16a\n"
-                 "slot 0 used=0 gen=0 parent=-1 step=0 net=0000000000000000 key=- host=- 1"
-                 " 0.0001 1 256\n"
-                 "slot 1 used=0 gen=0 parent=-1 step=0 net=0000000000000000 key=- host=- 99"
-                 " 0.0001 1 256\n");
+  write_with_crc("xqz-members 2\ntable k=2 control=0 campaign=0000000000000001 arch=2x16a"
+                 " round=0 orders=0\n"
+                 "slot 0 used=0 gen=0 parent=-1 step=0 net=0000000000000000 order=0"
+                 " copy=0000000000000000 rated=0 elo=0 lo=0 hi=0 key=- host=- 1 0.0001 1 256\n"
+                 "slot 1 used=0 gen=0 parent=-1 step=0 net=0000000000000000 order=0"
+                 " copy=0000000000000000 rated=0 elo=0 lo=0 hi=0 key=- host=- 99 0.0001 1 256\n");
   assert_int_equal(xqc_members_load(&back, g_path, &eb), XQ_EFORMAT);
   print_message("out of range: %s\n", eb.msg);
   assert_non_null(strstr(eb.msg, "line 4: slot 1"));

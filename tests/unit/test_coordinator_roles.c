@@ -58,7 +58,8 @@ static const struct {
   int body;
   unsigned roles;
 } k_policy[] = {
-  {XQZ__ENVELOPE__BODY_HELLO, XQC_ROLE_WORKER},
+  /* a trainer says Hello to claim its population slot (docs/population.md) */
+  {XQZ__ENVELOPE__BODY_HELLO, XQC_ROLE_WORKER | XQC_ROLE_TRAINER},
   {XQZ__ENVELOPE__BODY_HEARTBEAT, XQC_ROLE_WORKER},
   {XQZ__ENVELOPE__BODY_JOB_REQUEST, XQC_ROLE_WORKER},
   {XQZ__ENVELOPE__BODY_GAME, XQC_ROLE_WORKER},
@@ -66,6 +67,8 @@ static const struct {
   {XQZ__ENVELOPE__BODY_NET_REQUEST, XQC_ROLES_ANYONE},
   {XQZ__ENVELOPE__BODY_BATCH_REQUEST, XQC_ROLE_TRAINER},
   {XQZ__ENVELOPE__BODY_CANDIDATE, XQC_ROLE_TRAINER},
+  /* a population member fetches the checkpoint its copy order names */
+  {XQZ__ENVELOPE__BODY_CHECKPOINT_REQUEST, XQC_ROLE_TRAINER},
   {XQZ__ENVELOPE__BODY_STATUS_REQUEST, XQC_ROLES_ANYONE},
   {XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST, XQC_ROLES_ANYONE},
   {XQZ__ENVELOPE__BODY_ADMIN_REQUEST, XQC_ROLE_ADMIN},
@@ -125,7 +128,8 @@ static void test_table(void **state) {
     /* The requests whose replies may be large wait for the peer to read (guard.h). */
     bool large = r->body == XQZ__ENVELOPE__BODY_NET_REQUEST ||
                  r->body == XQZ__ENVELOPE__BODY_STATUS_REQUEST ||
-                 r->body == XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST;
+                 r->body == XQZ__ENVELOPE__BODY_PROMOTIONS_REQUEST ||
+                 r->body == XQZ__ENVELOPE__BODY_CHECKPOINT_REQUEST;
     assert_int_equal(large, (r->flags & XQC_CMD_LARGE_REPLY) != 0);
   }
   /* The decisions the design names, spelt out. */

@@ -159,6 +159,22 @@ static void test_coordinator_messages(void **state) {
   assert_memory_equal(got->net_chunk->data.data, bytes, sizeof bytes);
   xq_wire_free(&got);
 
+  Xqz__CheckpointRequest ckr;
+  xq_msg_checkpoint_request(&env, &ckr, 0x55ull, 3);
+  got = round_trip(&env, XQZ__ENVELOPE__BODY_CHECKPOINT_REQUEST);
+  assert_int_equal(got->checkpoint_request->net_id, 0x55);
+  assert_int_equal(got->checkpoint_request->member_slot, 3);
+  xq_wire_free(&got);
+  Xqz__Checkpoint ck;
+  xq_msg_checkpoint(&env, &ck, 0x56ull, 700, 0xfeedu, bytes, sizeof bytes);
+  got = round_trip(&env, XQZ__ENVELOPE__BODY_CHECKPOINT);
+  assert_int_equal(got->checkpoint->net_id, 0x56);
+  assert_int_equal(got->checkpoint->step, 700);
+  assert_int_equal(got->checkpoint->crc32, 0xfeedu);
+  assert_int_equal(got->checkpoint->data.len, sizeof bytes);
+  assert_memory_equal(got->checkpoint->data.data, bytes, sizeof bytes);
+  xq_wire_free(&got);
+
   Xqz__NetAnnounce an;
   xq_msg_net_announce(&env, &an, 4, 5000, 0x1234u);
   got = round_trip(&env, XQZ__ENVELOPE__BODY_NET_ANNOUNCE);
