@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-services.sh --role coordinator|trainer|worker [--role ...] [options]: installs
+# install-services.sh --role coordinator|trainer|member|worker [--role ...] [options]: installs
 # built xqzero daemons as systemd services on this host (docs/operations.md, "Services").
 #   - the role's daemon, the xqz tool and deploy/xqz-run into PREFIX/bin
 #   - its unit(s) from deploy/systemd into /etc/systemd/system (ExecStart points at PREFIX)
@@ -9,7 +9,8 @@
 # It enables nothing: the closing lines say what to start.
 #
 # options:
-#   --role R        coordinator, trainer or worker (repeatable)
+#   --role R        coordinator, trainer, member (a population's trainers: xqz-member@N)
+#                   or worker (repeatable)
 #   --build DIR     the CMake build directory with the binaries (default: build)
 #   --prefix DIR    where binaries go (default: /usr/local)
 #   --destdir DIR   install into DIR as a root (for packaging and tests): no user is
@@ -21,9 +22,9 @@ build=build prefix=/usr/local destdir="" roles=()
 die() { echo "$prog: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --role) [ $# -ge 2 ] || die "--role needs coordinator, trainer or worker"
-            case "$2" in coordinator|trainer|worker) roles+=("$2") ;;
-              *) die "unknown role '$2': coordinator, trainer or worker" ;; esac
+    --role) [ $# -ge 2 ] || die "--role needs coordinator, trainer, member or worker"
+            case "$2" in coordinator|trainer|member|worker) roles+=("$2") ;;
+              *) die "unknown role '$2': coordinator, trainer, member or worker" ;; esac
             shift 2 ;;
     --build) [ $# -ge 2 ] || die "--build needs a directory"; build=$2; shift 2 ;;
     --prefix) [ $# -ge 2 ] || die "--prefix needs a directory"; prefix=$2; shift 2 ;;
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1' (try --help)" ;;
   esac
 done
-[ ${#roles[@]} -gt 0 ] || die "say which services to install: --role coordinator|trainer|worker"
+[ ${#roles[@]} -gt 0 ] || die "say which services to install: --role coordinator|trainer|member|worker"
 case "$build" in /*) ;; *) build=$src/$build ;; esac
 if [ -n "$destdir" ]; then
   mkdir -p "$destdir"
@@ -45,8 +46,8 @@ fi
 
 # binary ROLE: the daemon a role runs, relative to the build directory.
 binary() { case "$1" in coordinator) echo coordinator/xqz-coordinator ;;
-  trainer) echo trainer/xqz-trainer ;; worker) echo worker/xqz-worker ;; esac; }
-unit() { case "$1" in worker) echo xqz-worker@.service ;; *) echo "xqz-$1.service" ;; esac; }
+  trainer|member) echo trainer/xqz-trainer ;; worker) echo worker/xqz-worker ;; esac; }
+unit() { case "$1" in worker|member) echo "xqz-$1@.service" ;; *) echo "xqz-$1.service" ;; esac; }
 
 files=(tools/xqz)
 for r in "${roles[@]}"; do files+=("$(binary "$r")"); done
@@ -92,6 +93,8 @@ echo "  running daemons keep the old version until restarted"
 for r in "${roles[@]}"; do
   case "$r" in
     worker) echo "  start: systemctl enable --now xqz-worker@1   (more slots: @2, @3, ...)" ;;
+    member) echo "  start: systemctl enable --now xqz-member@1 xqz-member@2   (one per member on this box;"
+            echo "         set XQZ_MEMBER_THREADS in /etc/xqzero/xqz.env to the cores / members)" ;;
     *) echo "  start: systemctl enable --now xqz-$r" ;;
   esac
 done

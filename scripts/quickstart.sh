@@ -5,8 +5,10 @@
 # campaigns/quickstart, with a progress line every few seconds. Ctrl-C stops every
 # process cleanly; running the script again resumes the same campaign.
 #
-# usage: scripts/quickstart.sh [--minutes M] [--campaign DIR] [--port P]
-# (ports P and P+1 for the coordinator, P+25 for its dashboard: http://127.0.0.1:5580/)
+# usage: scripts/quickstart.sh [--minutes M] [--campaign DIR] [--port P] [--population K]
+# (ports P and P+1 for the coordinator, P+25 for its dashboard: http://127.0.0.1:5580/;
+# --population K: K trainers (2 to 16) evolve their settings, docs/population.md; a
+# campaign keeps the population it was started with)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes=10 camp=campaigns/quickstart port=5555
@@ -15,11 +17,17 @@ while [ $# -gt 0 ]; do
     --minutes) minutes=$2; shift 2 ;;
     --campaign) camp=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
+    --population) MEMBERS=$2; shift 2 ;;
     -h|--help) . scripts/lib/usage.sh; script_usage "$0"; exit 0 ;;
     *) echo "quickstart: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
 case "$minutes" in ''|*[!0-9]*) echo "quickstart: --minutes takes a whole number" >&2; exit 2 ;; esac
+MEMBERS=${MEMBERS:-1}
+case "$MEMBERS" in ''|*[!0-9]*) echo "quickstart: --population takes a whole number (2 to 16)" >&2; exit 2 ;; esac
+if [ "$MEMBERS" -eq 1 ] || [ "$MEMBERS" -gt 16 ]; then
+  echo "quickstart: --population is 2 to 16 trainers (0 or leave it out: one trainer)" >&2; exit 2
+fi
 
 scripts/bootstrap.sh
 . scripts/lib/campaign.sh
@@ -48,7 +56,12 @@ if [ -f "$camp/campaign.db" ]; then
 else
   echo "== a new campaign in $camp/ for $minutes minutes (Ctrl-C stops it cleanly)"
 fi
-echo "   logs: $camp/coordinator.log, $camp/trainer.log, $camp/worker.log"
+if [ "$MEMBERS" -ge 2 ]; then
+  echo "   a population of $MEMBERS trainers; logs: $camp/coordinator.log, $camp/trainer-1.log .. trainer-$MEMBERS.log, $camp/worker.log"
+  echo "   watch it: $XQZ population --coordinator tcp://127.0.0.1:$port"
+else
+  echo "   logs: $camp/coordinator.log, $camp/trainer.log, $camp/worker.log"
+fi
 echo "   dashboard: http://127.0.0.1:$((port + 25))/ (Prometheus metrics at /metrics)"
 stop_all() {
   trap - INT TERM

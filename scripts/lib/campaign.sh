@@ -8,12 +8,18 @@
 #                                      one worker; extra arguments come from the arrays
 #                                      COORD_ARGS, TRAINER_ARGS, WORKER_ARGS (may be empty)
 #                                      (1 when the coordinator does not start; a taken port
-#                                      is named with the --port that avoids it)
-#   campaign_alive                     0 when all three processes still run
+#                                      is named with the --port that avoids it).
+#                                      MEMBERS=K (K >= 2) starts K trainers instead, the
+#                                      members of a population (the coordinator gets
+#                                      --population K), each in CAMP/trainer-I with
+#                                      TRAINER_THREADS / K threads (TRAINER_THREADS
+#                                      defaults to the cores).
+#   campaign_alive                     0 when every process still runs
 #   campaign_progress CAMP             one progress line from the newest log lines
-#   campaign_stop                      SIGTERM worker, trainer, then coordinator; waits
+#   campaign_stop                      SIGTERM worker, trainers, then coordinator; waits
 #
-# Logs go to CAMP/coordinator.log, CAMP/trainer.log and CAMP/worker.log.
+# Logs go to CAMP/coordinator.log, CAMP/trainer.log (CAMP/trainer-I.log for member I) and
+# CAMP/worker.log.
 
 xqz_build_release() {
   local build=$1 jobs
@@ -37,9 +43,28 @@ bench_xqz() {
   XQZ=$(cd "$(dirname "$XQZ")" && pwd)/$(basename "$XQZ")
 }
 
-CAMPAIGN_PIDS=()
+CAMPAIGN_PIDS=() CAMPAIGN_TRAINERS=() CAMPAIGN_WORKER=
 CAMPAIGN_T0=$SECONDS
 _last_pos=0 _last_t=0
+
+# The trainer, or with MEMBERS=K the K members of a population, the cores split among them.
+_start_trainers() {
+  local build=$1 camp=$2 router=$3 k=${MEMBERS:-1} i threads
+  if [ "$k" -lt 2 ]; then
+    "$build/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer" \
+      "${TRAINER_ARGS[@]}" >>"$camp/trainer.log" 2>&1 &
+    CAMPAIGN_TRAINERS=($!)
+    return
+  fi
+  threads=$(( ${TRAINER_THREADS:-$(nproc 2>/dev/null || echo 2)} / k ))
+  [ "$threads" -ge 1 ] || threads=1
+  CAMPAIGN_TRAINERS=()
+  for i in $(seq "$k"); do
+    "$build/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer-$i" \
+      --threads "$threads" "${TRAINER_ARGS[@]}" >>"$camp/trainer-$i.log" 2>&1 &
+    CAMPAIGN_TRAINERS+=($!)
+  done
+}
 
 campaign_start() {
   local build=$1 camp=$2 port=$3
@@ -47,8 +72,10 @@ campaign_start() {
   mkdir -p "$camp"
   CAMPAIGN_PIDS=()
   CAMPAIGN_T0=$SECONDS _last_pos=0 _last_t=$SECONDS
+  local pop=()
+  [ "${MEMBERS:-1}" -ge 2 ] && pop=(--population "$MEMBERS")
   "$build/coordinator/xqz-coordinator" --campaign "$camp" --router "$router" --pub "$pub" \
-    --http "127.0.0.1:$((port + 25))" --status_ms 5000 "${COORD_ARGS[@]}" \
+    --http "127.0.0.1:$((port + 25))" --status_ms 5000 "${pop[@]}" "${COORD_ARGS[@]}" \
     >>"$camp/coordinator.log" 2>&1 &
   CAMPAIGN_PIDS+=($!)
   local _
@@ -67,12 +94,11 @@ campaign_start() {
     fi
     return 1
   fi
-  "$build/trainer/xqz-trainer" --coordinator "$router" --dir "$camp/trainer" \
-    "${TRAINER_ARGS[@]}" >>"$camp/trainer.log" 2>&1 &
-  CAMPAIGN_PIDS+=($!)
+  _start_trainers "$build" "$camp" "$router"
   "$build/worker/xqz-worker" --coordinator "$router" --cache "$camp/worker-cache" \
     --spool "$camp/worker-spool" "${WORKER_ARGS[@]}" >>"$camp/worker.log" 2>&1 &
-  CAMPAIGN_PIDS+=($!)
+  CAMPAIGN_WORKER=$!
+  CAMPAIGN_PIDS+=("${CAMPAIGN_TRAINERS[@]}" "$CAMPAIGN_WORKER")
 }
 
 campaign_alive() {
@@ -85,7 +111,9 @@ _field() { sed -n "s/.* $1=\\([^ ]*\\).*/\\1/p"; }
 campaign_progress() {
   local camp=$1 st tr pos rate gating anchors measuring el
   st=$(grep " status " "$camp/coordinator.log" | tail -1)
-  tr=$(grep "training step=" "$camp/trainer.log" | tail -1)
+  local tlog=$camp/trainer.log
+  [ "${MEMBERS:-1}" -ge 2 ] && tlog=$camp/trainer-1.log
+  tr=$(grep "training step=" "$tlog" 2>/dev/null | tail -1)
   pos=$(_field positions <<<"$st"); pos=${pos:-0}
   el=$((SECONDS - CAMPAIGN_T0))
   if [ "$_last_pos" -eq 0 ]; then rate="-"
@@ -118,6 +146,19 @@ campaign_summary() {
   else
     echo "   none yet"
   fi
+  if [ -s "$camp/population.log" ]; then
+    echo "== population ($camp/population.log): each member's rating in the last round"
+    awk 'function f(k,  m) { if (match($0, "\"" k "\":\"?[^,\"}]*")) {
+           m = substr($0, RSTART, RLENGTH); sub("^\"" k "\":\"?", "", m); return m } return "-" }
+         /"type":"rating"/ { r = f("round") + 0; if (r > last) { last = r; n = 0 }
+                             if (r == last) row[n++] = sprintf("   %-6s %-16s %7s %6.0f [%.0f, %.0f]  gen %s",
+                               f("member") == "0" ? "best" : f("member"), f("net"), f("step"),
+                               f("elo"), f("lo"), f("hi"), f("generation")) }
+         /"type":"exploit"/ { copies++ }
+         END { printf "   %-6s %-16s %7s %s\n", "member", "net", "step", "Elo [95%] (the best net = 0)"
+               for (i = 0; i < n; i++) print row[i]
+               printf "   rounds: %d, copies (exploit and explore): %d\n", last, copies }' "$camp/population.log"
+  fi
   echo "== strength against the anchors ($camp/anchors.log)"
   if [ -s "$camp/anchors.log" ]; then
     awk 'function f(k,  m) { if (match($0, "\"" k "\":\"?[^,\"}]*")) {
@@ -132,10 +173,11 @@ campaign_summary() {
 
 campaign_stop() {
   local p
-  for p in "${CAMPAIGN_PIDS[@]:2}" "${CAMPAIGN_PIDS[1]:-}" "${CAMPAIGN_PIDS[0]:-}"; do
-    [ -n "$p" ] || continue
-    kill -TERM "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
-  CAMPAIGN_PIDS=()
+  # The worker first, then every trainer at once (each writes its checkpoint), then the
+  # coordinator.
+  if [ -n "$CAMPAIGN_WORKER" ]; then kill -TERM "$CAMPAIGN_WORKER" 2>/dev/null; wait "$CAMPAIGN_WORKER" 2>/dev/null; fi
+  for p in "${CAMPAIGN_TRAINERS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${CAMPAIGN_TRAINERS[@]}"; do wait "$p" 2>/dev/null; done
+  if [ -n "${CAMPAIGN_PIDS[0]:-}" ]; then kill -TERM "${CAMPAIGN_PIDS[0]}" 2>/dev/null; wait "${CAMPAIGN_PIDS[0]}" 2>/dev/null; fi
+  CAMPAIGN_PIDS=() CAMPAIGN_TRAINERS=() CAMPAIGN_WORKER=
 }

@@ -16,18 +16,19 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 root=$dir/root
 
-all_roles=(--role coordinator --role trainer --role worker)
+all_roles=(--role coordinator --role trainer --role member --role worker)
 "$INSTALL" --destdir "$root" --build "$BIN" --prefix /opt/xqz "${all_roles[@]}" >"$dir/out1"; rc=$?
 check "installer runs into a throwaway root" test "$rc" -eq 0
 for f in xqz xqz-run xqz-coordinator xqz-trainer xqz-worker; do
   check "installed $f" test -x "$root/opt/xqz/bin/$f"
 done
-for u in xqz-coordinator.service xqz-trainer.service xqz-worker@.service; do
+for u in xqz-coordinator.service xqz-trainer.service xqz-member@.service xqz-worker@.service; do
   check "installed $u at the prefix" grep -q "^ExecStart=/opt/xqz/bin/xqz-run " "$root/etc/systemd/system/$u"
 done
 check "the environment file is written from the example" cmp -s "$SRC/deploy/xqz.env.example" "$root/etc/xqzero/xqz.env"
 check "state, cache and key directories exist" test -d "$root/var/lib/xqzero" -a -d "$root/var/cache/xqzero" -a -d "$root/etc/xqzero/keys"
 check "it says what to start" grep -q "systemctl enable --now xqz-worker@1" "$dir/out1"
+check "it says how to start members" grep -q "systemctl enable --now xqz-member@1 xqz-member@2" "$dir/out1"
 check "it names the installed version" grep -q "(xqzero [0-9.]* (protocol [0-9]*))" "$dir/out1"
 check "it names where it installed, under --destdir" \
   grep -q "into $root/opt/xqz/bin and $root/etc/systemd/system$" "$dir/out1"
@@ -61,11 +62,12 @@ if command -v systemd-analyze >/dev/null && [ -d /lib/systemd/system ]; then
   mkdir -p "$dir/v/usr/lib/systemd"
   ln -s /lib/systemd/system "$dir/v/usr/lib/systemd/system"
   systemd-analyze verify --man=no --root="$dir/v" xqz-coordinator.service xqz-trainer.service \
-    xqz-worker@1.service xqz-worker@2.service >"$dir/verify" 2>&1; rc=$?
+    xqz-worker@1.service xqz-worker@2.service xqz-member@1.service xqz-member@2.service \
+    >"$dir/verify" 2>&1; rc=$?
   check "systemd-analyze verify accepts the units without a warning" bash -c "[ $rc -eq 0 ] && [ ! -s '$dir/verify' ]"
   [ -s "$dir/verify" ] && cat "$dir/verify"
   # Exposure score 0..100 (systemd's 0.0..10.0): the sandbox must keep every unit at 3.0 or less.
-  for u in xqz-coordinator.service xqz-trainer.service xqz-worker@.service; do
+  for u in xqz-coordinator.service xqz-trainer.service xqz-member@.service xqz-worker@.service; do
     check "systemd-analyze security: $u exposure at most 3.0" \
       systemd-analyze security --offline=yes --threshold=30 --root="$dir/v" "$dir/v/etc/systemd/system/$u" >/dev/null 2>&1
   done
@@ -89,6 +91,13 @@ out=$(dry XQZ_TRAINER_DIR=/t XQZ_COORDINATOR=tcp://c:5555 XQZ_SERVER_KEY=/k/c.pu
       XQZ_TRAINER_ARGS="--size tiny" "$RUN" trainer)
 check "trainer: dir, address, keys, args" test "$out" = \
   "/b/xqz-trainer --dir /t --coordinator tcp://c:5555 --server-key /k/c.pub --key /k/t.secret --size tiny"
+out=$(dry XQZ_STATE_DIR=/s XQZ_COORDINATOR=tcp://c:5555 XQZ_MEMBER_THREADS=4 \
+      XQZ_TRAINER_KEY=/k/t.secret XQZ_TRAINER_ARGS="--batch 128" "$RUN" member 2)
+check "member: instance 2 has its own state directory and the threads given" test "$out" = \
+  "/b/xqz-trainer --dir /s/member-2 --threads 4 --coordinator tcp://c:5555 --key /k/t.secret --batch 128"
+out=$(dry "$RUN" member)
+check "member: all cores by default, state under /var/lib/xqzero" test "$out" = \
+  "/b/xqz-trainer --dir /var/lib/xqzero/member-1 --threads all"
 out=$(dry XQZ_CAMPAIGN=/camp XQZ_CURVE_SECRET_KEY= XQZ_HTTP=0.0.0.0:5580 "$RUN" coordinator)
 check "coordinator: empty settings left out, http given" test "$out" = \
   "/b/xqz-coordinator --campaign /camp --http 0.0.0.0:5580"
