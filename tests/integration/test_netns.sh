@@ -15,35 +15,18 @@ set -u
 BIN=$(cd "$1" && pwd)
 MODE=${2:-plain}
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
-# Every prerequisite is checked before anything starts, so a machine without them skips in
-# a second (exit 77) instead of failing on time-outs; CI=true requires them (skip_test).
-if [ "$(id -u)" -ne 0 ]; then skip_test "needs root for network namespaces (ip netns)"; fi
-if ! command -v ip >/dev/null; then skip_test "needs ip (iproute2) for network namespaces"; fi
-nsA=xqzA$$ nsB=xqzB$$ vA=xqzva$$ vB=xqzvb$$
+. "$(dirname "$0")/netns_lib.sh"
 dir=
 pids=()
 cleanup() {
   [ -n "$dir" ] && stop_and_report "$dir" "$dir"/*.log
-  ip netns del "$nsA" 2>/dev/null; ip netns del "$nsB" 2>/dev/null  # the veth pair goes with them
-  ip link del "$vA" 2>/dev/null
+  netns_cleanup
 }
 trap cleanup EXIT
-if ! ip netns add "$nsA" 2>/dev/null || ! ip netns add "$nsB" 2>/dev/null; then
-  skip_test "cannot create a network namespace here (ip netns add failed)"
-fi
-if ! ip link add "$vA" type veth peer name "$vB" 2>/dev/null; then
-  skip_test "cannot create a veth pair here (ip link add type veth failed)"
-fi
+# Every prerequisite is checked before anything starts, so a machine without them skips in
+# a second (exit 77) instead of failing on time-outs; CI=true requires them (skip_test).
+netns_setup
 dir=$(mktemp -d)
-# Daemons are started as "ip netns exec NS PROGRAM ... &": ip execs the program, so $!
-# is the daemon itself and SIGTERM reaches it.
-
-ip link set "$vA" netns "$nsA"
-ip link set "$vB" netns "$nsB"
-ip -n "$nsA" addr add 10.77.0.1/24 dev "$vA"
-ip -n "$nsB" addr add 10.77.0.2/24 dev "$vB"
-ip -n "$nsA" link set "$vA" up; ip -n "$nsA" link set lo up
-ip -n "$nsB" link set "$vB" up; ip -n "$nsB" link set lo up
 
 camp=$dir/camp addr=tcp://10.77.0.1:5555 keys=$dir/keys
 # Without CURVE the trainer, not on loopback, is let in by its address (trainer_addresses).
