@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_check.h"
 #include "population/events.h"
 #include "storage/schema.h"
 
@@ -152,21 +153,6 @@ static void test_rating_rows(void **state) {
   xqc_db_close(&db);
 }
 
-/* Checks text with python3's json module; true when python3 is missing. */
-static bool python_checks(const char *text, const char *check) {
-  if (system("command -v python3 >/dev/null 2>&1") != 0) return true;
-  char path[96];
-  snprintf(path, sizeof path, "%s/line.json", g_dir);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); %s'"
-           " %s", check, path);
-  return system(cmd) == 0;
-}
-
 static void test_json_lines(void **state) {
   (void)state;
   xqc_pop_event_t e = event(3, 0, 2);
@@ -180,7 +166,7 @@ static void test_json_lines(void **state) {
                            "\"batch\":256},\"after\":{\"lr_scale\":1.2,\"l2\":8e-05,"
                            "\"value_weight\":0.7,\"batch\":320},\"member_elo\":-42.125,"
                            "\"donor_elo\":null,\"time\":1700000000}");
-  assert_true(python_checks(buf, "assert d[\"after\"][\"l2\"] == 8e-05 and d[\"member\"] == 1"
+  assert_true(th_python_json(buf, "assert d[\"after\"][\"l2\"] == 8e-05 and d[\"member\"] == 1"
                                  " and d[\"donor_elo\"] is None"));
   /* Not enough room: -1, never a cut line. */
   assert_int_equal(xqc_pop_event_json(&e, buf, 40), -1);
@@ -196,7 +182,7 @@ static void test_json_lines(void **state) {
                               "\"net\":\"00000000000000ab\",\"step\":900,\"elo\":0,"
                               "\"lo\":-0.33333333333333331,\"hi\":35.5,"));
   assert_non_null(strstr(buf, "\"generation\":0,\"parent\":0,\"time\":5}"));
-  assert_true(python_checks(buf, "assert d[\"lo\"] == -1.0/3.0 and d[\"settings\"][\"batch\"]"
+  assert_true(th_python_json(buf, "assert d[\"lo\"] == -1.0/3.0 and d[\"settings\"][\"batch\"]"
                                  " == 128 and d[\"member\"] == 0"));
 }
 
