@@ -58,8 +58,8 @@ void xqz_population_table(FILE *f, const Xqz__Population *p) {
             s ? s->value_weight : NAN, s ? s->batch : 0, rating_text(r, sizeof r, m),
             m->generation, parent, net);
   }
-  fprintf(f, "  (rating: Elo against the best net, at 0, in the member's last round; gen: times"
-             " the member was replaced by a copy; parent: the member it last copied)\n");
+  fprintf(f, "  (rating: Elo against the best net, at 0, in the member's last round; gen: times\n"
+             "   the member was replaced by a copy; parent: the member it last copied)\n");
 }
 
 /* " lr_scale 1 -> 1.2" for each setting that changed ("settings unchanged" when none). */
