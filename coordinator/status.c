@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "population/events.h"
 #include "search/elo.h"
 #include "support/log.h"
 #include "support/version.h"
@@ -262,6 +263,87 @@ static char *base_name(tmp_t *t, const char *dir) {
   return d;
 }
 
+/* MemberSettings from a settings array (members.h order). */
+static Xqz__MemberSettings *member_settings(tmp_t *t, const double *v) {
+  Xqz__MemberSettings *m = tmp_alloc(t, sizeof *m);
+  if (!m) return NULL;
+  xqz__member_settings__init(m);
+  m->lr_scale = v[XQC_MS_LR_SCALE];
+  m->l2 = v[XQC_MS_L2];
+  m->value_weight = v[XQC_MS_VALUE_WEIGHT];
+  m->batch = (uint32_t)v[XQC_MS_BATCH];
+  return m;
+}
+
+/* Slot i of the members table as users see it (1-based; parent 0: none). */
+static Xqz__MemberStatus *member_status(tmp_t *t, const xqc_t *c, int i, uint64_t now) {
+  const xqc_member_t *m = &c->members.slot[i];
+  Xqz__MemberStatus *s = tmp_alloc(t, sizeof *s);
+  if (!s) return NULL;
+  xqz__member_status__init(s);
+  s->slot = (uint32_t)i + 1;
+  s->host = tmp_str(t, m->host);
+  /* Held, and heard from within the timeout (the table frees a silent slot only when
+   * another trainer asks for one). */
+  s->alive = m->held && (now < m->last_seen_ms ||
+                         now - m->last_seen_ms <= (uint64_t)c->cfg.worker_timeout_ms);
+  s->step = m->last_step > 0 ? (uint64_t)m->last_step : 0;
+  s->settings = member_settings(t, m->settings);
+  s->rated = m->rated;
+  s->elo = m->rated ? tidy_elo(m->elo) : 0;
+  s->elo_lo = m->rated ? tidy_elo(m->elo_lo) : 0;
+  s->elo_hi = m->rated ? tidy_elo(m->elo_hi) : 0;
+  s->generation = m->generation > 0 ? (uint32_t)m->generation : 0;
+  s->parent = m->parent >= 0 ? (uint32_t)m->parent + 1 : 0;
+  s->net_id = m->last_net;
+  s->control = i == c->members.control;
+  return s->host && s->settings ? s : NULL;
+}
+
+static Xqz__PbtEvent *pbt_event(tmp_t *t, const xqc_pop_event_t *e) {
+  Xqz__PbtEvent *v = tmp_alloc(t, sizeof *v);
+  if (!v) return NULL;
+  xqz__pbt_event__init(v);
+  v->round = e->round;
+  v->member = (uint32_t)e->member + 1;
+  v->donor = (uint32_t)e->donor + 1;
+  v->generation = e->generation > 0 ? (uint32_t)e->generation : 0;
+  v->before = member_settings(t, e->before);
+  v->after = member_settings(t, e->after);
+  v->member_elo = tidy_elo(e->member_elo);
+  v->donor_elo = tidy_elo(e->donor_elo);
+  v->time = e->time;
+  v->donor_net = e->donor_net;
+  return v->before && v->after ? v : NULL;
+}
+
+/* Status.population (NULL without a population): the members and the newest events. */
+static int population(tmp_t *t, xqc_t *c, uint64_t now, Xqz__Population **out) {
+  *out = NULL;
+  if (c->cfg.population <= 0) return 0;
+  Xqz__Population *p = tmp_alloc(t, sizeof *p);
+  if (!p) return XQ_ENOMEM;
+  xqz__population__init(p);
+  p->size = (uint32_t)c->cfg.population;
+  p->share = c->cfg.pbt_share;
+  p->rounds = c->members.round;
+  p->interval_steps = (uint64_t)c->cfg.pbt_interval_steps;
+  /* round progress: xqc_round_progress at merge */
+  int k = c->members.k;
+  p->members = tmp_alloc(t, (size_t)(k ? k : 1) * sizeof *p->members);
+  for (int i = 0; p->members && i < k; i++) p->members[i] = member_status(t, c, i, now);
+  p->n_members = p->members ? (size_t)k : 0;
+  xqc_pop_event_t *ev = NULL;
+  int ne = 0;
+  int rc = xqc_pop_event_history(c->db, XQC_EVENTS_HISTORY, &ev, &ne);
+  p->events = tmp_alloc(t, (size_t)(ne ? ne : 1) * sizeof *p->events);
+  for (int i = 0; p->events && i < ne; i++) p->events[i] = pbt_event(t, &ev[i]);
+  p->n_events = p->events ? (size_t)ne : 0;
+  free(ev);
+  *out = p;
+  return t->failed ? XQ_ENOMEM : rc;
+}
+
 /* Packs msg (with its descriptor's functions) and unpacks a copy the caller owns. */
 static void *repack(const ProtobufCMessage *msg) {
   size_t len = protobuf_c_message_get_packed_size(msg);
@@ -508,6 +590,7 @@ int xqc_status_build(xqc_t *c, Xqz__Status **out) {
   if (rc == 0) rc = anchor_list(&t, c, &s.anchor_history, &s.n_anchor_history);
   s.open_anchor = open_anchor(&t, c);
   s.progress = progress(&t, c, now);
+  if (rc == 0) rc = population(&t, c, now, &s.population);
 
   limits(&t, c, &s);
   if (rc == 0 && t.failed) rc = XQ_ENOMEM;

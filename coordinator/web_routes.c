@@ -76,7 +76,7 @@ static char *matches_text(xqc_t *c, uint64_t after) {
       break;
     }
     all = na;
-    memcpy(all + n, p->matches, p->n_matches * sizeof *all);
+    if (p->n_matches) memcpy(all + n, p->matches, p->n_matches * sizeof *all); /* NULL when 0 */
     n += p->n_matches;
     if (p->n_matches < XQC_PROMOTIONS_MAX) break;
     after = p->matches[p->n_matches - 1]->match_id;

@@ -1,9 +1,9 @@
 /*
  * cmd_status.c: `xqz status` asks a running coordinator for its Status and prints one
  * screen: campaign, best net and Elo, trainer step and loss, window, ingest rate, the
- * balance of self-play against training, uptime, the open gating match, the workers and
- * the last gating matches. --json prints the same message as JSON
- * (common/wire/status_json.c, as the HTTP API does).
+ * balance of self-play against training, uptime, the open gating match, a population's
+ * line when it has one, the workers and the last gating matches. --json prints the same
+ * message as JSON (common/wire/status_json.c, as the HTTP API does).
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "population_view.h"
 #include "remote.h"
 #include "rules/rules.h"
 #include "wire/messages.h"
@@ -230,6 +231,11 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
     printf("           measuring %016llx vs %s: %lld-%lld-%lld of %lld games\n",
            (unsigned long long)oa->net_id, oa->anchor, (long long)oa->wins,
            (long long)oa->draws, (long long)oa->losses, (long long)oa->games);
+  if (s->population) {
+    printf("population ");
+    xqz_population_line(stdout, s->population);
+    printf(" (xqz population: the members)\n");
+  }
   print_workers(s);
   printf("\nlast gating matches (%zu)\n", s->n_recent_matches);
   if (s->n_recent_matches) {

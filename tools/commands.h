@@ -16,6 +16,7 @@ int xqz_cmd_selfplay(int argc, char **argv);
 int xqz_cmd_explain(int argc, char **argv);
 int xqz_cmd_status(int argc, char **argv);
 int xqz_cmd_promotions(int argc, char **argv);
+int xqz_cmd_population(int argc, char **argv);
 int xqz_cmd_games(int argc, char **argv);
 int xqz_cmd_games_export(int argc, char **argv); /* `xqz games export` */
 int xqz_cmd_version(int argc, char **argv);

@@ -26,6 +26,7 @@ static const xqz_command_t commands[] = {
     {"status", xqz_cmd_status, "a running campaign on one screen: status [--coordinator ADDR] [--json]"},
     {"games", xqz_cmd_games, "how stored games end and what they teach: games CAMPAIGN|FILE... [--adjudicate P] [--json]; games export ... (PGN)"},
     {"promotions", xqz_cmd_promotions, "gating history: promotions [--coordinator ADDR] [--follow] [--json]"},
+    {"population", xqz_cmd_population, "a population's members, ratings and lineage: population [--coordinator ADDR] [--follow] [--json]"},
     {"version", xqz_cmd_version, "print the software and protocol versions (--verbose: and the BLAS kernels)"},
     {"selfplay", xqz_cmd_selfplay, "self-play games to a file: selfplay --net F --games N --out F [--threads T] [--parallel G] [--sims S]"},
     {"keygen", xqz_cmd_keygen, "CURVE key pair: keygen [--dir DIR] [--force] NAME"},

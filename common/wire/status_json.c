@@ -7,7 +7,8 @@
  * "trainer", "cli" or "unknown"; by_reason is an object keyed by end reason name
  * ("checkmate", ...: xq_reason_name); limits is an object {name: value}; an absent
  * open_match, open_anchor, last_loss, balance or progress is null (and so is balance.trainer_busy before it is
- * measured).
+ * measured); population is null without one (its members' settings by name, slots
+ * 1-based, parent 0 for none).
  */
 #include "wire/status_json.h"
 
@@ -319,6 +320,89 @@ static void progress_obj(jbuf_t *b, const Xqz__Progress *x) {
   jb_lit(b, "}");
 }
 
+static void settings_obj(jbuf_t *b, const Xqz__MemberSettings *x) {
+  if (!x) {
+    jb_lit(b, "null");
+    return;
+  }
+  bool f = true;
+  jb_lit(b, "{");
+  kv_dbl(b, &f, "lr_scale", x->lr_scale);
+  kv_dbl(b, &f, "l2", x->l2);
+  kv_dbl(b, &f, "value_weight", x->value_weight);
+  kv_u64(b, &f, "batch", x->batch);
+  jb_lit(b, "}");
+}
+
+static void member_obj(jbuf_t *b, const Xqz__MemberStatus *m) {
+  bool f = true;
+  jb_lit(b, "{");
+  kv_u64(b, &f, "slot", m->slot);
+  kv_str(b, &f, "host", m->host);
+  kv_bool(b, &f, "alive", m->alive);
+  kv_bool(b, &f, "control", m->control);
+  kv_u64(b, &f, "step", m->step);
+  jb_key(b, &f, "settings");
+  settings_obj(b, m->settings);
+  kv_bool(b, &f, "rated", m->rated);
+  kv_dbl(b, &f, "elo", m->elo);
+  kv_dbl(b, &f, "elo_lo", m->elo_lo);
+  kv_dbl(b, &f, "elo_hi", m->elo_hi);
+  kv_u64(b, &f, "generation", m->generation);
+  kv_u64(b, &f, "parent", m->parent);
+  kv_id(b, &f, "net_id", m->net_id);
+  jb_lit(b, "}");
+}
+
+static void event_obj(jbuf_t *b, const Xqz__PbtEvent *e) {
+  bool f = true;
+  jb_lit(b, "{");
+  kv_u64(b, &f, "round", e->round);
+  kv_u64(b, &f, "member", e->member);
+  kv_u64(b, &f, "donor", e->donor);
+  kv_u64(b, &f, "generation", e->generation);
+  kv_id(b, &f, "donor_net", e->donor_net);
+  jb_key(b, &f, "before");
+  settings_obj(b, e->before);
+  jb_key(b, &f, "after");
+  settings_obj(b, e->after);
+  kv_dbl(b, &f, "member_elo", e->member_elo);
+  kv_dbl(b, &f, "donor_elo", e->donor_elo);
+  kv_i64(b, &f, "time", e->time);
+  jb_lit(b, "}");
+}
+
+static void population_obj(jbuf_t *b, const Xqz__Population *p) {
+  if (!p) {
+    jb_lit(b, "null");
+    return;
+  }
+  bool f = true;
+  jb_lit(b, "{");
+  kv_u64(b, &f, "size", p->size);
+  kv_dbl(b, &f, "share", p->share);
+  kv_u64(b, &f, "rounds", p->rounds);
+  kv_u64(b, &f, "interval_steps", p->interval_steps);
+  kv_i64(b, &f, "round_games", p->round_games);
+  kv_i64(b, &f, "round_games_max", p->round_games_max);
+  kv_dbl(b, &f, "best_elo", p->best_elo);
+  jb_key(b, &f, "members");
+  jb_lit(b, "[");
+  for (size_t i = 0; i < p->n_members; i++) {
+    if (i) jb_lit(b, ",");
+    member_obj(b, p->members[i]);
+  }
+  jb_lit(b, "]");
+  jb_key(b, &f, "events");
+  jb_lit(b, "[");
+  for (size_t i = 0; i < p->n_events; i++) {
+    if (i) jb_lit(b, ",");
+    event_obj(b, p->events[i]);
+  }
+  jb_lit(b, "]");
+  jb_lit(b, "}");
+}
+
 static char *finish(jbuf_t *b) {
   if (b->failed) {
     free(b->s);
@@ -367,6 +451,8 @@ char *xq_status_json(const Xqz__Status *s) {
   balance_obj(&b, s->balance);
   jb_key(&b, &f, "progress");
   progress_obj(&b, s->progress);
+  jb_key(&b, &f, "population");
+  population_obj(&b, s->population);
   jb_key(&b, &f, "worker_list");
   jb_lit(&b, "[");
   for (size_t i = 0; i < s->n_worker_list; i++) {
@@ -410,6 +496,12 @@ char *xq_status_json(const Xqz__Status *s) {
   for (size_t i = 0; i < s->n_limits; i++) kv_dbl(&b, &lf, s->limits[i]->name, s->limits[i]->value);
   jb_lit(&b, "}");
   jb_lit(&b, "}");
+  return finish(&b);
+}
+
+char *xq_population_json(const Xqz__Population *p) {
+  jbuf_t b = {0};
+  population_obj(&b, p);
   return finish(&b);
 }
 

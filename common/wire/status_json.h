@@ -14,6 +14,8 @@
 #include "xqz.pb-c.h"
 
 char *xq_status_json(const Xqz__Status *s);
+/* Status.population alone (`xqz population --json`): "null" when p is NULL. */
+char *xq_population_json(const Xqz__Population *p);
 char *xq_matches_json(Xqz__MatchStatus *const *matches, size_t n);
 
 #endif

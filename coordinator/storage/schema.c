@@ -94,12 +94,29 @@ static int add_worker_day(sqlite3 *db, xq_errbuf_t *eb) {
   return 0;
 }
 
+/* Layout 6: a population's decisions (population/events.h): every exploit-and-explore step
+ * (a member copied a donor in a round: settings before and after, by name) and every
+ * player's rating in each round (member -1: the best net), one row per round and member. */
+static const char LAYOUT_6[] =
+    "CREATE TABLE IF NOT EXISTS population_events(round INTEGER NOT NULL,"
+    " member INTEGER NOT NULL, donor INTEGER NOT NULL, generation INTEGER NOT NULL,"
+    " donor_net INTEGER NOT NULL, before_lr_scale REAL, before_l2 REAL,"
+    " before_value_weight REAL, before_batch REAL, after_lr_scale REAL, after_l2 REAL,"
+    " after_value_weight REAL, after_batch REAL, member_elo REAL, donor_elo REAL,"
+    " time INTEGER NOT NULL, PRIMARY KEY(round, member));"
+    "CREATE TABLE IF NOT EXISTS population_ratings(round INTEGER NOT NULL,"
+    " member INTEGER NOT NULL, net INTEGER NOT NULL, step INTEGER NOT NULL, elo REAL, lo REAL,"
+    " hi REAL, lr_scale REAL, l2 REAL, value_weight REAL, batch REAL,"
+    " generation INTEGER NOT NULL, parent INTEGER NOT NULL, time INTEGER NOT NULL,"
+    " PRIMARY KEY(round, member));";
+
 static const step_t STEPS[] = {
     {1, "versioned layout with the campaign id", LAYOUT_1, add_missing_columns},
     {2, "open matches and their pairs", LAYOUT_2, NULL},
     {3, "anchor match results", LAYOUT_3, NULL},
     {4, "throughput over time", LAYOUT_4, NULL},
     {5, "per-worker games by the hour", NULL, add_worker_day},
+    {6, "population events and ratings", LAYOUT_6, NULL},
 };
 #define NSTEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == XQC_SCHEMA_VERSION,

@@ -210,6 +210,58 @@ static void balance_metrics(FILE *f, const Xqz__Status *s) {
         (double)b->job_sims);
 }
 
+/* One sample per member of a per-member family (slots 1-based); `field` picks the value,
+ * NaN leaves the member out (not rated yet). */
+typedef double (*member_field_t)(const Xqz__MemberStatus *m);
+
+static void per_member(FILE *f, const Xqz__Population *p, const char *name, const char *help,
+                       member_field_t field) {
+  family(f, name, "gauge", help);
+  for (size_t i = 0; i < p->n_members; i++) {
+    double v = field(p->members[i]);
+    if (isnan(v)) continue;
+    fprintf(f, "%s{slot=\"%u\"} ", name, p->members[i]->slot);
+    value(f, v);
+    fputc('\n', f);
+  }
+}
+
+static double m_elo(const Xqz__MemberStatus *m) { return m->rated ? m->elo : NAN; }
+static double m_step(const Xqz__MemberStatus *m) { return (double)m->step; }
+static double m_generation(const Xqz__MemberStatus *m) { return (double)m->generation; }
+static double m_alive(const Xqz__MemberStatus *m) { return m->alive ? 1 : 0; }
+
+/* A population's members (Status.population); nothing without one. */
+static void population_metrics(FILE *f, const Xqz__Status *s) {
+  const Xqz__Population *p = s->population;
+  if (!p) return;
+  gauge(f, "xqz_population_rounds", "Population rounds decided (exploit and explore done).",
+        (double)p->rounds);
+  gauge(f, "xqz_population_size", "Members of the population (the population setting).",
+        (double)p->size);
+  per_member(f, p, "xqz_member_elo",
+             "Member's Elo against the best net (at 0) in its last round; absent until rated.",
+             m_elo);
+  per_member(f, p, "xqz_member_step", "Member trainer's last reported step.", m_step);
+  per_member(f, p, "xqz_member_generation",
+             "Times the member was replaced by a copy of another member.", m_generation);
+  per_member(f, p, "xqz_member_alive", "1 while a live trainer holds the member's slot.",
+             m_alive);
+  family(f, "xqz_member_setting", "gauge", "Member's training settings, by name.");
+  for (size_t i = 0; i < p->n_members; i++) {
+    const Xqz__MemberSettings *x = p->members[i]->settings;
+    if (!x) continue;
+    const char *names[4] = {"lr_scale", "l2", "value_weight", "batch"};
+    double v[4] = {x->lr_scale, x->l2, x->value_weight, x->batch};
+    for (int k = 0; k < 4; k++) {
+      fprintf(f, "xqz_member_setting{slot=\"%u\",setting=\"%s\"} ", p->members[i]->slot,
+              names[k]);
+      value(f, v[k]);
+      fputc('\n', f);
+    }
+  }
+}
+
 static void limit_metrics(FILE *f, const Xqz__Status *s) {
   family(f, "xqz_limit", "gauge", "Every limit in force, by setting name.");
   for (size_t i = 0; i < s->n_limits; i++) {
@@ -229,6 +281,7 @@ char *xqc_metrics_text(const Xqz__Status *s) {
   campaign_metrics(f, s);
   worker_metrics(f, s);
   balance_metrics(f, s);
+  population_metrics(f, s);
   limit_metrics(f, s);
   if (fclose(f) != 0) {
     free(buf);

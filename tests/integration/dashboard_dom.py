@@ -221,6 +221,46 @@ def worker_figures():
             and r[0][11].split()[0] in ("playing", "idle", "paused"))
 
 
+# Issue 48: a population's panels (test_dashboard_population.sh), shown only with one.
+def shown(i):
+    return "hidden" not in node(i).attrs
+
+
+@check
+def population_hidden():
+    found.update(shown=[i for i in ("population", "population-settings", "population-lineage")
+                        if shown(i)])
+    return not found["shown"]
+
+
+@check
+def population_panel():
+    line = text("population-line")
+    found.update(line=line, rows=rows("population-members"))
+    return (shown("population") and re.match(r"4 members \([0-9]+ alive\), round 0, share 25%",
+                                             line) is not None
+            and len(rows("population-members")) >= 1)
+
+
+@check
+def population_lineage():
+    r = rows("population-events")
+    found.update(rows=r)
+    # The newest first: round 2 (member 3 copied member 1), then round 1.
+    return (shown("population-lineage") and len(r) == 2 and r[0][1] == "2"
+            and r[0][2] == "3 ← 1" and "lr_scale 1 → 1.2" in r[0][7] and r[1][2] == "2 ← 4")
+
+
+@check
+def population_charts():
+    n = {k: len(points("pop-chart-" + k)) for k in ("lr_scale", "l2", "value_weight", "batch")}
+    found.update(points=n, legend=text("population-legend"))
+    # Two points per event (before and after), members 2 and 3 in the legend.
+    return (shown("population-settings") and all(v >= 4 for v in n.values())
+            and len(points("pop-chart-lr_scale", "s-p2")) >= 2
+            and "member 2" in text("population-legend") and "member 3" in text("population-legend"))
+
+
 if what not in checks:
     sys.exit(f"unknown check {what}")
 ok = checks[what]()

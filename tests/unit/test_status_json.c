@@ -14,24 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_check.h"
 #include "wire/status_json.h"
-
-/* Parses text with python3's json module; returns 1 when python3 is missing. */
-static int python_parses(const char *text, const char *check) {
-  if (system("command -v python3 >/dev/null 2>&1") != 0) return 1;
-  char path[] = "/tmp/xqz-json-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(text, f);
-  fclose(f);
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); %s'"
-           " %s", check, path);
-  int rc = system(cmd);
-  remove(path);
-  return rc == 0;
-}
 
 static void test_match_list(void **state) {
   (void)state;
@@ -113,7 +97,7 @@ static void test_status_escaping(void **state) {
   assert_non_null(strstr(j, "\"limits\":{\"max_peer_errors\":20}"));
   assert_non_null(strstr(j, "\"positions_per_s\":1234.5"));
   assert_non_null(strstr(j, "\"gating_mode\":\"sprt\",\"arena_precision\":\"worker\""));
-  assert_true(python_parses(j, "assert d[\"worker_list\"][0][\"host\"].startswith(\"tab\\there\")"
+  assert_true(th_python_json(j, "assert d[\"worker_list\"][0][\"host\"].startswith(\"tab\\there\")"
                                " and d[\"worker_list\"][0][\"games\"] == 3"));
   free(j);
 }
