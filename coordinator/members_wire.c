@@ -220,16 +220,21 @@ void xqc_members_fill(xqc_t *c, int slot, Xqz__Member *m, Xqz__MemberSettings *s
   m->copy_net = x->copy_net;
   m->control = slot == c->members.control;
   if (x->order && x->copy_net && x->copy_known != x->copy_net) {
-    /* Read once per order: the checkpoint's size and CRC the member checks its copy by. */
+    /* Read once per order: the checkpoint's size and CRC the member checks its copy by.
+     * One that cannot be read is said once, and told as size 0 until a restart. */
     xq_errbuf_t eb;
     int64_t step;
-    if (checkpoint_read(c, x->copy_net, NULL, &x->copy_size, &x->copy_crc32, &step, &eb) == 0)
-      x->copy_known = x->copy_net;
-    else if (xqc_members_copy_pending(&c->members, slot))
-      XQ_LOGE(COMP, "the checkpoint a member's copy order names cannot be served; the member"
-              " waits for it slot=%d order=%" PRIu64 " error=\"%s\"", slot + 1, x->order, eb.msg);
+    x->copy_known = x->copy_net;
+    if (checkpoint_read(c, x->copy_net, NULL, &x->copy_size, &x->copy_crc32, &step, &eb) < 0) {
+      x->copy_size = 0;
+      x->copy_crc32 = 0;
+      if (xqc_members_copy_pending(&c->members, slot))
+        XQ_LOGE(COMP, "the checkpoint a member's copy order names cannot be served; the member"
+                " cannot copy it slot=%d order=%" PRIu64 " error=\"%s\"", slot + 1, x->order,
+                eb.msg);
+    }
   }
-  if (x->copy_known == x->copy_net) {
+  if (x->copy_known == x->copy_net && x->copy_net) {
     m->copy_size = x->copy_size;
     m->copy_crc32 = x->copy_crc32;
   }

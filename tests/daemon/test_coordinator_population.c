@@ -14,8 +14,9 @@
  *    match is refused.
  *  - A copy order (xqc_members_apply on members.txt between two starts): the member's
  *    BatchRequest gets a Wait with the order, copy_net, copy_size and copy_crc32;
- *    CheckpointRequest returns the donor's bytes with their CRC, another net is refused,
- *    and once the order is reported carried out the Batch flows.
+ *    CheckpointRequest returns the donor's bytes with their CRC, a damaged file is not
+ *    served, another net is refused, and once the order is reported carried out the Batch
+ *    flows; the donor's old checkpoint is kept while the copy is pending, then deleted.
  *  - Restart: members.txt is read back and a key gets its slot again; a members.txt of
  *    another size refuses the start, naming the fix.
  *  - Without a population a trainer's Hello gets a Welcome without Member, and no worker
@@ -367,17 +368,39 @@ static void test_members_train(void **state) {
   assert_true(r->checkpoint->data.len == u.ck_len &&
               !memcmp(r->checkpoint->data.data, u.ck, u.ck_len));
   xq_wire_free(&r);
+  /* A damaged checkpoint file is not served: an Error naming it. */
+  snprintf(sub, sizeof sub, "camp/checkpoints/%016" PRIx64 ".xqzc", u.id);
+  path_of(path, sizeof path, sub);
+  u.ck[u.ck_len - 1] ^= 0x10;
+  const void *parts[1] = {u.ck};
+  size_t sizes[1] = {u.ck_len};
+  assert_int_equal(xq_atomic_write(path, parts, sizes, 1, &eb), 0);
+  refused(checkpoint_request(t3, u.id, 3), XQ_ERROR_INTERNAL, sub + 5, "checksum");
+  u.ck[u.ck_len - 1] ^= 0x10;
+  assert_int_equal(xq_atomic_write(path, parts, sizes, 1, &eb), 0);
   int f1 = faults();
   refused(checkpoint_request(t3, bad.id, 3), XQ_ERROR_BAD_FIELD, "copy order names", NULL);
   refused(checkpoint_request(t2, u.id, 2), XQ_ERROR_BAD_FIELD, "no net", NULL);
   assert_int_equal(faults(), f1 + 2);
-  /* Carried out: fresh games, and the Batch flows. */
+  /* The donor's next candidate: its old checkpoint is kept while the copy is pending. */
+  member_net_t u2 = member_net(700);
+  r = upload_member(t2, &u2, 2, xq_crc32(0, u2.ck, u2.ck_len));
+  assert_true(r->ack->accepted);
+  xq_wire_free(&r);
+  assert_int_equal(access(path, F_OK), 0);
+  /* Carried out: fresh games, and the Batch flows; the old checkpoint goes. */
   (void)hello_as(w, "pop-worker");
   feed(w, 200, 2);
   r = batch_request(t3, 8, 3, 1);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_BATCH);
   assert_int_equal(r->batch->member->order, 1);
   xq_wire_free(&r);
+  assert_int_not_equal(access(path, F_OK), 0);
+  snprintf(sub, sizeof sub, "camp/checkpoints/%016" PRIx64 ".xqzc", u2.id);
+  path_of(path, sizeof path, sub);
+  assert_int_equal(access(path, F_OK), 0);
+  free(u2.net);
+  free(u2.ck);
   zmq_close(t1);
   zmq_close(t2);
   zmq_close(t3);
