@@ -44,8 +44,6 @@
 #include "wire/messages.h"
 #include "wire/wire.h"
 
-static char g_secret[400], g_allow[400], g_trainers[400];
-
 /* Keys: coord, t1..t4 (trainers), w1 (a worker only); CURVE on, population 3. */
 static void curve_population(void) {
   make_dir("keys");
@@ -55,12 +53,7 @@ static void curve_population(void) {
   const char *t[] = {"t1", "t2", "t3", "t4"};
   for (int i = 0; i < 4; i++) make_key(t[i], "allow", "trainers");
   make_key("w1", "allow", NULL);
-  snprintf(g_secret, sizeof g_secret, "--curve_secret_key=%s/keys/coord.secret", g_dir);
-  snprintf(g_allow, sizeof g_allow, "--curve_allow_dir=%s/allow", g_dir);
-  snprintf(g_trainers, sizeof g_trainers, "--curve_trainer_dir=%s/trainers", g_dir);
-  g_extra = g_secret;
-  g_extra2 = g_allow;
-  g_extra3 = g_trainers;
+  curve_settings("curve_trainer_dir", "trainers");
   g_extra4 = "--population=3";
   g_extra5 = "--seed=1";
 }
