@@ -145,6 +145,8 @@ void xqc_promote_resume(xqc_t *c) {
   if (xqc_store_match_find(c->db, "gating", &m, &found) < 0) found = false;
   drop_impossible(c, &m, &found);
   if (xqc_db_pending_candidate(c->db, &pend, &pend_step) < 0) pend = 0;
+  /* A population's candidates are its members': the round rates them, not gating. */
+  if (c->cfg.population > 0) pend = 0;
   /* The stored match goes on while its candidate is undecided and the best net is the
    * one it plays; any other (decided, or the best changed) is stale. A newer candidate
    * that waited for it waits again. */
