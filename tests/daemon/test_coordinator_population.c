@@ -19,6 +19,8 @@
  *    flows; the donor's old checkpoint is kept while the copy is pending, then deleted.
  *  - Restart: members.txt is read back and a key gets its slot again; a members.txt of
  *    another size refuses the start, naming the fix.
+ *  - Without CURVE a slot is its connection's, freed when its holder is silent longer than
+ *    worker_timeout_ms, and then given to a waiting trainer.
  *  - Without a population a trainer's Hello gets a Welcome without Member, and no worker
  *    row appears.
  */
@@ -421,6 +423,37 @@ static void test_members_train(void **state) {
   remove_dir();
 }
 
+/* Without CURVE a slot is its connection's; a holder silent for worker_timeout_ms lets
+ * it go, and a waiting trainer gets it. */
+static void test_silent_holders(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--population=2";
+  g_extra2 = "--worker_timeout_ms=1000";
+  g_extra3 = g_extra4 = g_extra5 = "--seed=1";
+  start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *t[3];
+  for (int i = 0; i < 3; i++) t[i] = connect_dealer(ctx);
+  claim_ok(t[0], 0, 1);
+  claim_ok(t[1], 0, 2);
+  refused(hello_trainer(t[2], 0, "2x16", 0), XQ_ERROR_NOT_ALLOWED, "all 2 population slots",
+          NULL);
+  usleep(600 * 1000);
+  Xqz__Envelope *r = batch_request(t[1], 8, 2, 0); /* slot 2's holder speaks: kept */
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WAIT); /* an empty window */
+  assert_non_null(r->wait->member);
+  xq_wire_free(&r);
+  usleep(700 * 1000);
+  claim_ok(t[2], 0, 1);
+  refused(batch_request(t[0], 8, 1, 0), XQ_ERROR_BAD_FIELD, "say Hello first", NULL);
+  assert_true(log_count("population slots freed") >= 1);
+  for (int i = 0; i < 3; i++) zmq_close(t[i]);
+  zmq_ctx_term(ctx);
+  coord_stop(g_pid);
+  remove_dir();
+}
+
 /* Without a population: a trainer's Hello gets a plain Welcome and no worker row. */
 static void test_no_population(void **state) {
   (void)state;
@@ -452,6 +485,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_claims, teardown),
       cmocka_unit_test_teardown(test_members_train, teardown),
+      cmocka_unit_test_teardown(test_silent_holders, teardown),
       cmocka_unit_test_teardown(test_no_population, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
