@@ -1,10 +1,10 @@
 /*
  * promote.c: the promotion lifecycle. A CandidateNet is stored (nets/<id>.xqzn and a
- * "candidate" row; a population member's with its checkpoint, members_wire.h, and then
- * it opens no match: the population's round rates it) and opens a gating match against
- * the best net (one match at a time: a
+ * "candidate" row) and opens a gating match against the best net (one match at a time: a
  * candidate arriving during a match waits, the latest one winning). The match's pairs go
- * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides.
+ * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides. In a
+ * population a candidate is a member's: stored with its checkpoint (members_wire.h), it
+ * opens no match, the population's round rates it.
  *
  * Durable first, announced second: a decision is first stored, in one campaign.db
  * transaction (the matches row, the open match forgotten, the nets' states, the promotions
