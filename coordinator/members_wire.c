@@ -197,7 +197,7 @@ static int held_slot(xqc_t *c, const xqc_peer_t *p, uint32_t asked, bool *hostil
   int s = (int)asked - 1;
   if (xqc_members_find_conn(t, conn) == s) return s;
   const xqc_member_t *m = &t->slot[s];
-  *hostile = m->held && (p->key[0] ? strcmp(m->key, p->key) != 0 : strcmp(m->host, p->address) != 0);
+  *hostile = m->held && strcmp(p->key[0] ? m->key : m->host, p->key[0] ? p->key : p->address);
   snprintf(why, n, "slot %u is not held by this connection: say Hello first", asked);
   return -1;
 }
