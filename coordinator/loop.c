@@ -13,6 +13,7 @@
 #include "storage/campaign.h"
 #include "commands.h"
 #include "coord.h"
+#include "members_wire.h"
 #include "peers/guard.h"
 #include "storage/net_files.h"
 #include "peers/roles.h"
@@ -123,6 +124,7 @@ static void on_timer(uv_timer_t *t) {
   }
   xqc_promote_tick(c, now); /* a gating decision waiting for campaign.db; its file's identity */
   xqc_peers_expire(c, now);
+  xqc_members_tick(c, now); /* population slots of silent trainers freed */
   xqc_auth_drain(&c->peers.auth);
   drain(c); /* our sends may have consumed the fd's edge */
 }

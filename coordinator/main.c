@@ -15,6 +15,7 @@
 #include "storage/campaign.h"
 #include "coord.h"
 #include "enrol.h"
+#include "members_wire.h"
 #include "status.h"
 #include "support/dirlock.h"
 #include "support/log.h"
@@ -131,6 +132,7 @@ static int run_campaign(xqc_t *c, xq_errbuf_t *eb) {
     rc = xq_err_set(eb, XQ_EIO, "%s/campaign.db: cannot read the match ids", c->dir);
   if (rc == 0 && xqc_campaign_db_id(c->dir, &c->db_dev, &c->db_ino) < 0)
     rc = xq_err_set(eb, XQ_EIO, "%s/campaign.db: vanished right after it was opened", c->dir);
+  if (rc == 0) rc = xqc_members_open(c, eb); /* members.txt, after the campaign's id */
   /* Bans and workers' keys first: the rebuild of the window skips banned senders. */
   if (rc == 0) rc = xqc_bans_load(&c->peers.bans, c->db, eb);
   if (rc == 0) rc = xqc_enrol_open(c, eb); /* after the keys and campaign.db */

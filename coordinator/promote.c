@@ -2,7 +2,9 @@
  * promote.c: the promotion lifecycle. A CandidateNet is stored (nets/<id>.xqzn and a
  * "candidate" row) and opens a gating match against the best net (one match at a time: a
  * candidate arriving during a match waits, the latest one winning). The match's pairs go
- * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides.
+ * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides. In a
+ * population a candidate is a member's: stored with its checkpoint (members_wire.h), it
+ * opens no match, the population's round rates it.
  *
  * Durable first, announced second: a decision is first stored, in one campaign.db
  * transaction (the matches row, the open match forgotten, the nets' states, the promotions
@@ -23,6 +25,7 @@
 #include "storage/campaign.h"
 #include "coord.h"
 #include "identity.h"
+#include "members_wire.h"
 #include "storage/net_files.h"
 #include "storage/match_store.h"
 #include "nn/nn_file.h"
@@ -142,6 +145,8 @@ void xqc_promote_resume(xqc_t *c) {
   if (xqc_store_match_find(c->db, "gating", &m, &found) < 0) found = false;
   drop_impossible(c, &m, &found);
   if (xqc_db_pending_candidate(c->db, &pend, &pend_step) < 0) pend = 0;
+  /* A population's candidates are its members': the round rates them, not gating. */
+  if (c->cfg.population > 0) pend = 0;
   /* The stored match goes on while its candidate is undecided and the best net is the
    * one it plays; any other (decided, or the best changed) is stale. A newer candidate
    * that waited for it waits again. */
@@ -539,6 +544,17 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
     send_ack(c, p, rq, cn->step, false, why);
     return;
   }
+  /* A population member's candidate: its slot checked and its checkpoint stored first. */
+  int slot = c->cfg.population > 0
+                 ? xqc_members_candidate_check(c, p, cn, meta.net_id, why, sizeof why) : -1;
+  if (slot == XQ_EIO) {
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, why);
+    return;
+  }
+  if (slot < -1) {
+    send_ack(c, p, rq, cn->step, false, why);
+    return;
+  }
   if ((int64_t)cn->step > c->trainer_step) c->trainer_step = (int64_t)cn->step;
   char path[1024];
   xqc_net_path(path, sizeof path, c->dir, meta.net_id);
@@ -575,6 +591,12 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
   }
   XQ_LOGI(COMP, "candidate received net=%016llx step=%llu bytes=%zu",
           (unsigned long long)meta.net_id, (unsigned long long)cn->step, cn->net.len);
+  if (slot >= 0) {
+    /* A member's candidate opens no gating match: the population's round rates it. */
+    xqc_members_candidate_stored(c, slot, meta.net_id, (int64_t)cn->step);
+    send_ack(c, p, rq, cn->step, true, "");
+    return;
+  }
   send_ack(c, p, rq, cn->step, true, "");
   if (c->gate.open) {
     c->queued_cand = meta.net_id;

@@ -1,9 +1,11 @@
 /*
  * requests.c: the small requests, answered from the coordinator's state: Hello (identity
- * checked, worker id claimed, Welcome with the self-play settings), Heartbeat (echoed with
+ * checked, worker id claimed, Welcome with the self-play settings; a trainer's claims a
+ * population member's slot instead, members_wire.h), Heartbeat (echoed with
  * the best net), JobRequest (an arena pair when one is due, else self-play), BatchRequest
  * (the trainer's report stored, then a batch, or a Wait while the window fills or the
- * pacing holds it back), StatusRequest, PromotionsRequest and NetRequest (a net in chunks
+ * pacing holds it back; in a population each member is paced on its own and told its
+ * Member), StatusRequest, PromotionsRequest and NetRequest (a net in chunks
  * from the cache of storage/nets.c). They are rows of the command
  * table (commands.def); dispatch has checked the sender's roles before any of them runs.
  */
@@ -15,6 +17,7 @@
 #include "commands.h"
 #include "coord.h"
 #include "identity.h"
+#include "members_wire.h"
 #include "rules/fen.h"
 #include "status.h"
 #include "support/log.h"
@@ -52,9 +55,38 @@ static void clean_text(char *out, size_t n, const char *s) {
   out[k] = '\0';
 }
 
+/* A trainer's Hello: never a worker id nor a row of the workers table. In a population it
+ * claims a member slot (members_wire.h) and its Welcome carries the Member; else a plain
+ * Welcome (one trainer goes on as before populations). */
+static void trainer_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h) {
+  Xqz__Member m;
+  Xqz__MemberSettings ms;
+  int slot = -1;
+  if (c->cfg.population > 0 && (slot = xqc_members_hello(c, p, rq, h, &m, &ms)) < 0) return;
+  p->role = h->role;
+  p->features = h->features;
+  if (slot < 0) {
+    char host[64];
+    clean_text(host, sizeof host, h->host);
+    XQ_LOGI(COMP, "hello trainer host=\"%s\" address=%s", host, p->address);
+  }
+  Xqz__Envelope env;
+  Xqz__Welcome w;
+  Xqz__SelfplaySettings s;
+  fill_settings(c, &s);
+  xq_msg_welcome(&env, &w, "", c->best, &s, (uint32_t)c->cfg.heartbeat_ms, c->campaign_id);
+  if (slot >= 0) w.member = &m;
+  env.request_id = rq;
+  xqc_reply(c, p->rid, p->rid_len, &env);
+}
+
 void xqc_cmd_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {
   const Xqz__Hello *h = msg->hello;
   if (!xqc_identity_hello_ok(c, p, rq, h)) return;
+  if (h->role == XQZ__ROLE__ROLE_TRAINER) {
+    trainer_hello(c, p, rq, h);
+    return;
+  }
   const char *wid = h->worker_id ? h->worker_id : "";
   char why[400];
   int rc = xqc_peer_claim(c, p, wid, why, sizeof why);
@@ -169,6 +201,11 @@ void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Enve
     xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_BAD_FIELD, why);
     return;
   }
+  /* In a population: the member's slot, its checks, and its own pacing (each member may
+   * take R samples per fresh position). */
+  int slot = c->cfg.population > 0 ? xqc_members_batch(c, p, rq, r) : -1;
+  if (c->cfg.population > 0 && slot < 0) return;
+  xqc_member_t *member = slot >= 0 ? &c->members.slot[slot] : NULL;
   /* The step never goes back: a trainer resumed from an older checkpoint reports a lower
    * step until it catches up, and its reports are not stored until then. */
   if ((int64_t)r->trainer_step >= c->trainer_step) {
@@ -180,11 +217,13 @@ void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Enve
   /* Since this start: the positions of the rebuilt window were paced before (coord.h). */
   const uint64_t paced = c->positions - c->window.positions_at_open;
   const xqc_pacing_rule_t rule = {(uint64_t)c->cfg.min_positions, c->cfg.reuse};
+  const uint64_t served = member ? member->served : c->window.samples_served;
   uint32_t wait_ms;
-  xqc_pace_t pace = xqc_pace(&rule, c->window.replay.count, paced, c->window.samples_served,
-                             n, &wait_ms, why, sizeof why);
+  xqc_pace_t pace = xqc_pace(&rule, c->window.replay.count, paced, served, n, &wait_ms, why,
+                             sizeof why);
   if (pace != XQC_PACE_SERVE) {
-    xqc_reply_wait(c, p->rid, p->rid_len, rq, wait_ms, why);
+    if (member) xqc_members_wait(c, p, rq, slot, wait_ms, why);
+    else xqc_reply_wait(c, p->rid, p->rid_len, rq, wait_ms, why);
     xqc_status_batch_answered(c, p, pace == XQC_PACE_FILLING ? XQC_BATCH_FILLING
                                                              : XQC_BATCH_PACED);
     return;
@@ -197,16 +236,25 @@ void xqc_cmd_batch_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Enve
   }
   Xqz__Envelope env;
   Xqz__Batch bm;
+  Xqz__Member mm;
+  Xqz__MemberSettings ms;
   xq_msg_batch(&env, &bm, b.ptrs, (size_t)b.n);
   bm.window_positions = c->window.replay.count;
   bm.total_positions = c->positions;
   bm.best_net_id = c->best;
   bm.campaign_id = c->campaign_id;
+  if (member) {
+    xqc_members_fill(c, slot, &mm, &ms);
+    bm.member = &mm;
+  }
   env.request_id = rq;
   xqc_reply(c, p->rid, p->rid_len, &env);
-  c->window.samples_served += (uint64_t)b.n;
-  /* The pacing's promise: at most R samples per position ingested, give or take a batch. */
-  assert((double)c->window.samples_served <= c->cfg.reuse * (double)paced + n);
+  c->window.samples_served += (uint64_t)b.n; /* every member's, in a population */
+  uint64_t *mine = member ? &member->served : &c->window.samples_served;
+  if (member) *mine += (uint64_t)b.n;
+  /* The pacing's promise: at most R samples per position ingested (per member in a
+   * population), give or take a batch. */
+  assert((double)*mine <= c->cfg.reuse * (double)paced + n);
   xqc_status_batch_answered(c, p, XQC_BATCH_SERVED);
   xqc_batch_free(&b);
 }

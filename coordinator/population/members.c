@@ -179,6 +179,20 @@ int xqc_members_find_conn(const xqc_members_t *t, const char *conn) {
   return -1;
 }
 
+bool xqc_members_copy_pending(const xqc_members_t *t, int slot) {
+  assert(slot >= 0 && slot < t->k);
+  return t->slot[slot].order > t->slot[slot].done_order;
+}
+
+bool xqc_members_checkpoint_needed(const xqc_members_t *t, uint64_t net) {
+  if (!net) return false;
+  for (int i = 0; i < t->k; i++)
+    if (t->slot[i].last_net == net ||
+        (t->slot[i].copy_net == net && xqc_members_copy_pending(t, i)))
+      return true;
+  return false;
+}
+
 int xqc_members_apply(xqc_members_t *t, const xqc_pbt_order_t *o, char *why, size_t n) {
   if (o->member < 0 || o->member >= t->k || o->donor < 0 || o->donor >= t->k) {
     snprintf(why, n, "copy order %d <- %d names a slot outside 0 to %d", o->member, o->donor,

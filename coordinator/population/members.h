@@ -59,6 +59,13 @@ typedef struct {
   bool rated;
   double elo, elo_lo, elo_hi;
   uint64_t served; /* samples served to it since this start (pacing; not saved) */
+  /* The last copy order its trainer reported carried out (BatchRequest.member_order) since
+   * this start; not saved: after a restart the trainer's next BatchRequest says it again. */
+  uint64_t done_order;
+  /* The size and CRC-32 of copy_net's checkpoint file, read once for the Member messages
+   * (members_wire.c); valid while copy_known == copy_net (0: not read yet). Not saved. */
+  uint64_t copy_known, copy_size;
+  uint32_t copy_crc32;
 } xqc_member_t;
 
 typedef struct {
@@ -115,6 +122,14 @@ void xqc_members_seen(xqc_members_t *t, int slot, uint64_t now_ms, int64_t step,
 
 /* The slot held by connection conn, or -1. */
 int xqc_members_find_conn(const xqc_members_t *t, const char *conn);
+
+/* Whether the slot's copy order is still to be carried out: it has one (order > 0) that
+ * its trainer has not reported done since this start. */
+bool xqc_members_copy_pending(const xqc_members_t *t, int slot);
+
+/* Whether the checkpoint of net id net is still needed: it is some slot's last net, or the
+ * copy_net of a slot whose copy is pending. A checkpoint no longer needed may be deleted. */
+bool xqc_members_checkpoint_needed(const xqc_members_t *t, uint64_t net);
 
 /* Carries out the table's side of a pbt.h copy order: the member takes the order's
  * settings (the donor's, perturbed), its generation goes up by one, its parent is the

@@ -136,13 +136,7 @@ static pid_t start_curve(int threshold_games) {
   make_key("w1", "allow", NULL);
   make_key("w2", "allow", NULL);
   make_key("lab", "allow", NULL);
-  static char a1[500], a2[500], a3[500];
-  snprintf(a1, sizeof a1, "--curve_secret_key=%s/keys/coord.secret", g_dir);
-  snprintf(a2, sizeof a2, "--curve_allow_dir=%s/allow", g_dir);
-  snprintf(a3, sizeof a3, "--curve_trainer_dir=%s/trainers", g_dir);
-  g_extra = a1;
-  g_extra2 = a2;
-  g_extra3 = a3;
+  curve_settings("curve_trainer_dir", "trainers");
   g_extra4 = "--gating=none";
   g_extra5 = "--worker_timeout_ms=500";
   /* The settings beyond the five slots go in the campaign's ini. */

@@ -117,14 +117,9 @@ static void test_enrol(void **state) {
   make_key("new1", NULL, NULL);
   make_key("new2", NULL, NULL);
   make_key("stranger", NULL, NULL);
-  static char a1[500], a2[500], a3[500], a4[500];
-  snprintf(a1, sizeof a1, "--curve_secret_key=%s/keys/coord.secret", g_dir);
-  snprintf(a2, sizeof a2, "--curve_allow_dir=%s/allow", g_dir);
-  snprintf(a3, sizeof a3, "--curve_admin_dir=%s/admin", g_dir);
+  static char a4[500];
+  curve_settings("curve_admin_dir", "admin");
   snprintf(a4, sizeof a4, "--curve_trainer_dir=%s/trainer", g_dir);
-  g_extra = a1;
-  g_extra2 = a2;
-  g_extra3 = a3;
   g_extra4 = a4;
   g_extra5 = "--max_peer_errors=100";
   pid_t pid = start_coordinator();

@@ -216,13 +216,7 @@ static void test_curve(void **state) {
   make_key("op", "allow", "admin");
   make_key("stranger", NULL, NULL);
   make_key("late", NULL, NULL);
-  static char a1[500], a2[500], a3[500];
-  snprintf(a1, sizeof a1, "--curve_secret_key=%s/keys/coord.secret", g_dir);
-  snprintf(a2, sizeof a2, "--curve_allow_dir=%s/allow", g_dir);
-  snprintf(a3, sizeof a3, "--curve_admin_dir=%s/admin", g_dir);
-  g_extra = a1;
-  g_extra2 = a2;
-  g_extra3 = a3;
+  curve_settings("curve_admin_dir", "admin");
   pid_t pid = start_coordinator();
   void *ctx = zmq_ctx_new();
 

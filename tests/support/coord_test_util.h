@@ -438,6 +438,19 @@ static inline void *curve_dealer(void *ctx, const char *name) {
   return peer_dealer(ctx, &c);
 }
 
+/* Turns CURVE on for start_coordinator in g_extra..g_extra3: keys/coord.secret, allow/ as
+ * curve_allow_dir, and the setting named (curve_trainer_dir, curve_admin_dir) as g_dir's
+ * folder dir (the caller makes the keys and folders). */
+static inline void curve_settings(const char *setting, const char *dir) {
+  static char secret[400], allow[400], third[400];
+  snprintf(secret, sizeof secret, "--curve_secret_key=%s/keys/coord.secret", g_dir);
+  snprintf(allow, sizeof allow, "--curve_allow_dir=%s/allow", g_dir);
+  snprintf(third, sizeof third, "--%s=%s/%s", setting, g_dir, dir);
+  g_extra = secret;
+  g_extra2 = allow;
+  g_extra3 = third;
+}
+
 static inline void fresh_dir(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/xqz-coord-XXXXXX");
   assert_non_null(mkdtemp(g_dir));

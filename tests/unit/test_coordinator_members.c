@@ -3,7 +3,8 @@
  * (coordinator/population/members.h) and the population settings (config.h): slots given
  * out and given back to the same key or connection, silent holders freed after the
  * timeout, refusals (role, campaign, architecture, a full table, a forged claim), a pbt.h
- * copy order carried out, and the table's file surviving a round trip and refused damaged.
+ * copy order carried out, which checkpoints are still needed, and the table's file
+ * surviving a round trip and refused damaged.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -220,6 +221,31 @@ static void test_apply_order(void **state) {
   assert_int_equal(t.slot[3].generation, 1);
 }
 
+/* A copy order is pending until its trainer reports it done; a checkpoint is needed while
+ * it is a member's last net or a pending copy's net. */
+static void test_checkpoints_needed(void **state) {
+  (void)state;
+  xqc_members_t t;
+  xqc_members_init(&t, 3, true, CAMPAIGN, "2x16a", 256);
+  assert_false(xqc_members_checkpoint_needed(&t, 0));
+  xqc_members_seen(&t, 1, 10, 500, 0xa1);
+  assert_true(xqc_members_checkpoint_needed(&t, 0xa1));
+  assert_false(xqc_members_checkpoint_needed(&t, 0xb2));
+  xqc_pbt_order_t o = {.member = 2, .donor = 1};
+  memcpy(o.settings, t.slot[1].settings, sizeof o.settings);
+  char why[128];
+  assert_int_equal(xqc_members_apply(&t, &o, why, sizeof why), 0);
+  assert_true(xqc_members_copy_pending(&t, 2));
+  assert_false(xqc_members_copy_pending(&t, 1));
+  /* The donor moves on: its old checkpoint is kept for the pending copy, then let go. */
+  xqc_members_seen(&t, 1, 20, 900, 0xb2);
+  assert_true(xqc_members_checkpoint_needed(&t, 0xa1));
+  t.slot[2].done_order = t.slot[2].order;
+  assert_false(xqc_members_copy_pending(&t, 2));
+  assert_false(xqc_members_checkpoint_needed(&t, 0xa1));
+  assert_true(xqc_members_checkpoint_needed(&t, 0xb2));
+}
+
 static char g_path[64];
 
 static void write_file(const char *text) {
@@ -349,6 +375,7 @@ int main(void) {
       cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_forged_claims),
       cmocka_unit_test(test_apply_order),
+      cmocka_unit_test(test_checkpoints_needed),
       cmocka_unit_test(test_save_and_load),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
