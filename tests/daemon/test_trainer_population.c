@@ -15,7 +15,8 @@
  *    refused (logged, nothing copied, the order not reported) and asked for again; the
  *    good one replaces its state (its checkpoint is written at once with the donor's
  *    weights and step), a batch that came while the copy was pending is never trained,
- *    and its requests report the order, also after a restart (member.order).
+ *    and its requests report the order, also after a restart (member.order). An Error to
+ *    a member's request (the coordinator restarted) makes it say Hello again for its slot.
  *  - A refused Hello: an older coordinator's refusal leaves a single trainer; a full
  *    population is asked again after a while; another architecture stops the trainer with
  *    exit status 2.
@@ -185,6 +186,14 @@ static void answer_ack(const uint8_t *rid, size_t rid_len, uint64_t rq) {
   Xqz__Envelope env;
   Xqz__Ack a;
   xq_msg_ack(&env, &a, NULL, 0, true, "");
+  fake_coord_reply(&f, rid, rid_len, &env, rq);
+}
+
+static void answer_error(const uint8_t *rid, size_t rid_len, uint64_t rq, uint32_t code,
+                         const char *msg) {
+  Xqz__Envelope env;
+  Xqz__Error er;
+  xq_msg_error(&env, &er, code, msg);
   fake_coord_reply(&f, rid, rid_len, &env, rq);
 }
 
@@ -427,20 +436,23 @@ static void test_member_copy(void **state) {
   e = expect(rid, &rid_len, XQZ__ENVELOPE__BODY_BATCH_REQUEST);
   assert_int_equal(e->batch_request->member_order, 1);
   assert_int_equal(e->batch_request->trainer_step, DONOR_STEP + 2);
+  /* The coordinator restarted meanwhile (the slot is no longer this connection's): the
+   * member says Hello again, for its slot, and goes on. */
+  answer_error(rid, rid_len, e->request_id, XQ_ERROR_BAD_FIELD,
+               "slot 2 is not held by this connection: say Hello first");
+  xq_wire_free(&e);
+  e = expect_hello(rid, &rid_len, 2);
+  answer_welcome(rid, rid_len, e->request_id, &member);
+  xq_wire_free(&e);
+  e = expect(rid, &rid_len, XQZ__ENVELOPE__BODY_BATCH_REQUEST);
+  assert_int_equal(e->batch_request->member_slot, 2);
+  assert_int_equal(e->batch_request->member_order, 1);
   xq_wire_free(&e);
   stop_trainer(pid);
   assert_int_equal(fake_log_count(logp, "member copied", NULL), 1);
   nn_model_free(&donor);
   free(ck);
   teardown_dir();
-}
-
-static void answer_error(const uint8_t *rid, size_t rid_len, uint64_t rq, uint32_t code,
-                         const char *msg) {
-  Xqz__Envelope env;
-  Xqz__Error er;
-  xq_msg_error(&env, &er, code, msg);
-  fake_coord_reply(&f, rid, rid_len, &env, rq);
 }
 
 /* Refused Hellos: an older coordinator's refusal (NOT_ALLOWED) leaves a single trainer; a
