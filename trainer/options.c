@@ -32,6 +32,9 @@ static const xq_opt_t rows[] = {
      " then v the wide value head: 2x16v; then s the survival head: tiny-s, 2x16gs; a final"
      " r the opponent-reply head: 2x16r)"},
     {"batch", I(batch), "256", 1, 8192, .help = "positions per SGD step"},
+    {"max-batch", I(max_batch), "0", 0, 8192,
+     .help = "the largest batch a population may give this member; the pool is sized for it"
+     " (0: the --batch value; a larger batch from the coordinator is cut to it)"},
     {"threads", S(threads_arg), "all", 0, 0,
      .help = "training threads, 1..1024 or all (every core this process may use); each takes"
      " a shard of every batch (docs/trainer.md)"},
@@ -132,6 +135,12 @@ int trainer_opts_parse(trainer_opts_t *o, int argc, char **argv) {
     return -1;
   }
   if (parse_threads(o)) return -1;
+  if (o->max_batch == 0) o->max_batch = o->batch;
+  if (o->max_batch < o->batch) {
+    fprintf(stderr, "xqz-trainer: --max-batch %lld is below --batch %lld; give at least the"
+            " batch, or leave it out\n", (long long)o->max_batch, (long long)o->batch);
+    return -1;
+  }
   /* Every setting is checked here, before the trainer fetches anything or waits on the
    * coordinator (issue 49: a bad --lr was found only after the best net arrived). */
   nn_lr_schedule_t sched;

@@ -19,6 +19,8 @@ typedef struct {
   char size[16];         /* tiny | default | large (for a fresh start) */
   bool size_given;       /* --size was on the command line */
   int64_t batch;         /* positions per step */
+  int64_t max_batch;     /* the largest batch a population may give (>= batch; 0 in the
+                          * table: --batch's value) */
   char threads_arg[16];  /* --threads as given: N or "all" */
   int threads;           /* training threads (data-parallel shards of each batch) */
   char lr[512];          /* learning-rate schedule "step:lr,..." */

@@ -6,8 +6,11 @@
  * timer, at --max-steps and on SIGTERM/SIGINT (then exit 0). docs/trainer.md.
  * A checkpoint keeps the last --keep-checkpoints older ones (ckpt_ring.h); a loss or a
  * weight that diverges stops the trainer (exit 1) before it writes anything (diverge.h).
+ * In a population (docs/population.md) it first says Hello and, made a member, trains
+ * with the member's settings and carries out its copy orders (member.h, member_link.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "nn/blas_core.h"
@@ -27,8 +31,12 @@
 #include "campaign.h"
 #include "ckpt_ring.h"
 #include "diverge.h"
+#include "member.h"
+#include "member_link.h"
 #include "options.h"
 #include "start_net.h"
+#include "support/atomic_file.h"
+#include "support/crc32.h"
 #include "support/log.h"
 #include "support/dirlock.h"
 #include "support/mkdir_p.h"
@@ -62,7 +70,23 @@ typedef struct {
   nn_ema_t ema;           /* the averaged weights the candidates carry (--ema-steps) */
   nn_file_meta_t meta;
   nn_loss_cfg_t loss_cfg;
-  int max_n;
+  int max_n;              /* positions per step now (--batch, or the member's batch) */
+  int pool_max;           /* the most the training threads were set up for (--max-batch) */
+  nn_lr_schedule_t base_lr; /* --lr as given; a member's lr_scale multiplies it */
+  /* Population membership (member_link.h); member_slot 0: a single trainer. */
+  bool need_hello;        /* say Hello before the next BatchRequest */
+  uint32_t slot_file;     /* the slot DIR/member.slot remembers (0: none) */
+  uint32_t member_slot;   /* 1-based slot the coordinator's Welcome gave; 0: not a member */
+  uint64_t member_order;  /* the last copy order carried out (DIR/member.order) */
+  trainer_member_state_t mst;        /* what the settings and a copy change */
+  trainer_member_settings_t msettings; /* the settings trained with now */
+  trainer_member_settings_t masked;    /* the last ones the coordinator sent */
+  bool masked_valid;
+  /* The copy order being carried out: pending while copy_order > member_order. */
+  uint64_t copy_order, copy_net, copy_size;
+  uint32_t copy_crc;
+  uint64_t copy_request;  /* request id of its CheckpointRequest in flight; 0: none */
+  double copy_sent, copy_retry_at;
   /* wire */
   void *ctx, *sock;
   uint64_t next_request;
@@ -77,6 +101,9 @@ typedef struct {
    * coordinator's Ack for its request id (accepted, or refused with a reason). */
   unsigned char *pending_candidate;
   size_t pending_len;
+  unsigned char *pending_ckpt; /* a member's: its checkpoint image at that step, or NULL */
+  size_t pending_ckpt_len;
+  uint32_t pending_slot;       /* the member slot it was made in (0: none) */
   int64_t pending_step;
   uint64_t pending_net_id;
   uint64_t candidate_request; /* request id of its last upload; 0 = not sent yet */
@@ -250,20 +277,41 @@ static int load_or_init(trainer_t *t) {
     return -1;
   }
   t->opt.momentum = (float)t->o.momentum;
-  if (nn_lr_parse(&t->opt.schedule, t->o.lr, &eb)) {
+  if (nn_lr_parse(&t->base_lr, t->o.lr, &eb)) {
     XQ_LOGE(COMP, "bad --lr schedule error=\"%s\"", eb.msg);
     return -1;
   }
+  t->opt.schedule = t->base_lr;
   trainer_opts_loss_cfg(&t->o, &t->loss_cfg);
   t->max_n = (int)t->o.batch;
+  /* Sized for --max-batch: a population may give this member a larger batch. */
+  t->pool_max = (int)(t->o.max_batch > t->o.batch ? t->o.max_batch : t->o.batch);
   int threads = t->o.threads > t->max_n ? t->max_n : t->o.threads;
-  if (nn_train_pool_new(&t->pool, t->m, threads, t->max_n, XQ_BATCH_SHARD_MAX_PI, &eb) ||
+  if (nn_train_pool_new(&t->pool, t->m, threads, t->pool_max, XQ_BATCH_SHARD_MAX_PI, &eb) ||
       xq_batch_shard_init(&t->dec, threads, &eb)) {
-    XQ_LOGE(COMP, "cannot set up the training threads threads=%d batch=%d error=\"%s\"",
-            threads, t->max_n, eb.msg);
+    XQ_LOGE(COMP, "cannot set up the training threads threads=%d batch=%d max_batch=%d"
+            " error=\"%s\"", threads, t->max_n, t->pool_max, eb.msg);
     return -1;
   }
   return setup_average(t);
+}
+
+/* What a population member's settings and copies change, and what DIR remembers of a
+ * membership: its slot (asked for again in Hello) and its last copy order. A file that
+ * does not read is named in a warning and taken as nothing remembered. */
+static void member_setup(trainer_t *t) {
+  t->mst = (trainer_member_state_t){.m = t->m, .meta = &t->meta, .opt = &t->opt,
+                                    .ema = &t->ema, .loss_cfg = &t->loss_cfg,
+                                    .base = &t->base_lr, .batch = &t->max_n,
+                                    .max_batch = t->pool_max};
+  trainer_member_settings_from_opts(&t->msettings, &t->o);
+  uint64_t slot = 0;
+  xq_errbuf_t eb = {{0}};
+  if (trainer_member_file_read(t->o.dir, TRAINER_MEMBER_SLOT_FILE, &slot, &eb) ||
+      trainer_member_file_read(t->o.dir, TRAINER_MEMBER_ORDER_FILE, &t->member_order, &eb))
+    XQ_LOGW(COMP, "population file ignored error=\"%s\"", eb.msg);
+  t->slot_file = slot <= UINT32_MAX ? (uint32_t)slot : 0;
+  t->need_hello = true;
 }
 
 /* The divergence guard tripped (diverge.h): one error line naming the step, the loss,
@@ -318,6 +366,8 @@ static int send_batch_request(trainer_t *t) {
   br.software_version = (char *)XQ_SOFTWARE_NAME; /* the coordinator's min_peer_version */
   br.candidate_every = (uint64_t)t->o.candidate_every; /* its progress (Status.progress) */
   br.max_steps = (uint64_t)t->o.max_steps;
+  br.member_slot = t->member_slot;
+  br.member_order = t->member_slot ? t->member_order : 0;
   if (t->report_n > 0) { /* the coordinator keeps the loss curve (Status.loss_history) */
     double k = 1.0 / t->report_n;
     br.loss_steps = (uint32_t)t->report_n;
@@ -346,6 +396,12 @@ static void flush_candidate(trainer_t *t) {
   Xqz__Envelope env;
   Xqz__CandidateNet cn;
   xq_msg_candidate(&env, &cn, t->pending_candidate, t->pending_len, (uint64_t)t->pending_step);
+  if (t->pending_ckpt) { /* a member's: the checkpoint another member may copy */
+    cn.checkpoint.data = t->pending_ckpt;
+    cn.checkpoint.len = t->pending_ckpt_len;
+    cn.checkpoint_crc32 = xq_crc32(0, t->pending_ckpt, t->pending_ckpt_len);
+  }
+  cn.member_slot = t->pending_slot;
   if (send_env(t, &env) == 0) {
     XQ_LOGI(COMP, "candidate uploaded step=%lld bytes=%zu net=%016llx parent=%016llx",
             (long long)t->pending_step, t->pending_len, (unsigned long long)t->pending_net_id,
@@ -366,7 +422,26 @@ static void candidate_acked(trainer_t *t, const Xqz__Ack *a) {
             a->reason ? a->reason : "");
   free(t->pending_candidate);
   t->pending_candidate = NULL;
+  free(t->pending_ckpt);
+  t->pending_ckpt = NULL;
   t->candidate_request = 0;
+}
+
+/* A member's checkpoint at this step as an .xqzc image (nn_checkpoint.h), through a
+ * temporary file of DIR (its own checkpoint ring stays as it is): into *out, or NULL
+ * with an error line (the candidate then goes without it). */
+static void checkpoint_image(trainer_t *t, unsigned char **out, size_t *len) {
+  char path[700];
+  xq_errbuf_t eb = {{0}};
+  *out = NULL;
+  *len = 0;
+  snprintf(path, sizeof path, "%s/candidate.xqzc", t->o.dir);
+  t->meta.input_version = (uint32_t)nn_arch_input_version(&t->m->arch);
+  if (nn_checkpoint_save(path, t->m, &t->meta, &t->opt, &t->ema, &eb) ||
+      xq_read_file(path, XQ_WIRE_MAX_MESSAGE, out, len, &eb))
+    XQ_LOGE(COMP, "cannot make the member's checkpoint for the candidate; uploading the net"
+            " without it (check the directory's space) path=%s error=\"%s\"", path, eb.msg);
+  unlink(path);
 }
 
 /* Encodes the candidate and uploads it; returns -1 (nothing uploaded) when its weights
@@ -389,6 +464,8 @@ static int make_candidate(trainer_t *t) {
             (long long)t->pending_step, (unsigned long long)t->pending_net_id);
   free(t->pending_candidate);
   t->pending_candidate = NULL;
+  free(t->pending_ckpt);
+  t->pending_ckpt = NULL;
   t->candidate_request = 0;
   const nn_model_t *net = t->ema.avg && t->ema.count > 0 ? t->ema.avg : t->m;
   if (nn_file_encode(&t->pending_candidate, &t->pending_len, net, &meta, &eb)) {
@@ -397,6 +474,8 @@ static int make_candidate(trainer_t *t) {
   }
   t->pending_step = t->opt.step;
   t->pending_net_id = meta.net_id;
+  t->pending_slot = t->member_slot;
+  if (t->member_slot) checkpoint_image(t, &t->pending_ckpt, &t->pending_ckpt_len);
   flush_candidate(t);
   return 0;
 }
@@ -487,7 +566,257 @@ static bool take_ahead(trainer_t *t, uint64_t id) {
   return false;
 }
 
+/* Not connected (ZMQ_IMMEDIATE queues nothing): a WARN line every --timeout-ms since
+ * *since, and 100 ms before the next try. */
+static void unreachable(const trainer_t *t, double *since) {
+  if (xq_clock_s() - *since >= (double)t->o.timeout_ms / 1000.0) {
+    XQ_LOGW(COMP, "coordinator unreachable; retrying (is it running?) endpoint=%s",
+            t->o.coordinator);
+    *since = xq_clock_s();
+  }
+  sleep_ms(100);
+}
+
 static void hold(trainer_t *t, int64_t ms) { t->hold_until = xq_clock_s() + (double)ms / 1000.0; }
+
+/* A member's settings as the coordinator sent them: trained with from the next step when
+ * they differ from the current ones (one line each time). A batch above --max-batch is cut
+ * to it; settings out of range are refused (one error line); both once per new value. */
+static void member_settings(trainer_t *t, const Xqz__MemberSettings *w) {
+  trainer_member_settings_t s;
+  trainer_member_settings_from_wire(&s, w);
+  if (t->masked_valid && trainer_member_settings_equal(&s, &t->masked)) return;
+  t->masked = s;
+  t->masked_valid = true;
+  if (s.batch > t->pool_max) {
+    XQ_LOGW(COMP, "the member's batch is above --max-batch; training with --max-batch (start"
+            " the trainer with a larger --max-batch to train with it) batch=%" PRId64
+            " max_batch=%d", s.batch, t->pool_max);
+    s.batch = t->pool_max;
+  }
+  if (trainer_member_settings_equal(&s, &t->msettings)) return;
+  xq_errbuf_t eb = {{0}};
+  if (trainer_member_apply(&t->mst, &s, &eb)) {
+    XQ_LOGE(COMP, "member settings refused; training on with the current ones slot=%u"
+            " error=\"%s\"", t->member_slot, eb.msg);
+    return;
+  }
+  t->msettings = s;
+  XQ_LOGI(COMP, "member settings slot=%u lr_scale=%g l2=%g value_weight=%g batch=%" PRId64,
+          t->member_slot, s.lr_scale, s.l2, s.value_weight, s.batch);
+}
+
+static bool copy_pending(const trainer_t *t) { return t->copy_order > t->member_order; }
+
+/* A copy order newer than the last one carried out: asks for the donor's checkpoint
+ * (CheckpointRequest), unless a request for it is in flight (for less than --timeout-ms)
+ * or a failed one is waiting to be asked again. */
+static void member_copy_order(trainer_t *t, const Xqz__Member *mb) {
+  double now = xq_clock_s();
+  if (mb->order != t->copy_order) {
+    XQ_LOGI(COMP, "member copy order slot=%u order=%" PRIu64 " donor_net=%016" PRIx64
+            " parent=%u bytes=%" PRIu64, t->member_slot, mb->order, mb->copy_net, mb->parent,
+            mb->copy_size);
+    t->copy_request = 0;
+    t->copy_retry_at = 0;
+  } else if ((t->copy_request && now - t->copy_sent < (double)t->o.timeout_ms / 1000.0) ||
+             now < t->copy_retry_at) {
+    return;
+  }
+  t->copy_order = mb->order;
+  t->copy_net = mb->copy_net;
+  t->copy_size = mb->copy_size;
+  t->copy_crc = mb->copy_crc32;
+  Xqz__Envelope env;
+  Xqz__CheckpointRequest r;
+  xq_msg_checkpoint_request(&env, &r, t->copy_net, t->member_slot);
+  if (send_env(t, &env) == 0) {
+    t->copy_request = t->next_request;
+    t->copy_sent = now;
+  }
+}
+
+/* What a Welcome, Batch or Wait says of this member: its settings and its copy order. */
+static void member_update(trainer_t *t, const Xqz__Member *mb) {
+  if (!mb || mb->slot == 0 || t->member_slot == 0) return;
+  if (mb->settings) member_settings(t, mb->settings);
+  if (mb->order > t->member_order && !mb->control) member_copy_order(t, mb);
+}
+
+/* The reply to the CheckpointRequest: a checkpoint that passes every check replaces the
+ * trainer's state (trainer_member_copy), is written as its own checkpoint at once, and its
+ * order is remembered; anything else is logged and asked for again later. */
+static void on_checkpoint(trainer_t *t, const Xqz__Envelope *env) {
+  xq_errbuf_t eb = {{0}};
+  int rc;
+  t->copy_request = 0;
+  if (env->body_case == XQZ__ENVELOPE__BODY_CHECKPOINT) {
+    const Xqz__Checkpoint *ck = env->checkpoint;
+    rc = trainer_member_checkpoint_check(ck, t->copy_net, t->copy_size, t->copy_crc, &eb);
+    if (!rc)
+      rc = trainer_member_copy(&t->mst, t->o.dir, ck->data.data, ck->data.len, ck->crc32, &eb);
+  } else if (env->body_case == XQZ__ENVELOPE__BODY_ERROR) {
+    rc = xq_err_set(&eb, XQ_EIO, "the coordinator refused the checkpoint request: %s",
+                    env->error->message ? env->error->message : "");
+  } else {
+    rc = xq_err_set(&eb, XQ_EFORMAT, "the coordinator answered the checkpoint request with"
+                    " message body %d", (int)env->body_case);
+  }
+  if (rc) {
+    XQ_LOGE(COMP, "member copy failed; nothing copied, training waits and asks again"
+            " slot=%u order=%" PRIu64 " donor_net=%016" PRIx64 " error=\"%s\"",
+            t->member_slot, t->copy_order, t->copy_net, eb.msg);
+    t->copy_retry_at = xq_clock_s() + (double)t->o.timeout_ms / 1000.0;
+    return;
+  }
+  t->member_order = t->copy_order;
+  checkpoint(t, "member-copy");
+  if (trainer_member_file_write(t->o.dir, TRAINER_MEMBER_ORDER_FILE, t->member_order, &eb))
+    XQ_LOGE(COMP, "cannot remember the copy order; after a restart the copy is made again"
+            " error=\"%s\"", eb.msg);
+  memset(&t->loss_acc, 0, sizeof t->loss_acc);
+  t->loss_n = 0;
+  XQ_LOGI(COMP, "member copied slot=%u donor_net=%016" PRIx64 " step=%lld order=%" PRIu64,
+          t->member_slot, t->copy_net, (long long)t->opt.step, t->member_order);
+}
+
+/* The coordinator's Welcome: with a Member, this trainer is that member (its slot
+ * remembered in DIR/member.slot, its settings applied); without, a single trainer. */
+static void welcome(trainer_t *t, const Xqz__Welcome *w) {
+  trainer_campaign_adopt(&t->meta.campaign_id, w->campaign_id);
+  const Xqz__Member *mb = w->member;
+  if (!mb || mb->slot == 0) {
+    if (t->member_slot || t->slot_file)
+      XQ_LOGI(COMP, "the coordinator runs no population: a single trainer slot_file=%u",
+              t->slot_file);
+    t->member_slot = 0;
+    return;
+  }
+  t->member_slot = mb->slot;
+  if (mb->slot != t->slot_file) {
+    xq_errbuf_t eb = {{0}};
+    if (trainer_member_file_write(t->o.dir, TRAINER_MEMBER_SLOT_FILE, mb->slot, &eb))
+      XQ_LOGE(COMP, "cannot remember the member slot; the next start asks for any slot"
+              " error=\"%s\"", eb.msg);
+    else
+      t->slot_file = mb->slot;
+  }
+  XQ_LOGI(COMP, "population member slot=%u generation=%u parent=%u order=%" PRIu64
+          " done_order=%" PRIu64 " control=%d", mb->slot, mb->generation, mb->parent,
+          mb->order, t->member_order, (int)mb->control);
+  t->masked_valid = false; /* the settings line again, for this Welcome */
+  member_update(t, mb);
+}
+
+/* A coordinator of another protocol version, or one admitting only newer trainers
+ * (rrc and env from xq_wire_recv): logged, true. Retrying cannot help. */
+static bool version_refused(int rrc, const Xqz__Envelope *env, const xq_errbuf_t *eb) {
+  if (rrc != XQ_EVERSION && !xq_wire_is_version_refusal(env)) return false;
+  const char *why = env ? env->error->message : eb->msg;
+  if (!strncmp(why, XQ_WIRE_TOO_OLD, strlen(XQ_WIRE_TOO_OLD)))
+    XQ_LOGE(COMP, "the coordinator admits only newer trainers; stopping after a checkpoint:"
+            " install the version it names, then start the trainer again"
+            " this_trainer=\"%s\" reason=\"%s\"", XQ_VERSION_LINE, why);
+  else
+    XQ_LOGE(COMP, "the coordinator speaks another protocol version; stopping (upgrade the"
+            " trainer or the coordinator) this_trainer=\"%s\" reason=\"%s\"",
+            XQ_VERSION_LINE, why);
+  return true;
+}
+
+/* The answer to Hello: 0 to train (member or single trainer), 1 to ask again later, or
+ * -1 (exit 1), -2 (exit 2) to stop. */
+static int hello_answer(trainer_t *t, const Xqz__Envelope *env) {
+  if (env->body_case == XQZ__ENVELOPE__BODY_WELCOME) {
+    welcome(t, env->welcome);
+    return 0;
+  }
+  if (env->body_case != XQZ__ENVELOPE__BODY_ERROR) {
+    XQ_LOGW(COMP, "unexpected answer to Hello; a single trainer body=%d", (int)env->body_case);
+    return 0;
+  }
+  const Xqz__Error *e = env->error;
+  const char *msg = e->message ? e->message : "";
+  if (trainer_campaign_refused(e, t->meta.campaign_id, t->o.dir)) {
+    checkpoint(t, "campaign-mismatch"); /* still of its own campaign */
+    return -1;
+  }
+  switch (trainer_member_refusal(e)) {
+    case TRAINER_HELLO_FATAL:
+      XQ_LOGE(COMP, "the population refuses this trainer; stopping (give it the campaign's"
+              " net size with --size, or a --dir of this campaign) slot_file=%u reason=\"%s\"",
+              t->slot_file, msg);
+      if (t->opt.step != t->ckpt_step) checkpoint(t, "population-refused");
+      return -2;
+    case TRAINER_HELLO_RETRY:
+      XQ_LOGW(COMP, "no population slot for this trainer now; asking again in %lld ms"
+              " slot_file=%u reason=\"%s\"", (long long)t->o.timeout_ms, t->slot_file, msg);
+      return 1;
+    case TRAINER_HELLO_SINGLE:
+      break;
+  }
+  XQ_LOGI(COMP, "the coordinator does not take the trainer's Hello; a single trainer code=%u"
+          " reason=\"%s\"", e->code, msg);
+  t->member_slot = 0;
+  return 0;
+}
+
+/* Says Hello (role trainer, the remembered slot, the net's architecture) and waits for the
+ * answer, saying it again after each --timeout-ms without one. Replies to anything sent
+ * before are dropped (stale). Returns 0 to train (also on a signal: run() then stops), or
+ * the exit code. */
+static int hello(trainer_t *t) {
+  char host[256] = "", arch[64];
+  if (gethostname(host, sizeof host - 1)) host[0] = '\0';
+  nn_arch_name(&t->m->arch, arch, sizeof arch);
+  t->nahead = 0; /* requests in flight are forgotten: a late reply is stale */
+  const double timeout_s = (double)t->o.timeout_ms / 1000.0;
+  double t0 = xq_clock_s();
+  while (!stop_signal) {
+    Xqz__Envelope env;
+    Xqz__Hello h;
+    xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_TRAINER, NULL, host,
+                 (uint32_t)nn_train_pool_threads(t->pool), t->meta.campaign_id);
+    h.member_slot = t->slot_file;
+    h.net_arch = arch;
+    if (send_env(t, &env)) {
+      unreachable(t, &t0);
+      continue;
+    }
+    uint64_t id = t->next_request;
+    double sent = xq_clock_s();
+    while (!stop_signal && xq_clock_s() - sent < timeout_s) {
+      zmq_pollitem_t pi = {t->sock, 0, ZMQ_POLLIN, 0};
+      if (zmq_poll(&pi, 1, 100) <= 0) continue;
+      Xqz__Envelope *r = NULL;
+      xq_errbuf_t eb = {{0}};
+      int rrc = xq_wire_recv(t->sock, NULL, NULL, &r, ZMQ_DONTWAIT, &eb);
+      if (version_refused(rrc, r, &eb)) {
+        xq_wire_free(&r);
+        checkpoint(t, "protocol-version");
+        return 1;
+      }
+      if (rrc || r->request_id != id) {
+        xq_wire_free(&r);
+        continue;
+      }
+      int v = hello_answer(t, r);
+      xq_wire_free(&r);
+      if (v <= 0) {
+        t->need_hello = false;
+        return -v;
+      }
+      sleep_ms(t->o.timeout_ms); /* no slot now: ask again */
+      sent = -1.0;
+      break;
+    }
+    if (sent >= 0.0 && !stop_signal)
+      XQ_LOGW(COMP, "no answer to Hello; saying it again (is the coordinator running?)"
+              " endpoint=%s timeout_ms=%lld", t->o.coordinator, (long long)t->o.timeout_ms);
+    t0 = xq_clock_s();
+  }
+  return 0;
+}
 
 /* Acts on one reply; returns -1 to stop (exit code 1), else 0. */
 static int on_reply(trainer_t *t, Xqz__Envelope *env) {
@@ -496,6 +825,10 @@ static int on_reply(trainer_t *t, Xqz__Envelope *env) {
     else if (env->body_case == XQZ__ENVELOPE__BODY_ERROR) /* kept: resent after the timeout */
       XQ_LOGW(COMP, "coordinator error on the candidate upload; will retry code=%u"
               " message=\"%s\"", env->error->code, env->error->message ? env->error->message : "");
+    return 0;
+  }
+  if (t->copy_request && env->request_id == t->copy_request) {
+    on_checkpoint(t, env);
     return 0;
   }
   if (!take_ahead(t, env->request_id)) {
@@ -508,7 +841,13 @@ static int on_reply(trainer_t *t, Xqz__Envelope *env) {
       const Xqz__Batch *b = env->batch;
       t->best_net_id = b->best_net_id;
       trainer_campaign_adopt(&t->meta.campaign_id, b->campaign_id);
+      member_update(t, b->member);
       request_ahead(t); /* the next batch travels while this one trains */
+      if (copy_pending(t)) { /* trained on after the copy only: dropped */
+        XQ_LOGD(COMP, "batch dropped: a copy order is pending order=%llu",
+                (unsigned long long)t->copy_order);
+        break;
+      }
       int n = train_on(t, b);
       if (n < 0) return -1; /* diverged: nothing more is written */
       if (n == 0) break;
@@ -523,6 +862,7 @@ static int on_reply(trainer_t *t, Xqz__Envelope *env) {
       XQ_LOGD(COMP, "coordinator says wait retry_ms=%lld reason=\"%s\"", (long long)ms,
               env->wait->reason ? env->wait->reason : "");
       hold(t, ms);
+      member_update(t, env->wait->member);
       break;
     }
     case XQZ__ENVELOPE__BODY_ERROR:
@@ -532,6 +872,9 @@ static int on_reply(trainer_t *t, Xqz__Envelope *env) {
       }
       XQ_LOGW(COMP, "coordinator error; retrying code=%u message=\"%s\"", env->error->code,
               env->error->message ? env->error->message : "");
+      /* A member's slot is bound to its connection: a coordinator that restarted (or lost
+       * it) asks for Hello again. */
+      if (t->member_slot) t->need_hello = true;
       hold(t, 1000);
       break;
     default:
@@ -547,6 +890,11 @@ static int run(trainer_t *t) {
   double unreachable_since = xq_clock_s();
   const double timeout_s = (double)t->o.timeout_ms / 1000.0;
   while (!stop_signal) {
+    if (t->need_hello) {
+      int hrc = hello(t);
+      if (hrc) return hrc;
+      continue;
+    }
     if (t->o.max_steps > 0 && t->opt.step >= t->o.max_steps) {
       XQ_LOGI(COMP, "reached --max-steps step=%lld", (long long)t->opt.step);
       break;
@@ -559,12 +907,7 @@ static int run(trainer_t *t) {
     }
     flush_candidate(t);
     if (!request_ahead(t) && t->nahead == 0) {
-      if (xq_clock_s() - unreachable_since >= timeout_s) {
-        XQ_LOGW(COMP, "coordinator unreachable; retrying (is it running?) endpoint=%s",
-                t->o.coordinator);
-        unreachable_since = xq_clock_s();
-      }
-      sleep_ms(100);
+      unreachable(t, &unreachable_since);
       continue;
     }
     unreachable_since = xq_clock_s();
@@ -582,23 +925,14 @@ static int run(trainer_t *t) {
                 "endpoint=%s timeout_ms=%lld in_flight=%d", t->o.coordinator,
                 (long long)t->o.timeout_ms, t->nahead);
         t->nahead = 0;
+        if (t->member_slot) t->need_hello = true; /* its slot may have gone with it */
       }
       continue;
     }
     Xqz__Envelope *env = NULL;
     xq_errbuf_t eb = {{0}};
     int rrc = xq_wire_recv(t->sock, NULL, NULL, &env, ZMQ_DONTWAIT, &eb);
-    if (rrc == XQ_EVERSION || xq_wire_is_version_refusal(env)) {
-      /* Retrying cannot help: save the work and stop. */
-      const char *why = env ? env->error->message : eb.msg;
-      if (!strncmp(why, XQ_WIRE_TOO_OLD, strlen(XQ_WIRE_TOO_OLD)))
-        XQ_LOGE(COMP, "the coordinator admits only newer trainers; stopping after a checkpoint:"
-                " install the version it names, then start the trainer again"
-                " this_trainer=\"%s\" reason=\"%s\"", XQ_VERSION_LINE, why);
-      else
-        XQ_LOGE(COMP, "the coordinator speaks another protocol version; stopping (upgrade the"
-                " trainer or the coordinator) this_trainer=\"%s\" reason=\"%s\"",
-                XQ_VERSION_LINE, why);
+    if (version_refused(rrc, env, &eb)) { /* retrying cannot help: save the work and stop */
       xq_wire_free(&env);
       checkpoint(t, "protocol-version");
       return 1;
@@ -625,6 +959,7 @@ static void trainer_close(trainer_t *t) {
   nn_sgd_close(&t->opt);
   nn_ema_close(&t->ema);
   free(t->pending_candidate);
+  free(t->pending_ckpt);
 }
 
 int main(int argc, char **argv) {
@@ -658,6 +993,7 @@ int main(int argc, char **argv) {
   snprintf(t->ckpt_path, sizeof t->ckpt_path, "%s/trainer.xqzc", t->o.dir);
   rc = 1;
   if (load_or_init(t)) goto out;
+  member_setup(t);
   t->ctx = zmq_ctx_new();
   if (!t->ctx) {
     XQ_LOGE(COMP, "cannot set up the coordinator socket: zmq_ctx_new failed error=\"%s\"",
@@ -671,11 +1007,13 @@ int main(int argc, char **argv) {
     goto out; /* trainer_close frees the context */
   }
   const char *blas_was = nn_blas_core_replaced();
-  XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d threads=%d step=%lld candidate_every=%lld"
-          " ema_steps=%lld curve=%s blas_core=%s blas_fallback=%s", t->o.coordinator, t->o.dir,
-          t->max_n, nn_train_pool_threads(t->pool), (long long)t->opt.step,
+  XQ_LOGI(COMP, "started endpoint=%s dir=%s batch=%d max_batch=%d threads=%d step=%lld"
+          " candidate_every=%lld ema_steps=%lld curve=%s blas_core=%s blas_fallback=%s"
+          " member_slot_file=%u member_order=%llu", t->o.coordinator, t->o.dir, t->max_n,
+          t->pool_max, nn_train_pool_threads(t->pool), (long long)t->opt.step,
           (long long)t->o.candidate_every, (long long)t->o.ema_steps,
-          t->o.curve.on ? "on" : "off", nn_blas_core(), blas_was ? blas_was : "none");
+          t->o.curve.on ? "on" : "off", nn_blas_core(), blas_was ? blas_was : "none",
+          t->slot_file, (unsigned long long)t->member_order);
   rc = run(t);
 out:
   trainer_close(t);

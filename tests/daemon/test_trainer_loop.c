@@ -3,7 +3,8 @@
  * free loopback port in this test) serving Batches of real samples. Without a checkpoint
  * the trainer fetches the best net (StatusRequest, then NetRequests served here in small
  * chunks) and trains on from it, so without --size its candidates have that net's
- * architecture (tiny here, not the 6x64 default). Wait is honoured, a
+ * architecture (tiny here, not the 6x64 default). Its Hello is answered with a Welcome
+ * without a member (no population: a single trainer). Wait is honoured, a
  * bad sample is dropped, a CandidateNet arrives every 3 steps that nn_file loads with the
  * right step and parent; SIGTERM leaves a checkpoint and exit 0; a restart resumes at
  * the checkpoint's step, also when the coordinator comes up after the trainer; a
@@ -36,6 +37,8 @@
 
 #include <cmocka.h>
 
+#include "fake_coord.h"
+
 #include "nn/encode.h"
 #include "nn/nn_checkpoint.h"
 #include "nn/nn_ema.h"
@@ -58,48 +61,6 @@ static const char *best_size = "tiny"; /* the best net's architecture */
 static char endpoint[256], dir[256];
 static void *ctx, *router;
 
-static uint64_t rs = 77;
-static uint32_t rnd(void) {
-  rs ^= rs << 13;
-  rs ^= rs >> 7;
-  rs ^= rs << 17;
-  return (uint32_t)(rs >> 11);
-}
-
-/* Samples from random games played with the rules. */
-static void make_samples(void) {
-  samples = malloc(1100 * sizeof *samples);
-  xq_sample_t *tmp = malloc(1100 * sizeof *tmp);
-  xq_pos_t *pos = malloc(sizeof *pos);
-  xq_game_record_t r;
-  xq_record_init(&r);
-  while (nsamples < NSAMPLES) {
-    xq_pos_startpos(pos);
-    xq_record_reset(&r, XQ_START_FEN, 1);
-    for (;;) {
-      xq_outcome_t o = xq_adjudicate(pos, 150);
-      if (o.result != XQ_RESULT_NONE) {
-        r.result = o.result;
-        r.reason = o.reason;
-        break;
-      }
-      xq_move_t mv[XQ_MAX_MOVES];
-      int idx[XQ_MAX_MOVES];
-      int n = nn_encode_legal(pos, NULL, idx, mv);
-      int pick = (int)(rnd() % (uint32_t)n);
-      xq_visit_t vis[3] = {{(uint16_t)idx[pick], 10}, {(uint16_t)idx[(pick + 1) % n], 3}};
-      assert_int_equal(xq_record_add(&r, mv[pick], true, 0.0f, vis, n > 1 ? 2 : 1), 0);
-      xq_pos_make(pos, mv[pick]);
-    }
-    xq_errbuf_t eb = {{0}};
-    int n = xq_samples_from_record(&r, tmp, 1100, &eb);
-    if (n < 0) fail_msg("record rejected: %s", eb.msg);
-    for (int k = 0; k < n && nsamples < NSAMPLES; k++) samples[nsamples++] = tmp[k];
-  }
-  xq_record_free(&r);
-  free(pos);
-  free(tmp);
-}
 
 static const char *ema_steps = "0"; /* the trainer's --ema-steps */
 static const char *lr = "0:0.02";   /* the trainer's --lr */
@@ -129,7 +90,21 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Next message to the fake coordinator within 20 s. */
+/* A trainer's Hello gets a Welcome without a member (no population): true when env was
+ * one (answered and freed). */
+static bool welcomed(const uint8_t *rid, size_t rid_len, Xqz__Envelope **env) {
+  if ((*env)->body_case != XQZ__ENVELOPE__BODY_HELLO) return false;
+  assert_int_equal((*env)->hello->role, XQZ__ROLE__ROLE_TRAINER);
+  Xqz__Envelope w;
+  Xqz__Welcome wel;
+  xq_msg_welcome(&w, &wel, NULL, BEST_NET, NULL, 0, 0);
+  w.request_id = (*env)->request_id;
+  assert_int_equal(xq_wire_send(router, rid, rid_len, &w, 0), 0);
+  xq_wire_free(env);
+  return true;
+}
+
+/* Next message to the fake coordinator within 20 s (a Hello is answered on the way). */
 static Xqz__Envelope *next(uint8_t *rid, size_t *rid_len) {
   zmq_pollitem_t pi = {router, 0, ZMQ_POLLIN, 0};
   double t0 = now_s();
@@ -138,7 +113,7 @@ static Xqz__Envelope *next(uint8_t *rid, size_t *rid_len) {
     Xqz__Envelope *env = NULL;
     xq_errbuf_t eb = {{0}};
     int rc = xq_wire_recv(router, rid, rid_len, &env, ZMQ_DONTWAIT, &eb);
-    if (rc == 0) return env;
+    if (rc == 0 && !welcomed(rid, *rid_len, &env)) return env;
   }
   fail_msg("no message from the trainer within 20 s");
   return NULL;
@@ -166,27 +141,9 @@ static void send_ack(const uint8_t *rid, size_t rid_len, uint64_t req, bool ok,
 
 /* A batch of 16 samples (plus one hostile one when bad). */
 static void send_batch(const uint8_t *rid, size_t rid_len, uint64_t req, bool bad) {
-  enum { N = 17 };
-  static Xqz__Sample msgs[N];
-  static Xqz__Sample *ptrs[N];
-  static uint32_t idx[N][XQ_MAX_MOVES];
-  static float prob[N][XQ_MAX_MOVES];
-  int n = 0;
-  if (bad) { /* first, so the trainer must drop it and still fill its batch */
-    xq_sample_to_proto(&msgs[n], &samples[0], idx[n], prob[n]);
-    msgs[n].z = 5.0f;
-    ptrs[n] = &msgs[n];
-    n++;
-  }
-  for (int i = 0; i < 16; i++) {
-    xq_sample_t *s = &samples[rnd() % (uint32_t)nsamples];
-    xq_sample_to_proto(&msgs[n], s, idx[n], prob[n]);
-    ptrs[n] = &msgs[n];
-    n++;
-  }
   Xqz__Envelope env;
   Xqz__Batch b;
-  xq_msg_batch(&env, &b, ptrs, (size_t)n);
+  fake_batch(&env, &b, samples, nsamples, 16, bad);
   b.best_net_id = BEST_NET;
   b.window_positions = (uint64_t)nsamples;
   reply(rid, rid_len, &env, req);
@@ -487,10 +444,10 @@ static int64_t checkpoint_step(void) { return load_checkpoint(NULL, NULL); }
 
 /* A fake coordinator serving fresh samples and a best net of `size`, in a new dir. */
 static void fake_up(const char *size) {
-  nsamples = 0;
   fetches = 0;
   best_size = size;
-  make_samples();
+  nsamples = NSAMPLES;
+  samples = fake_samples(nsamples, 77);
   snprintf(dir, sizeof dir, "/tmp/xqz-trainer-test-XXXXXX");
   assert_non_null(mkdtemp(dir));
   ctx = zmq_ctx_new();
@@ -679,6 +636,7 @@ static int serve_until_exit(pid_t pid, int max_batches) {
     uint8_t rid[256];
     size_t rid_len;
     if (xq_wire_recv(router, rid, &rid_len, &env, ZMQ_DONTWAIT, NULL)) continue;
+    if (welcomed(rid, rid_len, &env)) continue;
     if (env->body_case == XQZ__ENVELOPE__BODY_BATCH_REQUEST) {
       send_batch(rid, rid_len, env->request_id, false);
       served++;

@@ -15,10 +15,15 @@
 #include <zmq.h>
 
 #include "fake_coord.h"
+#include "nn/encode.h"
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
+#include "records/targets.h"
+#include "rules/movegen.h"
+#include "rules/rules.h"
 #include "support/crc32.h"
 #include "wire/messages.h"
+#include "wire/sample.h"
 #include "wire/wire.h"
 
 double fake_now_s(void) {
@@ -194,4 +199,76 @@ int fake_log_count(const char *path, const char *a, const char *b) {
   while (fgets(line, sizeof line, fp)) n += strstr(line, a) && (!b || strstr(line, b));
   fclose(fp);
   return n;
+}
+
+static uint32_t xorshift(uint64_t *rs) {
+  *rs ^= *rs << 13;
+  *rs ^= *rs >> 7;
+  *rs ^= *rs << 17;
+  return (uint32_t)(*rs >> 11);
+}
+
+xq_sample_t *fake_samples(int n, uint64_t seed) {
+  enum { GAME_MAX = 1100 };
+  uint64_t rs = seed ? seed : 1;
+  xq_sample_t *out = malloc((size_t)n * sizeof *out);
+  xq_sample_t *tmp = malloc(GAME_MAX * sizeof *tmp);
+  xq_pos_t *pos = malloc(sizeof *pos);
+  assert_non_null(out);
+  assert_non_null(tmp);
+  assert_non_null(pos);
+  xq_game_record_t r;
+  xq_record_init(&r);
+  int have = 0;
+  while (have < n) {
+    xq_pos_startpos(pos);
+    xq_record_reset(&r, XQ_START_FEN, 1);
+    for (;;) {
+      xq_outcome_t o = xq_adjudicate(pos, 150);
+      if (o.result != XQ_RESULT_NONE) {
+        r.result = o.result;
+        r.reason = o.reason;
+        break;
+      }
+      xq_move_t mv[XQ_MAX_MOVES];
+      int idx[XQ_MAX_MOVES];
+      int k = nn_encode_legal(pos, NULL, idx, mv);
+      int pick = (int)(xorshift(&rs) % (uint32_t)k);
+      xq_visit_t vis[3] = {{(uint16_t)idx[pick], 10}, {(uint16_t)idx[(pick + 1) % k], 3}};
+      assert_int_equal(xq_record_add(&r, mv[pick], true, 0.0f, vis, k > 1 ? 2 : 1), 0);
+      xq_pos_make(pos, mv[pick]);
+    }
+    xq_errbuf_t eb = {{0}};
+    int got = xq_samples_from_record(&r, tmp, GAME_MAX, &eb);
+    if (got < 0) fail_msg("record rejected: %s", eb.msg);
+    for (int k = 0; k < got && have < n; k++) out[have++] = tmp[k];
+  }
+  xq_record_free(&r);
+  free(pos);
+  free(tmp);
+  return out;
+}
+
+void fake_batch(Xqz__Envelope *env, Xqz__Batch *b, const xq_sample_t *s, int n, int count,
+                bool bad) {
+  enum { MAX = 65 };
+  static Xqz__Sample msgs[MAX];
+  static Xqz__Sample *ptrs[MAX];
+  static uint32_t idx[MAX][XQ_MAX_MOVES];
+  static float prob[MAX][XQ_MAX_MOVES];
+  static uint64_t rs = 77;
+  assert_true(count >= 0 && count < MAX);
+  int k = 0;
+  if (bad) { /* first, so the trainer must drop it and still fill its batch */
+    xq_sample_to_proto(&msgs[k], &s[0], idx[k], prob[k]);
+    msgs[k].z = 5.0f;
+    ptrs[k] = &msgs[k];
+    k++;
+  }
+  for (int i = 0; i < count; i++) {
+    xq_sample_to_proto(&msgs[k], &s[xorshift(&rs) % (uint32_t)n], idx[k], prob[k]);
+    ptrs[k] = &msgs[k];
+    k++;
+  }
+  xq_msg_batch(env, b, ptrs, (size_t)k);
 }

@@ -4,7 +4,9 @@
  * test_worker_guest). It binds a ROUTER (and, when asked, a PUB) on free loopback ports,
  * receives the worker's requests one at a time and answers them with the message
  * constructors (wire/messages.h); what it answers is each test's own serve(). Also here:
- * tiny net images to serve, starting and waiting for the worker, and counting log lines.
+ * tiny net images to serve, starting and waiting for the worker, and counting log lines;
+ * and, for the trainer's tests (test_trainer_loop, test_trainer_population), training
+ * samples from random games and Batches of them.
  * Every failure is a cmocka assertion. Link fake_coord.c; include after cmocka.h.
  */
 #ifndef XQZ_FAKE_COORD_H
@@ -15,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "records/sample.h"
 #include "xqz.pb-c.h"
 
 typedef struct {
@@ -64,6 +67,15 @@ pid_t fake_worker_start(const fake_coord_t *f, const char *dir, const char *id,
  * 50 ms) meanwhile: true with its wait status in *status when it exited. */
 bool fake_worker_wait(pid_t pid, double timeout_s, void (*serve)(void *), void *arg,
                       int *status);
+
+/* n samples from random games played by the rules (seeded: the same n and seed give the
+ * same samples, each with survival and reply targets); the caller frees the array. */
+xq_sample_t *fake_samples(int n, uint64_t seed);
+/* A Batch into env and b of `count` samples (at most 64) drawn at random from s[0..n),
+ * after a hostile one (z = 5, which the trainer must drop) when bad. The messages live in
+ * static scratch: one batch at a time, sent before the next is made. */
+void fake_batch(Xqz__Envelope *env, Xqz__Batch *b, const xq_sample_t *s, int n, int count,
+                bool bad);
 
 /* Lines of the file at path holding a (and b, when not NULL); 0 when it is missing. */
 int fake_log_count(const char *path, const char *a, const char *b);

@@ -1,6 +1,6 @@
 /*
  * test_trainer_member.c: the trainer's side of a population member (trainer/member.h,
- * issue 48) and its --value-weight option.
+ * issue 48) and its --value-weight and --max-batch options.
  *
  * --value-weight reaches the loss configuration the trainer builds and scales the value
  * head's gradient; out of its range it is refused, naming it. A member's settings out of
@@ -9,7 +9,8 @@
  * BN statistics, momentum buffer, step and average equal to the donor's bit for bit, and
  * a training step from each on the same batch gives the same bits; a damaged byte,
  * another architecture or another campaign is refused with a reason and leaves the
- * member untouched.
+ * member untouched. --max-batch is --batch's value unless given, and below --batch it is
+ * refused, naming both.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,6 +104,22 @@ static void test_value_weight_option(void **state) {
     print_message("--value-weight %s: %s", bad[k], err);
     assert_non_null(strstr(err, "value-weight"));
   }
+}
+
+/* --max-batch: the pool's size for a member's batch; --batch's value by default. */
+static void test_max_batch_option(void **state) {
+  (void)state;
+  trainer_opts_t o;
+  char err[512];
+  char *dflt[] = {"xqz-trainer", "--dir", tmpdir, "--batch", "48"};
+  assert_int_equal(parse(&o, err, sizeof err, 5, dflt), 0);
+  assert_int_equal(o.max_batch, 48);
+  char *more[] = {"xqz-trainer", "--dir", tmpdir, "--batch", "48", "--max-batch", "512"};
+  assert_int_equal(parse(&o, err, sizeof err, 7, more), 0);
+  assert_int_equal(o.max_batch, 512);
+  char *less[] = {"xqz-trainer", "--dir", tmpdir, "--batch", "48", "--max-batch", "16"};
+  assert_int_equal(parse(&o, err, sizeof err, 7, less), -1);
+  assert_non_null(strstr(err, "--max-batch 16 is below --batch 48"));
 }
 
 /* A member's own state, as the trainer holds it. */
@@ -369,6 +386,7 @@ static int teardown(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_value_weight_option),
+      cmocka_unit_test(test_max_batch_option),
       cmocka_unit_test(test_settings),
       cmocka_unit_test(test_copy_bit_for_bit),
       cmocka_unit_test(test_copy_refused),
