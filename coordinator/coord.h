@@ -21,6 +21,7 @@
 #include "config.h"
 #include "peers/table.h"
 #include "population/members.h"
+#include "population/round.h"
 #include "stats.h"
 #include "gating.h"
 #include "storage/nets.h"
@@ -85,6 +86,11 @@ typedef struct xqc_s {
   /* The population's members (population/members.h); used only when cfg.population > 0,
    * loaded from and saved to the campaign's members.txt. */
   xqc_members_t members;
+  /* The population's round (population/round.h): open while its pairs are played; the
+   * step it opened at stays for the next round's rule. round_credit: arena slots owed to
+   * it (pbt_share per arena slot, population_round.h). */
+  xqc_round_t round;
+  double round_credit;
 } xqc_t;
 
 /* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,
@@ -94,6 +100,7 @@ typedef struct xqc_s {
 #include "admin.h"
 #include "ingest.h"
 #include "peer_table.h"
+#include "population_round.h"
 #include "promote.h"
 
 /* loop.c */
