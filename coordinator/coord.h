@@ -2,11 +2,12 @@
  * coord.h: the coordinator's state, shared by the top floor: loop.c (sockets, timer),
  * commands.c (the command table: dispatch and roles), requests.c (the small requests),
  * peer_table.c (identity, faults, cut-off), promote.c (candidates, gating, promotions),
- * ingest.c (games in, acks out), status.c and main.c. Internal to coordinator/. The state
+ * population_round.c (a population's rounds), ingest.c (games in, acks out), status.c and
+ * main.c. Internal to coordinator/. The state
  * of a room is that room's struct (the window's, the peers', the statistics'); xqc_t holds
  * them and what the loop, ingest and promotion keep themselves. The handlers' functions are
  * declared with the file that defines each (admin.h, ingest.h, peer_table.h, promote.h,
- * anchors.h), included at the end.
+ * population_round.h, anchors.h), included at the end.
  */
 #ifndef XQC_COORD_H
 #define XQC_COORD_H

@@ -2,7 +2,9 @@
  * promote.c: the promotion lifecycle. A CandidateNet is stored (nets/<id>.xqzn and a
  * "candidate" row) and opens a gating match against the best net (one match at a time: a
  * candidate arriving during a match waits, the latest one winning). The match's pairs go
- * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides.
+ * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides. The
+ * anchor matches' pairs and a population's round's (population_round.h) go out and come
+ * back the same way, with the same holder check (xqc_promote_issue_pair, _score_pair).
  *
  * Durable first, announced second: a decision is first stored, in one campaign.db
  * transaction (the matches row, the open match forgotten, the nets' states, the promotions
