@@ -209,6 +209,9 @@ static const xq_opt_t ROWS[] = {
   {"pbt_share", XQ_OPTION_DOUBLE, F(pbt_share), "0.1", 0, 0.5,
    .help = "population: share of worker time given to the games that rate the members"
    " against each other (a round robin)"},
+  {"pbt_round_games", XQ_OPTION_INT, F(pbt_round_games), "8", 2, 200,
+   .help = "population: games each two players of a round (the members' last nets and the"
+   " best net) play against each other, in pairs with colours swapped (even)"},
   {"fsync_ms", XQ_OPTION_INT, F(fsync_ms), "200", 1, 60000, .help = "fsync batching interval (ms)"},
   {"heartbeat_ms", XQ_OPTION_INT, F(heartbeat_ms), "5000", 100, 600000,
    .help = "heartbeat interval asked of peers (ms)"},
@@ -341,6 +344,11 @@ int xqc_config_check(const xqc_config_t *c, xq_errbuf_t *eb) {
     return xq_err_set(eb, XQ_ERANGE,
                       "population: 1 is not a population: set 0 for one trainer, or 2 to %d"
                       " members", XQC_POPULATION_MAX);
+  if (c->pbt_round_games % 2)
+    return xq_err_set(eb, XQ_ERANGE,
+                      "pbt_round_games: %lld is odd: a round's games are played in pairs (one"
+                      " opening, colours swapped); set an even number, e.g. %lld",
+                      (long long)c->pbt_round_games, (long long)c->pbt_round_games + 1);
   char specs[XQC_ANCHORS_MAX][XQC_ANCHOR_SPEC_MAX];
   int nspecs = 0;
   int rc = xqc_anchor_list(c->anchors, specs, &nspecs, eb);

@@ -2,11 +2,12 @@
  * coord.h: the coordinator's state, shared by the top floor: loop.c (sockets, timer),
  * commands.c (the command table: dispatch and roles), requests.c (the small requests),
  * peer_table.c (identity, faults, cut-off), promote.c (candidates, gating, promotions),
- * ingest.c (games in, acks out), status.c and main.c. Internal to coordinator/. The state
+ * population_round.c (a population's rounds), ingest.c (games in, acks out), status.c and
+ * main.c. Internal to coordinator/. The state
  * of a room is that room's struct (the window's, the peers', the statistics'); xqc_t holds
  * them and what the loop, ingest and promotion keep themselves. The handlers' functions are
  * declared with the file that defines each (admin.h, ingest.h, peer_table.h, promote.h,
- * anchors.h), included at the end.
+ * population_round.h, anchors.h), included at the end.
  */
 #ifndef XQC_COORD_H
 #define XQC_COORD_H
@@ -21,6 +22,7 @@
 #include "config.h"
 #include "peers/table.h"
 #include "population/members.h"
+#include "population/round.h"
 #include "stats.h"
 #include "gating.h"
 #include "storage/nets.h"
@@ -85,6 +87,11 @@ typedef struct xqc_s {
   /* The population's members (population/members.h); used only when cfg.population > 0,
    * loaded from and saved to the campaign's members.txt. */
   xqc_members_t members;
+  /* The population's round (population/round.h): open while its pairs are played; the
+   * step it opened at stays for the next round's rule. round_credit: arena slots owed to
+   * it (pbt_share per arena slot, population_round.h). */
+  xqc_round_t round;
+  double round_credit;
 } xqc_t;
 
 /* xqc_now_ms is in clock.h, xqc_reply and xqc_reply_error in reply.h (both included above,
@@ -94,6 +101,7 @@ typedef struct xqc_s {
 #include "admin.h"
 #include "ingest.h"
 #include "peer_table.h"
+#include "population_round.h"
 #include "promote.h"
 
 /* loop.c */

@@ -261,6 +261,7 @@ int xqc_run(xqc_t *c, xq_errbuf_t *eb) {
     return rc;
   }
   xqc_promote_resume(c);
+  xqc_round_resume(c);
   xqc_campaign_record_endpoints(c->dir, &c->cfg);
   xqc_net_files_open(c->dir, c->best);
   xqc_anchor_resume(c);

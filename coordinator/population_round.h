@@ -1,16 +1,53 @@
 /*
- * population_round.h: the population's rounds (docs/population.md, DESIGN step 8): when
- * the members' candidates open a round robin that rates them, and what a decided round
- * orders. Top floor: takes the coordinator's state (coord.h). population_round.c defines
- * it; members_wire.c calls it.
+ * population_round.h: a population's rounds on the coordinator (issue 48; the round robin
+ * itself is population/round.h). A round opens when at least two members have a net and
+ * the slowest of them has advanced pbt_interval_steps since the last round opened (the
+ * first round: when each reached pbt_interval_steps). Its players are the members' last
+ * nets and the best net; every two of them play pbt_round_games games, as arena pairs
+ * kept in campaign.db like a gating match (match_store.h, kind "round", anchor text
+ * "round=R a=SLOT b=SLOT", parent the step the round opened at), so a restart resumes it.
+ *
+ * Its pairs go out in promote.c's arena slots: pbt_share of them (a credit that grows by
+ * pbt_share each arena slot and pays 1 for a round pair) before the gating pairs, and any
+ * slot that neither gating nor the anchors use.
+ *
+ * When every pair is scored, the round is decided: the players are rated (the best net at
+ * 0), each member's rating set, the exploit-and-explore orders made (pbt.h) and applied to
+ * the members' table, its round count raised, and members.txt saved first: it is the
+ * truth, and a stored round whose number is not above its round count is stale after a
+ * restart and closed, never decided twice. Then the ratings and orders are recorded
+ * (events.h: campaign.db rows, population.log lines), the round's matches closed, and the
+ * best-rated member's net goes to gating against the best net.
  */
 #ifndef XQC_POPULATION_ROUND_H
 #define XQC_POPULATION_ROUND_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "peers/peers.h"
+#include "xqz.pb-c.h"
+
 typedef struct xqc_s xqc_t; /* coord.h */
 
-/* A member's candidate was stored (its net, its checkpoint, members.txt): slot (0-based)
- * has a new last net, which may open a round. */
+/* A candidate of member slot was stored: opens a round when one is due. */
 void xqc_round_candidate(xqc_t *c, int slot);
+/* The round's turn in an arena slot (promote.c, before the gating pairs): when its credit
+ * reaches 1, fills aj with the next pair of the open round (fen backs its opening) and
+ * marks it issued to p. False when it is not its turn or no pair is due. */
+bool xqc_round_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
+/* An arena slot that neither gating nor the anchors use: a pair of the open round, if any
+ * is due. */
+bool xqc_round_arena_spare(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
+/* An ArenaResult: false when r's match is not a pairing of the open round (nothing done);
+ * else it is scored or refused (promote.h's rules, acknowledged) and a complete round is
+ * decided. */
+bool xqc_round_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
+/* At start (after xqc_promote_resume): resumes the open round's pairings with their stored
+ * pairs, or closes them as stale (a round the members' table counts as decided, a row
+ * that does not parse); a resumed round already complete is decided. */
+void xqc_round_resume(xqc_t *c);
+/* Games of the open round scored so far and in all (0 and 0 when none is open). */
+void xqc_round_progress(const xqc_t *c, int64_t *games, int64_t *games_max);
 
 #endif

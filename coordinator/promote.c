@@ -4,7 +4,9 @@
  * candidate arriving during a match waits, the latest one winning). The match's pairs go
  * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides. In a
  * population a candidate is a member's: stored with its checkpoint (members_wire.h), it
- * opens no match, the population's round rates it.
+ * opens no match, the population's round rates it. The anchor matches' pairs and a
+ * population's round's (population_round.h) go out and come back the same way, with the
+ * same holder check (xqc_promote_issue_pair, _score_pair).
  *
  * Durable first, announced second: a decision is first stored, in one campaign.db
  * transaction (the matches row, the open match forgotten, the nets' states, the promotions
@@ -174,38 +176,17 @@ void xqc_promote_resume(xqc_t *c) {
 _Static_assert(XQC_IDENTITY_MAX <= XQC_GATE_WHO_MAX, "a peer identity fits a pair's holder");
 
 /* How long a pair is out before it is handed to another worker, and its result too late. */
-static uint64_t pair_deadline_ms(const xqc_t *c) { return (uint64_t)c->cfg.worker_timeout_ms * 2; }
+uint64_t xqc_promote_pair_deadline_ms(const xqc_t *c) {
+  return (uint64_t)c->cfg.worker_timeout_ms * 2;
+}
 
-bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen) {
-  /* Every other job is an arena slot: a gating pair first, else an anchor pair. While a
-   * gating match is open, one self-play slot in two goes to an anchor pair too, so that
-   * back-to-back gating matches (one worker, frequent candidates) never starve the anchors
-   * (measured: net 1 stayed unmeasured for 7 minutes of a quickstart without it); gating
-   * keeps every arena slot. Anchor pairs only to workers that play them. */
-  bool arena_slot = c->jobs_served & 1, anchor_slot = c->gate.open && c->jobs_served % 4 == 2;
-  if (!arena_slot && !anchor_slot) return false;
-  /* bf16 pairs go only to workers whose CPU runs bf16 and that honour the pin
-   * (arena_precision); the others play self-play. An fp32 pair goes to any worker: one
-   * older than the pin plays its own precision, fp32 unless it was started with
-   * --precision bf16 or auto (docs/operations.md), so that a lab that upgrades the
-   * coordinator first keeps gating. */
-  xqc_arena_precision_t prec = c->cfg.arena_precision;
-  const uint32_t need_bf16 = XQ_FEATURE_ARENA_PRECISION | XQ_FEATURE_BF16;
-  if (prec == XQC_ARENA_BF16 && (p->features & need_bf16) != need_bf16) return false;
-  uint64_t now = xqc_now_ms();
-  xqc_gate_t *g = &c->gate;
-  /* A decided match waiting to be stored hands out nothing more. */
-  int pair = arena_slot && g->open && !c->verdict.active
-                 ? xqc_gate_next_pair(g, now, pair_deadline_ms(c)) : -1;
-  if (pair < 0 && c->anchor.gate.open && (p->features & XQ_FEATURE_ANCHOR_JOBS)) {
-    g = &c->anchor.gate;
-    pair = xqc_gate_next_pair(g, now, pair_deadline_ms(c));
-  }
+bool xqc_promote_issue_pair(xqc_t *c, const xqc_peer_t *p, xqc_gate_t *g, int pair,
+                            Xqz__ArenaJob *aj, char *fen) {
   xq_errbuf_t eb;
   if (pair < 0 || xqc_gate_opening_fen(g, pair, fen, &eb) < 0) return false;
   char who[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, who, sizeof who);
-  xqc_gate_issue(g, pair, who, now);
+  xqc_gate_issue(g, pair, who, xqc_now_ms());
   stored(xqc_store_pair_issued(c->db, g->match_id, pair, who), "pair issued");
   xqz__arena_job__init(aj);
   aj->match_id = g->match_id;
@@ -217,10 +198,43 @@ bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, cha
   aj->sims = (uint32_t)c->cfg.gating_sims;
   aj->max_plies = (uint32_t)c->cfg.max_plies;
   aj->adjudicate_material = (float)c->cfg.adjudicate_material;
+  xqc_arena_precision_t prec = c->cfg.arena_precision;
   aj->precision = prec == XQC_ARENA_FP32 ? XQZ__ARENA_PRECISION__ARENA_PRECISION_FP32
                 : prec == XQC_ARENA_BF16 ? XQZ__ARENA_PRECISION__ARENA_PRECISION_BF16
                                          : XQZ__ARENA_PRECISION__ARENA_PRECISION_WORKER;
   return true;
+}
+
+bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen) {
+  /* Every other job is an arena slot: a gating pair first, else an anchor pair. While a
+   * gating match is open, one self-play slot in two goes to an anchor pair too, so that
+   * back-to-back gating matches (one worker, frequent candidates) never starve the anchors
+   * (measured: net 1 stayed unmeasured for 7 minutes of a quickstart without it); gating
+   * keeps every arena slot. Anchor pairs only to workers that play them. A population's
+   * round takes its share of the arena slots (population_round.h), and any slot that
+   * neither gating nor the anchors use. */
+  bool arena_slot = c->jobs_served & 1, anchor_slot = c->gate.open && c->jobs_served % 4 == 2;
+  if (!arena_slot && !anchor_slot) return false;
+  /* bf16 pairs go only to workers whose CPU runs bf16 and that honour the pin
+   * (arena_precision); the others play self-play. An fp32 pair goes to any worker: one
+   * older than the pin plays its own precision, fp32 unless it was started with
+   * --precision bf16 or auto (docs/operations.md), so that a lab that upgrades the
+   * coordinator first keeps gating. */
+  const uint32_t need_bf16 = XQ_FEATURE_ARENA_PRECISION | XQ_FEATURE_BF16;
+  if (c->cfg.arena_precision == XQC_ARENA_BF16 && (p->features & need_bf16) != need_bf16)
+    return false;
+  if (arena_slot && xqc_round_arena_job(c, p, aj, fen)) return true;
+  uint64_t now = xqc_now_ms();
+  xqc_gate_t *g = &c->gate;
+  /* A decided match waiting to be stored hands out nothing more. */
+  int pair = arena_slot && g->open && !c->verdict.active
+                 ? xqc_gate_next_pair(g, now, xqc_promote_pair_deadline_ms(c)) : -1;
+  if (pair < 0 && c->anchor.gate.open && (p->features & XQ_FEATURE_ANCHOR_JOBS)) {
+    g = &c->anchor.gate;
+    pair = xqc_gate_next_pair(g, now, xqc_promote_pair_deadline_ms(c));
+  }
+  if (pair >= 0) return xqc_promote_issue_pair(c, p, g, pair, aj, fen);
+  return arena_slot && xqc_round_arena_spare(c, p, aj, fen);
 }
 
 static void publish_announce(xqc_t *c, uint64_t parent) {
@@ -458,39 +472,46 @@ void xqc_promote_tick(xqc_t *c, uint64_t now_ms) {
   settle(c, now_ms);
 }
 
+bool xqc_promote_score_pair(xqc_t *c, xqc_peer_t *p, uint64_t rq, xqc_gate_t *g,
+                            const Xqz__ArenaResult *r) {
+  char who[XQC_IDENTITY_MAX];
+  xqc_peer_identity(p, who, sizeof who);
+  int pair = r->pair_index >= (uint32_t)g->npairs ? -1 : (int)r->pair_index;
+  switch (xqc_gate_check(g, pair, who, xqc_now_ms(), xqc_promote_pair_deadline_ms(c))) {
+  case XQC_GATE_TAKE: break;
+  case XQC_GATE_STALE:
+    /* Honest but late: the pair went to another worker, or was scored already. */
+    send_ack(c, p, rq, r->pair_index, false, "pair re-issued or already scored");
+    return false;
+  case XQC_GATE_FORGED:
+    xqc_peer_fault(c, p, "arena result for a pair not issued to this peer");
+    send_ack(c, p, rq, r->pair_index, false, "pair not issued to this peer");
+    return false;
+  }
+  if (xqc_gate_result(g, pair, r->result_a_red, r->result_a_black) < 0) {
+    xqc_peer_fault(c, p, "bad arena result");
+    send_ack(c, p, rq, r->pair_index, false, "bad pair index or result");
+    return false;
+  }
+  stored(xqc_store_pair_result(c->db, g->match_id, pair, r->result_a_red, r->result_a_black),
+         "pair result");
+  send_ack(c, p, rq, r->pair_index, true, "");
+  return true;
+}
+
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r) {
   /* A decided match (also one waiting to be stored) takes no more results. */
   xqc_gate_t *g = c->gate.open && !c->verdict.active && r->match_id == c->gate.match_id
                     ? &c->gate
                 : c->anchor.gate.open && r->match_id == c->anchor.gate.match_id ? &c->anchor.gate
                 : NULL;
+  if (!g && xqc_round_arena_result(c, p, rq, r)) return;
   if (!g) {
     /* A late result of a closed match: harmless, acknowledged and ignored. */
     send_ack(c, p, rq, r->pair_index, false, "match closed");
     return;
   }
-  char who[XQC_IDENTITY_MAX];
-  xqc_peer_identity(p, who, sizeof who);
-  int pair = r->pair_index >= (uint32_t)g->npairs ? -1 : (int)r->pair_index;
-  switch (xqc_gate_check(g, pair, who, xqc_now_ms(), pair_deadline_ms(c))) {
-  case XQC_GATE_TAKE: break;
-  case XQC_GATE_STALE:
-    /* Honest but late: the pair went to another worker, or was scored already. */
-    send_ack(c, p, rq, r->pair_index, false, "pair re-issued or already scored");
-    return;
-  case XQC_GATE_FORGED:
-    xqc_peer_fault(c, p, "arena result for a pair not issued to this peer");
-    send_ack(c, p, rq, r->pair_index, false, "pair not issued to this peer");
-    return;
-  }
-  if (xqc_gate_result(g, pair, r->result_a_red, r->result_a_black) < 0) {
-    xqc_peer_fault(c, p, "bad arena result");
-    send_ack(c, p, rq, r->pair_index, false, "bad pair index or result");
-    return;
-  }
-  stored(xqc_store_pair_result(c->db, g->match_id, pair, r->result_a_red, r->result_a_black),
-         "pair result");
-  send_ack(c, p, rq, r->pair_index, true, "");
+  if (!xqc_promote_score_pair(c, p, rq, g, r)) return;
   if (g == &c->anchor.gate) {
     xqc_anchor_scored(c);
     return;
@@ -598,10 +619,14 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
     return;
   }
   send_ack(c, p, rq, cn->step, true, "");
+  xqc_promote_gate_net(c, meta.net_id, (int64_t)cn->step);
+}
+
+void xqc_promote_gate_net(xqc_t *c, uint64_t net, int64_t step) {
   if (c->gate.open) {
-    c->queued_cand = meta.net_id;
-    c->queued_step = (int64_t)cn->step;
+    c->queued_cand = net;
+    c->queued_step = step;
     return;
   }
-  open_match(c, meta.net_id, c->best, (int64_t)cn->step);
+  open_match(c, net, c->best, step);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gating.h"
 #include "peers/peers.h"
 #include "xqz.pb-c.h"
 
@@ -24,6 +25,20 @@ void xqc_promote_resume(xqc_t *c);
  * that pair, before the pair's deadline, is scored. */
 bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
 void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
+/* Sends net (at its training step) to gating against the best net: opens its match, or,
+ * while a match is open, queues it to open next (the latest queued net wins). */
+void xqc_promote_gate_net(xqc_t *c, uint64_t net, int64_t step);
+/* How long an arena pair is out before it goes to another worker, and its result is late. */
+uint64_t xqc_promote_pair_deadline_ms(const xqc_t *c);
+/* Hands pair of match g to p: marks it issued (in g and campaign.db) and fills aj (fen
+ * backs its opening, as above); false when pair is -1 or its opening cannot be made. */
+bool xqc_promote_issue_pair(xqc_t *c, const xqc_peer_t *p, xqc_gate_t *g, int pair,
+                            Xqz__ArenaJob *aj, char *fen);
+/* Scores p's result r for a pair of match g: only from the pair's holder, in time (a late
+ * or repeated one is refused without a fault, a forged or bad one with a fault); stores
+ * it and acknowledges r either way. True when it was scored. */
+bool xqc_promote_score_pair(xqc_t *c, xqc_peer_t *p, uint64_t rq, xqc_gate_t *g,
+                            const Xqz__ArenaResult *r);
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r);
 /* requests.c found the open match's candidate unservable (file damaged or gone): the match
  * closes with the candidate rejected (why logged), so gating moves on. */

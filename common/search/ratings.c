@@ -24,7 +24,7 @@
 
 typedef struct {
   int n, anchor, nres;
-  const xq_result_t *res;
+  const xq_ratings_result_t *res;
   bool draws;        /* some game was drawn: theta is a parameter */
   int np;            /* parameters: n - 1 ratings, then theta when draws */
   int slot[XQ_RATINGS_MAX]; /* player -> parameter index, -1 for the anchor */
@@ -52,7 +52,7 @@ static double evaluate(const fit_t *f, const double *x, double *g, double *h) {
   if (h) memset(h, 0, sizeof(double) * (size_t)np * (size_t)np);
   double theta = theta_of(f, x), ll = 0;
   for (int k = 0; k < f->nres; k++) {
-    const xq_result_t *r = &f->res[k];
+    const xq_ratings_result_t *r = &f->res[k];
     double w = (double)r->wins, d = (double)r->draws, l = (double)r->losses, n = w + d + l;
     if (n == 0) continue;
     double a = rating_of(f, x, r->a), b = rating_of(f, x, r->b);
@@ -147,7 +147,7 @@ static int unreached(const fit_t *f, edge_t how) {
   for (bool grew = true; grew;) {
     grew = false;
     for (int k = 0; k < f->nres; k++) {
-      const xq_result_t *r = &f->res[k];
+      const xq_ratings_result_t *r = &f->res[k];
       int64_t ab = how == BY_GAMES ? r->wins + r->draws + r->losses
                    : how == BY_WINS ? r->wins : r->losses; /* an edge a -> b */
       int64_t ba = how == BY_GAMES ? ab : how == BY_WINS ? r->losses : r->wins;
@@ -160,8 +160,8 @@ static int unreached(const fit_t *f, edge_t how) {
   return -1;
 }
 
-int xq_ratings_fit(int n, int anchor, const xq_result_t *res, int nres, double prior_elo,
-                   xq_ratings_t *out, xq_errbuf_t *eb) {
+int xq_ratings_fit(int n, int anchor, const xq_ratings_result_t *res, int nres,
+                   double prior_elo, xq_ratings_t *out, xq_errbuf_t *eb) {
   if (n < 2 || n > XQ_RATINGS_MAX || anchor < 0 || anchor >= n || nres < 0 ||
       (nres > 0 && !res) || !out || !(prior_elo >= 0))
     return xq_err_set(eb, XQ_EINVAL, "ratings: bad arguments (%d players, anchor %d)", n,
@@ -170,7 +170,7 @@ int xq_ratings_fit(int n, int anchor, const xq_result_t *res, int nres, double p
   int64_t games[XQ_RATINGS_MAX] = {0}, wins[XQ_RATINGS_MAX] = {0},
           decided[XQ_RATINGS_MAX] = {0}, decisive = 0, draws = 0;
   for (int k = 0; k < nres; k++) {
-    const xq_result_t *r = &res[k];
+    const xq_ratings_result_t *r = &res[k];
     if (r->a < 0 || r->a >= n || r->b < 0 || r->b >= n || r->a == r->b || r->wins < 0 ||
         r->draws < 0 || r->losses < 0)
       return xq_err_set(eb, XQ_EINVAL, "ratings: result %d names players %d and %d of %d", k,

@@ -38,7 +38,7 @@
 typedef struct {
   int a, b;            /* player indices, a != b */
   int64_t wins, draws, losses;
-} xq_result_t;
+} xq_ratings_result_t;
 
 typedef struct {
   double elo[XQ_RATINGS_MAX];    /* relative to the anchor, whose rating is 0 */
@@ -51,7 +51,7 @@ typedef struct {
 /* Fits n players (2..XQ_RATINGS_MAX) from nres results. 0 on success; XQ_EINVAL for bad
  * arguments or a player with no games, XQ_ERANGE when the bare likelihood (prior_elo 0) has
  * no finite maximum, naming a player in eb. */
-int xq_ratings_fit(int n, int anchor, const xq_result_t *res, int nres, double prior_elo,
-                   xq_ratings_t *out, xq_errbuf_t *eb);
+int xq_ratings_fit(int n, int anchor, const xq_ratings_result_t *res, int nres,
+                   double prior_elo, xq_ratings_t *out, xq_errbuf_t *eb);
 
 #endif

@@ -63,6 +63,19 @@ int xqc_store_match_closed(xqc_db_t *db, uint64_t match_id) {
   return rc < 0 ? rc : rc2;
 }
 
+/* The open match of st's row (id, net_a, net_b, anchor, parent, step, npairs) into m. */
+static void read_match(sqlite3_stmt *st, const char *kind, xqc_open_match_t *m) {
+  m->match_id = (uint64_t)sqlite3_column_int64(st, 0);
+  m->net_a = (uint64_t)sqlite3_column_int64(st, 1);
+  m->net_b = (uint64_t)sqlite3_column_int64(st, 2);
+  const unsigned char *a = sqlite3_column_text(st, 3);
+  snprintf(m->anchor, sizeof m->anchor, "%s", a ? (const char *)a : "");
+  m->parent = (uint64_t)sqlite3_column_int64(st, 4);
+  m->step = sqlite3_column_int64(st, 5);
+  m->npairs = sqlite3_column_int(st, 6);
+  snprintf(m->kind, sizeof m->kind, "%s", kind);
+}
+
 int xqc_store_match_find(xqc_db_t *db, const char *kind, xqc_open_match_t *m, bool *found) {
   memset(m, 0, sizeof *m);
   *found = false;
@@ -72,16 +85,23 @@ int xqc_store_match_find(xqc_db_t *db, const char *kind, xqc_open_match_t *m, bo
   if (!st) return XQ_EIO;
   sqlite3_bind_text(st, 1, kind, -1, SQLITE_TRANSIENT);
   if (sqlite3_step(st) == SQLITE_ROW) {
-    m->match_id = (uint64_t)sqlite3_column_int64(st, 0);
-    m->net_a = (uint64_t)sqlite3_column_int64(st, 1);
-    m->net_b = (uint64_t)sqlite3_column_int64(st, 2);
-    const unsigned char *a = sqlite3_column_text(st, 3);
-    snprintf(m->anchor, sizeof m->anchor, "%s", a ? (const char *)a : "");
-    m->parent = (uint64_t)sqlite3_column_int64(st, 4);
-    m->step = sqlite3_column_int64(st, 5);
-    m->npairs = sqlite3_column_int(st, 6);
-    snprintf(m->kind, sizeof m->kind, "%s", kind);
+    read_match(st, kind, m);
     *found = true;
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
+int xqc_store_matches_of(xqc_db_t *db, const char *kind, xqc_open_match_t *m, int max, int *n) {
+  *n = 0;
+  sqlite3_stmt *st = xqc_db_prep(db, "SELECT id, net_a, net_b, anchor, parent, step, npairs"
+                                     " FROM open_matches WHERE kind=? ORDER BY id LIMIT ?");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_text(st, 1, kind, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(st, 2, max);
+  while (*n < max && sqlite3_step(st) == SQLITE_ROW) {
+    memset(&m[*n], 0, sizeof m[*n]);
+    read_match(st, kind, &m[(*n)++]);
   }
   sqlite3_finalize(st);
   return 0;

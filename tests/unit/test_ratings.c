@@ -25,7 +25,7 @@ typedef struct {
   int n, anchor;
   double prior;
   int nres;
-  xq_result_t res[8];
+  xq_ratings_result_t res[8];
   double elo[4], half[4], nu;
 } ref_case_t;
 
@@ -71,7 +71,7 @@ static void test_reference(void **state) {
  * and whichever player is the anchor. */
 static void test_two_players_closed_form(void **state) {
   (void)state;
-  const xq_result_t a[] = {{0, 1, 25, 10, 5}}, b[] = {{1, 0, 5, 10, 25}};
+  const xq_ratings_result_t a[] = {{0, 1, 25, 10, 5}}, b[] = {{1, 0, 5, 10, 25}};
   double want = 400 * log10(25.0 / 5.0), nu = 10 / sqrt(25.0 * 5.0);
   xq_ratings_t out;
   assert_int_equal(xq_ratings_fit(2, 1, a, 1, 0, &out, NULL), 0);
@@ -86,8 +86,8 @@ static void test_two_players_closed_form(void **state) {
 /* Results split over several rows add up: the fit sees counts, not rows. */
 static void test_rows_add_up(void **state) {
   (void)state;
-  const xq_result_t one[] = {{0, 1, 12, 6, 2}, {1, 2, 7, 6, 7}, {0, 2, 9, 9, 2}};
-  const xq_result_t split[] = {{0, 1, 5, 2, 1}, {1, 2, 7, 6, 7}, {1, 0, 1, 4, 7},
+  const xq_ratings_result_t one[] = {{0, 1, 12, 6, 2}, {1, 2, 7, 6, 7}, {0, 2, 9, 9, 2}};
+  const xq_ratings_result_t split[] = {{0, 1, 5, 2, 1}, {1, 2, 7, 6, 7}, {1, 0, 1, 4, 7},
                                {0, 2, 9, 9, 2}};
   xq_ratings_t a, b;
   assert_int_equal(xq_ratings_fit(3, 0, one, 3, 0, &a, NULL), 0);
@@ -100,11 +100,11 @@ static void test_refusals(void **state) {
   xq_ratings_t out;
   xq_errbuf_t eb = {0};
   /* Player 1 never won (it drew twice: draws do not make its rating finite). */
-  const xq_result_t undefeated[] = {{0, 1, 10, 2, 0}, {0, 2, 6, 3, 5}};
+  const xq_ratings_result_t undefeated[] = {{0, 1, 10, 2, 0}, {0, 2, 6, 3, 5}};
   assert_int_equal(xq_ratings_fit(3, 1, undefeated, 2, 0, &out, &eb), XQ_ERANGE);
   assert_non_null(strstr(eb.msg, "player 1 won no game") ? eb.msg : NULL);
   /* Every player won and lost, but {0, 1} won every decisive game against {2, 3}. */
-  const xq_result_t groups[] = {{0, 1, 3, 1, 2}, {2, 3, 2, 2, 3}, {0, 2, 4, 3, 0},
+  const xq_ratings_result_t groups[] = {{0, 1, 3, 1, 2}, {2, 3, 2, 2, 3}, {0, 2, 4, 3, 0},
                                 {1, 3, 2, 5, 0}};
   assert_int_equal(xq_ratings_fit(4, 0, groups, 4, 0, &out, &eb), XQ_ERANGE);
   assert_non_null(strstr(eb.msg, "split into two groups") ? eb.msg : NULL);
@@ -113,15 +113,15 @@ static void test_refusals(void **state) {
   /* The same with a prior: finite, the undefeated player on top. */
   assert_int_equal(xq_ratings_fit(3, 1, undefeated, 2, 300, &out, &eb), 0);
   assert_true(isfinite(out.elo[0]) && out.elo[0] > out.elo[2] && out.elo[2] > 0); /* 1 is the anchor */
-  const xq_result_t all_drawn[] = {{0, 1, 0, 8, 0}};
+  const xq_ratings_result_t all_drawn[] = {{0, 1, 0, 8, 0}};
   assert_int_equal(xq_ratings_fit(2, 0, all_drawn, 1, 0, &out, &eb), XQ_ERANGE);
-  const xq_result_t lonely[] = {{0, 1, 3, 2, 3}};
+  const xq_ratings_result_t lonely[] = {{0, 1, 3, 2, 3}};
   assert_int_equal(xq_ratings_fit(3, 0, lonely, 1, 0, &out, &eb), XQ_EINVAL);
   assert_non_null(strstr(eb.msg, "player 2 has no games") ? eb.msg : NULL);
-  const xq_result_t apart[] = {{0, 1, 3, 2, 3}, {2, 3, 4, 1, 3}};
+  const xq_ratings_result_t apart[] = {{0, 1, 3, 2, 3}, {2, 3, 4, 1, 3}};
   assert_int_equal(xq_ratings_fit(4, 0, apart, 2, 0, &out, &eb), XQ_EINVAL);
   assert_non_null(strstr(eb.msg, "no chain of games") ? eb.msg : NULL);
-  const xq_result_t self[] = {{1, 1, 3, 2, 3}};
+  const xq_ratings_result_t self[] = {{1, 1, 3, 2, 3}};
   assert_int_equal(xq_ratings_fit(2, 0, self, 1, 0, &out, &eb), XQ_EINVAL);
   assert_int_equal(xq_ratings_fit(1, 0, self, 0, 0, &out, &eb), XQ_EINVAL);
   assert_int_equal(xq_ratings_fit(2, 2, lonely, 1, 0, &out, &eb), XQ_EINVAL);
