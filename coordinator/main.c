@@ -158,6 +158,7 @@ static void coordinator_free(xqc_t *c) {
   xqc_seg_close(&c->seg);
   xqc_gate_close(&c->gate);
   xqc_gate_close(&c->anchor.gate);
+  xqc_round_close(&c->round);
   xqc_replay_close(&c->window.replay);
   xqc_seen_close(&c->window.seen);
   xqc_copies_close(&c->window.copies);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "population/events.h"
+#include "population_round.h"
 #include "search/elo.h"
 #include "support/log.h"
 #include "support/version.h"
@@ -328,7 +329,7 @@ static int population(tmp_t *t, xqc_t *c, uint64_t now, Xqz__Population **out) {
   p->share = c->cfg.pbt_share;
   p->rounds = c->members.round;
   p->interval_steps = (uint64_t)c->cfg.pbt_interval_steps;
-  /* round progress: xqc_round_progress at merge */
+  xqc_round_progress(c, &p->round_games, &p->round_games_max);
   int k = c->members.k;
   p->members = tmp_alloc(t, (size_t)(k ? k : 1) * sizeof *p->members);
   for (int i = 0; p->members && i < k; i++) p->members[i] = member_status(t, c, i, now);

@@ -427,17 +427,18 @@ static void candidate_acked(trainer_t *t, const Xqz__Ack *a) {
   t->candidate_request = 0;
 }
 
-/* A member's checkpoint at this step as an .xqzc image (nn_checkpoint.h), through a
+/* A member's checkpoint at this step as an .xqzc image (nn_checkpoint.h), under the
+ * candidate's metadata (meta: its net id, which the coordinator files it under), through a
  * temporary file of DIR (its own checkpoint ring stays as it is): into *out, or NULL
  * with an error line (the candidate then goes without it). */
-static void checkpoint_image(trainer_t *t, unsigned char **out, size_t *len) {
+static void checkpoint_image(trainer_t *t, const nn_file_meta_t *meta, unsigned char **out,
+                             size_t *len) {
   char path[700];
   xq_errbuf_t eb = {{0}};
   *out = NULL;
   *len = 0;
   snprintf(path, sizeof path, "%s/candidate.xqzc", t->o.dir);
-  t->meta.input_version = (uint32_t)nn_arch_input_version(&t->m->arch);
-  if (nn_checkpoint_save(path, t->m, &t->meta, &t->opt, &t->ema, &eb) ||
+  if (nn_checkpoint_save(path, t->m, meta, &t->opt, &t->ema, &eb) ||
       xq_read_file(path, XQ_WIRE_MAX_MESSAGE, out, len, &eb))
     XQ_LOGE(COMP, "cannot make the member's checkpoint for the candidate; uploading the net"
             " without it (check the directory's space) path=%s error=\"%s\"", path, eb.msg);
@@ -475,7 +476,7 @@ static int make_candidate(trainer_t *t) {
   t->pending_step = t->opt.step;
   t->pending_net_id = meta.net_id;
   t->pending_slot = t->member_slot;
-  if (t->member_slot) checkpoint_image(t, &t->pending_ckpt, &t->pending_ckpt_len);
+  if (t->member_slot) checkpoint_image(t, &meta, &t->pending_ckpt, &t->pending_ckpt_len);
   flush_candidate(t);
   return 0;
 }

@@ -54,11 +54,12 @@ population_json() {
 three_members() {
   population_json && python3 -c '
 import json, sys
-p = json.load(open(sys.argv[1]))["population"]
+p = json.load(open(sys.argv[1]))
 alive = [m for m in p["members"] if m.get("alive")]
 sys.exit(0 if len(alive) == 3 and {m["host"].split(":")[0] for m in alive} >= {"10.77.0.1", "10.77.0.2"} else 1)' "$dir/pop.json"
 }
 check "three members hold three slots, on both hosts" wait_for 30 three_members
+three_members || cat "$dir/pop.json"
 slot_of() { sed -n 's/.*member slot=\([0-9]*\).*/\1/p' "$dir/member-$1.log" | tail -1; }
 s1=$(slot_of 1) s2=$(slot_of 2) s3=$(slot_of 3)
 echo "slots: member 1 -> ${s1:-?}, member 2 -> ${s2:-?}, member 3 -> ${s3:-?}"
