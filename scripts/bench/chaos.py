@@ -20,6 +20,9 @@ checker tests the campaign's invariants every second, not only at the end:
                  fault, and once at the end) keeps running
   identity       the campaign id in campaign.db never changes
   liveness       no daemon exits unless the injector stopped it
+  rounds         with --population K (K trainers, the members of a population; the trainer
+                 faults strike member 1): no round of population.log is decided twice (a
+                 member's rating of a round appears once), and rounds only go up
 
 At the end it prints one row per fault kind (injected, survived, violations), the
 violations themselves, and the command that reproduces the run (same seed, same schedule).
@@ -70,6 +73,8 @@ KINDS = {
     "junk": ("random frames and an envelope of another protocol version", False),
     "full_disk": ("fill the campaign's file system for 5-20 s", True),
     "trainer_diverge": ("run the trainer with --lr 0:99 until it stops, then resume it", False),
+    "forged_member": ("--population: a second trainer claims member 1's slot, asks for what"
+                      " it does not hold, then leaves", False),
 }
 
 
@@ -286,11 +291,24 @@ class Soak:
             "--threshold_games", "4", "--threshold_score", "0", "--gating_sims", "8",
             "--batch_size", "32", "--anchor_games", "0", "--segment_bytes", "65536"],
             os.path.join(o, "coord.log"), self.nofile)
+        k = self.a.population
+        if k >= 2:
+            # Rounds often enough to be struck by faults: two games a pairing, half the
+            # arena slots, the worse half copying.
+            self.coord.argv += ["--population", str(k), "--population_control", "0",
+                                "--pbt_interval_steps", "300", "--pbt_round_games", "2",
+                                "--pbt_share", "0.5", "--pbt_quantile", "0.5"]
+        trainer_args = ["--size", "tiny", "--batch", "32", "--candidate-every",
+                        "100" if k >= 2 else "400", "--checkpoint-every-s", "2", "--log-every",
+                        "20", "--threads", "1"]
+        # Member 1 is "the trainer" (its faults and checks); the others are members 2..K.
         self.trainer = Daemon("trainer", [
             b + "/trainer/xqz-trainer", "--coordinator", self.router, "--dir",
-            os.path.join(o, "trainer"), "--size", "tiny", "--batch", "32", "--candidate-every",
-            "400", "--checkpoint-every-s", "2", "--log-every", "20", "--threads", "1"],
-            os.path.join(o, "trainer.log"), self.nofile)
+            os.path.join(o, "trainer")] + trainer_args, os.path.join(o, "trainer.log"), self.nofile)
+        self.members = [Daemon("member%d" % i, [
+            b + "/trainer/xqz-trainer", "--coordinator", self.router, "--dir",
+            os.path.join(o, "member%d" % i)] + trainer_args,
+            os.path.join(o, "member%d.log" % i), self.nofile) for i in range(2, k + 1)]
         self.workers = []
         for w in ("w1", "w2"):
             d = Daemon(w, [b + "/worker/xqz-worker", "--coordinator", self.router, "--pub",
@@ -302,7 +320,7 @@ class Soak:
             self.spool.watch(os.path.join(o, w + ".spool"), w)
 
     def daemons(self):
-        return [self.coord, self.trainer] + self.workers
+        return [self.coord, self.trainer] + self.members + self.workers
 
     def violate(self, text, key=None):
         """Records a violation once per key, charged to the fault in force or last healed."""
@@ -330,6 +348,7 @@ class Soak:
                 self.check_games()
             if n % 5 == 0:
                 self.check_identity()
+                self.check_rounds()
             self.read_promotions()
 
     def check_liveness(self):
@@ -401,6 +420,28 @@ class Soak:
             elif rows[0][0] != self.campaign_id:
                 self.violate("campaign id changed %s -> %s" % (self.campaign_id, rows[0][0]),
                              key=("cid", rows[0][0]))
+
+    def check_rounds(self):
+        """population.log: each member's rating of a round once, rounds never going down."""
+        path = os.path.join(self.camp, "population.log")
+        seen, last = set(), 0
+        try:
+            with open(path, errors="replace") as f:
+                for line in f:
+                    m = re.search(r'"type":"rating","round":(\d+),"member":(\d+)', line)
+                    if not m:
+                        continue
+                    r, member = int(m.group(1)), int(m.group(2))
+                    if (r, member) in seen:
+                        self.violate("round %d decided twice (member %d rated again)" % (r, member),
+                                     key=("round2", r))
+                    if r < last:
+                        self.violate("round %d recorded after round %d" % (r, last), key=("rdown", r))
+                    seen.add((r, member))
+                    last = max(last, r)
+        except OSError:
+            pass
+        self.rounds = last
 
     def check_trainer_resumes(self):
         """The trainer's newest checkpoint loads: a trainer started on it is still running
@@ -621,8 +662,11 @@ class Soak:
             time.sleep(self.dur(5, 15))
             for s in socks:
                 s.close()
-        elif kind in ("slow_reader", "amplify", "collide", "foreign_peer", "junk"):
-            mode = {"slow_reader": "slow-reader", "foreign_peer": "foreign"}.get(kind, kind)
+        elif kind in ("slow_reader", "amplify", "collide", "foreign_peer", "junk", "forged_member"):
+            if kind == "forged_member" and self.a.population < 2:
+                return False
+            mode = {"slow_reader": "slow-reader", "foreign_peer": "foreign",
+                    "forged_member": "member"}.get(kind, kind)
             r = subprocess.run([self.peer, mode, self.router, "%d" % self.dur(5, 15)],
                                capture_output=True, text=True, timeout=120)
             log("%s: %s" % (kind, (r.stdout + r.stderr).strip()))
@@ -756,10 +800,15 @@ class Soak:
                                            getattr(self, "stored_total", 0),
                                            len(self.expected_loss), len(rejected),
                                            len(self.announced), self.rss_max, elapsed / 60))
+        if self.a.population >= 2:
+            self.check_rounds()
+            print("population: %d members, %d rounds decided (population.log)" %
+                  (self.a.population, getattr(self, "rounds", 0)))
         for t, kind, text in self.violations:
             print("violation %s [%s] %s" % (time.strftime("%H:%M:%S", time.localtime(t)), kind, text))
-        print("reproduce: scripts/bench/chaos.sh --seed %d --minutes %g --bin %s%s" % (
+        print("reproduce: scripts/bench/chaos.sh --seed %d --minutes %g --bin %s%s%s" % (
             self.a.seed, self.a.minutes, self.a.bin,
+            " --population %d" % self.a.population if self.a.population else "",
             "" if set(self.a.kinds) == set(KINDS) else " --kinds " + ",".join(self.a.kinds)))
         print("chaos: %d violation(s) in %d fault kinds, %d faults injected" % (
             len(self.violations), len(kinds), tot[0]))
@@ -800,6 +849,9 @@ def main():
                         " memory only as the campaign fills it)")
     p.add_argument("--port", type=int, default=0, help="ROUTER port (PUB is the next; default free)")
     p.add_argument("--out", default="", help="keep everything here (default: a temporary folder)")
+    p.add_argument("--population", type=int, default=0,
+                   help="K >= 2: K trainers, the members of a population (campaign.ini"
+                        " population = K); the trainer faults strike member 1 (default 0)")
     p.add_argument("--list", action="store_true", help="list the fault kinds and exit")
     a = p.parse_args()
     if a.list:
@@ -807,6 +859,8 @@ def main():
             print("%-20s %s%s" % (k, what, " (root)" if root else ""))
         return 0
     a.kinds = [k for k in a.kinds.split(",") if k]
+    if a.population == 1 or a.population < 0 or a.population > 16:
+        p.error("--population is 0 (one trainer) or 2 to 16")
     bad = [k for k in a.kinds if k not in KINDS]
     if bad:
         p.error("unknown fault kind(s): %s (--list shows them)" % ", ".join(bad))

@@ -10,6 +10,14 @@
  *   xqz-chaos-peer foreign ROUTER              a Hello naming another campaign
  *   xqz-chaos-peer junk ROUTER                 frames that are not envelopes, and an envelope
  *                                              of another protocol version
+ *   xqz-chaos-peer member ROUTER SECONDS       a second trainer on the members' host: it
+ *                                              claims member slot 1 (a takeover, as a
+ *                                              restarted member would), asks batches for slot
+ *                                              2, which it does not hold, the checkpoint of a
+ *                                              net no order names, uploads a candidate whose
+ *                                              checkpoint's CRC is wrong, holds the slot for
+ *                                              SECONDS and leaves: the real member must win
+ *                                              its slot back
  *
  * Exit status 0 when the attack was delivered (the coordinator's survival is the soak's to
  * judge), 2 on a usage error, 1 when this side could not even connect.
@@ -30,7 +38,7 @@
 static void usage(void) {
   fprintf(stderr,
           "usage: xqz-chaos-peer MODE ROUTER [SECONDS]\n"
-          "MODE: slow-reader, amplify, collide, foreign, junk (see the file's header)\n");
+          "MODE: slow-reader, amplify, collide, foreign, junk, member (see the file's header)\n");
   exit(2);
 }
 
@@ -181,6 +189,50 @@ static void foreign(void *ctx, const char *router) {
   zmq_close(s);
 }
 
+/* Sends env on s and waits up to 3 s for the reply: "refused" (an Error, or an Ack that
+ * refuses), "ACCEPTED" (anything else) or "no answer". */
+static const char *ask(void *s, Xqz__Envelope *env) {
+  send_env(s, env);
+  Xqz__Envelope *reply = NULL;
+  xq_errbuf_t eb = {0};
+  zmq_pollitem_t pi = {s, 0, ZMQ_POLLIN, 0};
+  const char *what = "no answer";
+  if (zmq_poll(&pi, 1, 3000) > 0 && xq_wire_recv(s, NULL, NULL, &reply, 0, &eb) == 0)
+    what = reply->body_case == XQZ__ENVELOPE__BODY_ERROR ||
+                   (reply->body_case == XQZ__ENVELOPE__BODY_ACK && !reply->ack->accepted)
+               ? "refused" : "ACCEPTED";
+  xq_wire_free(&reply);
+  return what;
+}
+
+/* A second trainer on the members' host (see the file's header). */
+static void member(void *ctx, const char *router, int seconds) {
+  void *s = dealer(ctx, router, NULL, 0);
+  Xqz__Envelope env;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_TRAINER, "", "chaos", 1, 0);
+  h.member_slot = 1;
+  h.net_arch = (char *)"2x16";
+  printf("member: Hello claiming slot 1: %s", ask(s, &env));
+  Xqz__BatchRequest br;
+  xq_msg_batch_request(&env, &br, 32, 0);
+  br.member_slot = 2;
+  printf("; batches for slot 2: %s", ask(s, &env));
+  Xqz__CheckpointRequest cr;
+  xq_msg_checkpoint_request(&env, &cr, 0x5eed5eed5eed5eedull, 1);
+  printf("; a checkpoint no order names: %s", ask(s, &env));
+  static const uint8_t junk_bytes[64] = {1, 2, 3};
+  Xqz__CandidateNet cn;
+  xq_msg_candidate(&env, &cn, junk_bytes, sizeof junk_bytes, 1);
+  cn.checkpoint.data = (uint8_t *)junk_bytes;
+  cn.checkpoint.len = sizeof junk_bytes;
+  cn.checkpoint_crc32 = 12345;
+  cn.member_slot = 1;
+  printf("; a candidate with a bad checkpoint: %s\n", ask(s, &env));
+  sleep_ms(1000L * seconds);
+  zmq_close(s);
+}
+
 /* Bytes that are not an envelope, an empty frame, and an envelope of protocol 99. */
 static void junk(void *ctx, const char *router) {
   void *s = dealer(ctx, router, NULL, 0);
@@ -209,6 +261,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "collide")) collide(ctx, router);
   else if (!strcmp(mode, "foreign")) foreign(ctx, router);
   else if (!strcmp(mode, "junk")) junk(ctx, router);
+  else if (!strcmp(mode, "member")) member(ctx, router, seconds);
   else usage();
   zmq_ctx_term(ctx);
   return 0;

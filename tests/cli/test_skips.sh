@@ -14,10 +14,10 @@ trap 'rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 # The unprivileged user may not read the checkout or the build (a clone in root's 0700 /root,
 # or in a 0700 home): what it runs is copied to $dir, readable by all, keeping the layout
-# test_netns.sh sources lib.sh through.
+# test_netns.sh sources lib.sh and netns_lib.sh through.
 mkdir -p "$dir/src/tests/cli" "$dir/src/tests/integration"
 cp "$SRC/tests/cli/lib.sh" "$dir/src/tests/cli/"
-cp "$SRC/tests/integration/test_netns.sh" "$dir/src/tests/integration/"
+cp "$SRC/tests/integration/test_netns.sh" "$SRC/tests/integration/netns_lib.sh" "$dir/src/tests/integration/"
 chmod -R a+rX "$dir/src"
 unpriv=()
 if [ "$(id -u)" -eq 0 ]; then unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups); fi
