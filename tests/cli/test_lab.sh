@@ -10,7 +10,13 @@
 #   public key and the host's own secret key ({host} in XQZ_WORKER_KEY). A host with the
 #   systemd unit (fake systemctl, journalctl, sudo): start, status, logs, stop. status
 #   counts only the host's own worker, not another on the same machine. The host "local"
-#   (no ssh, no scp): install, start, status, stop.
+#   (no ssh, no scp): install, start, status, stop. A trainer box ("localhost 2
+#   members=2"): install copies xqz-trainer and a trainer key per member ({member}; one
+#   key shared by the members is refused), start starts two
+#   xqz-trainer members (each --threads 1, its own --dir, the keys; they wait for a
+#   coordinator that does not admit their key), status shows each with its step and slot
+#   from its log, stop stops both; with the systemd units: xqz-member@1 and @2 through
+#   systemctl, status from the journal. A bad members= is refused naming the line.
 set -u
 . "$(dirname "$0")/lib.sh"
 BIN=$(cd "$1" && pwd)
@@ -21,7 +27,8 @@ coord=""
 cleanup() {
   [ -n "$coord" ] && kill -9 "$coord" 2>/dev/null
   # A worker this test started (its pid file is in the fake home).
-  for p in "$dir"/home/.xqzero/localhost/worker.pid "$dir"/lhome/.xqzero/local/worker.pid; do
+  for p in "$dir"/home/.xqzero/localhost/worker.pid "$dir"/lhome/.xqzero/local/worker.pid \
+           "$dir"/home/.xqzero/localhost/member-*.pid; do
     p=$(cat "$p" 2>/dev/null) && [ -n "$p" ] && kill -9 "$p" 2>/dev/null
   done
   wait 2>/dev/null
@@ -61,6 +68,13 @@ esac
 EOF
 cat >"$dir/unitbin/journalctl" <<'EOF'
 #!/usr/bin/env bash
+case "$*" in
+  *xqz-member@*)
+    i="$*"; i=${i##*xqz-member@}; i=${i%% *}
+    echo "2026-11-29T10:00:00.000Z INFO  trainer population member slot=$i generation=0 parent=0 order=0"
+    echo "2026-11-29T10:01:00.000Z INFO  trainer training step=30$i loss=3.1000 policy=2.0 value=0.9"
+    exit 0 ;;
+esac
 echo "2026-11-29T10:00:00.000Z INFO  worker progress games=10 positions=99 pos_per_s=1.0 net=00000000000000aa unacked=0 connected=1"
 echo "2026-11-29T10:01:00.000Z INFO  worker progress games=40 positions=399 pos_per_s=5.0 net=00000000000000bb unacked=0 connected=1"
 EOF
@@ -83,7 +97,7 @@ export FAKE_HOME=$dir/home XQZ_SSH=$dir/fake/ssh XQZ_SCP=$dir/fake/scp
 # CURVE as documented: a coordinator key, one key per host ({host}), an admin key.
 keys=$dir/keys
 mkdir -p "$keys/allow" "$keys/admins"
-for k in coordinator localhost admin; do "$BIN/tools/xqz" keygen --dir "$keys" "$k" >/dev/null; done
+for k in coordinator localhost admin trainer-localhost-1 trainer-localhost-2; do "$BIN/tools/xqz" keygen --dir "$keys" "$k" >/dev/null; done
 cp "$keys/localhost.pub" "$keys/admin.pub" "$keys/allow/" && cp "$keys/admin.pub" "$keys/admins/"
 # Ports below Linux's ephemeral range (32768-60999), so no socket bound to port 0 or
 # outgoing connection of a concurrent test holds them; a clash left anyway is retried.
@@ -107,21 +121,26 @@ XQZ_WORKER_ARGS="--progress 1 --timeout 3000"
 XQZ_BUILD_DIR=$BIN
 XQZ_SERVER_KEY=$keys/coordinator.pub
 XQZ_WORKER_KEY=$keys/{host}.secret
+XQZ_TRAINER_KEY=$keys/trainer-{host}-{member}.secret
 XQZ_STATUS_ARGS="--server-key $keys/coordinator.pub --key $keys/admin.secret"
 EOF
 printf '# the lab\nlocalhost 1\n\nunreachable.invalid 2   # down today\n' >"$dir/hosts"
 printf 'localhost 1\n' >"$dir/hosts1"
 lab() { "$LAB" -c "$dir/lab.conf" "$@"; }
 
-printf 'localhost 1\nbad host 2 x\n' >"$dir/bad"
-lab -f "$dir/bad" status >"$dir/out" 2>&1; rc=$?
-check "a malformed hosts line is named" bash -c "[ $rc -eq 2 ] && grep -q \"$dir/bad:2: 'bad host 2 x'\" '$dir/out'"
-printf 'localhost many\n' >"$dir/bad"
-lab -f "$dir/bad" status >"$dir/out" 2>&1; rc=$?
-check "a bad thread count is refused" bash -c "[ $rc -eq 2 ] && grep -q 'bad:1:' '$dir/out'"
-printf 'localhost 1\n# again:\nlocalhost 2\n' >"$dir/bad"
-lab -f "$dir/bad" status >"$dir/out" 2>&1; rc=$?
-check "a host listed twice is refused" bash -c "[ $rc -eq 2 ] && grep -q 'bad:3: localhost is listed twice' '$dir/out'"
+# refused WHAT LINES PATTERN: lab.sh refuses a hosts file of LINES (printf %b) with exit
+# status 2 and a message matching PATTERN.
+refused() {
+  printf '%b' "$2" >"$dir/bad"
+  lab -f "$dir/bad" status >"$dir/out" 2>&1
+  # shellcheck disable=SC2016 # expands in the bash -c
+  check "$1" bash -c '[ "$1" -eq 2 ] && grep -q -- "$0" "$2"' "$3" "$?" "$dir/out"
+}
+refused "a malformed hosts line is named" 'localhost 1\nbad host 2 x\n' "$dir/bad:2: 'bad host 2 x'"
+refused "a bad thread count is refused" 'localhost many\n' 'bad:1:'
+refused "a host listed twice is refused" 'localhost 1\n# again:\nlocalhost 2\n' 'bad:3: localhost is listed twice'
+refused "members=0 is refused naming the line" 'localhost 1\nlocalhost2 4 members=0\n' "bad:2: 'localhost2 4 members=0': members=0 is not"
+refused "members=x is refused naming the line" 'localhost members=x\n' "bad:1: 'localhost members=x': members=x is not"
 lab -c "$dir/none.conf" -f "$dir/hosts" status >"$dir/out" 2>&1; rc=$?
 check "a missing configuration file is named" bash -c "[ $rc -eq 2 ] && grep -q 'none.conf not found' '$dir/out'"
 
@@ -224,6 +243,55 @@ check "systemd host: stop runs systemctl stop" bash -c \
   "[ $rc -eq 0 ] && grep -qx 'stop xqz-worker@1' '$dir/home/systemctl.log'"
 lab -f "$dir/hosts-unit" status >"$dir/out" 2>&1
 check "systemd host: down after stop" grep -q "^unit.localhost down .*unit=xqz-worker@1" "$dir/out"
+
+# A trainer box: two population members instead of a worker. The coordinator does not
+# admit their key (no curve_trainer_dir): they wait for it, which is enough to start and
+# stop them; their step and slot come from their logs.
+printf 'localhost 2 members=2\n' >"$dir/hosts-members"
+h=$dir/home/.xqzero/localhost
+XQZ_TRAINER_KEY=$keys/trainer-localhost-1.secret lab -f "$dir/hosts-members" install --binaries "$BIN" >"$dir/out" 2>&1; rc=$?
+check "members: one trainer key for two members is refused" bash -c \
+  "[ $rc -eq 1 ] && grep -q '^localhost: its 2 members would share the trainer key .*put {member} in XQZ_TRAINER_KEY' '$dir/out'"
+lab -f "$dir/hosts-members" install --binaries "$BIN" >"$dir/out" 2>&1; rc=$?
+check "members: install copies xqz-trainer" bash -c "[ $rc -eq 0 ] && [ -x '$h/bin/xqz-trainer' ]"
+check "members: install copies each member's trainer key, private" bash -c \
+  "cmp -s '$keys/trainer-localhost-1.secret' '$h/keys/trainer-1.secret' && cmp -s '$keys/trainer-localhost-2.secret' '$h/keys/trainer-2.secret' &&
+   [ \$(stat -c %a '$h/keys/trainer-2.secret') = 600 ]"
+lab -f "$dir/hosts-members" start >"$dir/out" 2>&1; rc=$?
+check "members: start starts members 1 and 2, a thread each" bash -c "[ $rc -eq 0 ] &&
+  grep -q '^localhost: member 1 started pid=[0-9]* threads=1' '$dir/out' && grep -q '^localhost: member 2 started pid=[0-9]* threads=1' '$dir/out'"
+m1=$(cat "$h/member-1.pid") m2=$(cat "$h/member-2.pid")
+check "members: xqz-trainer with its own --dir, the coordinator and the keys" \
+  bash -c "ps -o args= -p $m2 | grep -q -- '^$h/bin/xqz-trainer --dir $h/member-2 --threads 1 --coordinator tcp://127.0.0.1:$port --server-key $h/keys/server.pub --key $h/keys/trainer-2.secret'"
+check "members: no worker on a trainer box" bash -c "! grep -q 'localhost: started' '$dir/out' && [ ! -s '$h/worker.pid' ]"
+lab -f "$dir/hosts-members" start >"$dir/out" 2>&1; rc=$?
+check "members: start again leaves them alone" bash -c "[ $rc -eq 0 ] && grep -q 'member 1 already running pid=$m1' '$dir/out' && grep -q 'member 2 already running pid=$m2' '$dir/out'"
+echo "2026-11-29T10:00:00.000Z INFO  trainer population member slot=2 generation=0 parent=0 order=0" >>"$h/member-2.log"
+echo "2026-11-29T10:01:00.000Z INFO  trainer training step=120 loss=3.1000 policy=2.0 value=0.9" >>"$h/member-2.log"
+lab -f "$dir/hosts-members" status >"$dir/out" 2>&1
+check "members: status lists each member up with its step and slot" bash -c \
+  "grep -q '^localhost member-1 up pid=$m1 step=- slot=-$' '$dir/out' && grep -q '^localhost member-2 up pid=$m2 step=120 slot=2$' '$dir/out'"
+XQZ_LOG_LINES=1 lab logs localhost >"$dir/out" 2>&1
+check "members: logs shows the members' logs too" bash -c "grep -qx '==> $h/member-2.log <==' '$dir/out' && grep -q 'training step=120' '$dir/out'"
+lab -f "$dir/hosts-members" stop >"$dir/out" 2>&1; rc=$?
+check "members: stop stops both" bash -c "[ $rc -eq 0 ] && grep -q '^localhost: member 1 stopped' '$dir/out' &&
+  grep -q '^localhost: member 2 stopped' '$dir/out' && ! kill -0 $m1 2>/dev/null && ! kill -0 $m2 2>/dev/null"
+lab -f "$dir/hosts-members" status >"$dir/out" 2>&1
+check "members: down after stop" bash -c "grep -q '^localhost member-1 down' '$dir/out' && grep -q '^localhost member-2 down step=120 slot=2' '$dir/out'"
+# The same box with the xqz-member@ units: start, status and stop, each output with its
+# exit status in $dir/unit-members.COMMAND.
+printf 'unit.localhost 4 members=2\n' >"$dir/hosts-unit-members"
+for c in start status stop; do
+  lab -f "$dir/hosts-unit-members" "$c" >"$dir/unit-members.$c" 2>&1; echo "rc=$?" >>"$dir/unit-members.$c"
+done
+check "members, systemd host: start runs systemctl start xqz-member@1 xqz-member@2" bash -c \
+  "grep -qx rc=0 '$dir/unit-members.start' && grep -q '^unit.localhost: started (systemd units xqz-member@1..2' '$dir/unit-members.start' &&
+   grep -qx 'start xqz-member@1 xqz-member@2' '$dir/home/systemctl.log'"
+check "members, systemd host: status from the units and the journal" bash -c \
+  "grep -qx 'unit.localhost member-1 up pid=4242 unit=xqz-member@1 step=301 slot=1' '$dir/unit-members.status' &&
+   grep -qx 'unit.localhost member-2 up pid=4242 unit=xqz-member@2 step=302 slot=2' '$dir/unit-members.status'"
+check "members, systemd host: stop runs systemctl stop" bash -c \
+  "grep -qx rc=0 '$dir/unit-members.stop' && grep -qx 'stop xqz-member@1 xqz-member@2' '$dir/home/systemctl.log'"
 
 kill -TERM "$coord"; wait "$coord"; rc=$?; coord=""
 check "coordinator stops cleanly" test "$rc" -eq 0
