@@ -722,9 +722,8 @@ class Soak:
         if not self.wait_listening(0):
             log("the coordinator did not start; see %s/coord.log" % self.out)
             return 2
-        self.trainer.start()
-        for w in self.workers:
-            w.start()
+        for d in [self.trainer] + self.members + self.workers:
+            d.start()
         checker = threading.Thread(target=self.check_loop, daemon=True)
         checker.start()
         start = time.time()
@@ -757,7 +756,7 @@ class Soak:
         time.sleep(a.settle)
         self.stop.set()
         checker.join()
-        for d in self.workers + [self.trainer]:
+        for d in self.workers + [self.trainer] + self.members:
             d.term()
         stopped = self.coord.term()
         if not stopped:
