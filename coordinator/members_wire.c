@@ -274,6 +274,11 @@ int xqc_members_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h,
     return -1;
   }
   save_table(c); /* the slot's key and host, so a restart gives it back to its trainer */
+  /* The orders it says it carried out (never beyond the slot's own): after a restart of
+   * the coordinator, a done copy is not taken for a pending one. */
+  xqc_member_t *x = &t->slot[slot];
+  if (h->member_order > x->done_order && h->member_order <= x->order)
+    x->done_order = h->member_order;
   xqc_members_fill(c, slot, m, s);
   XQ_LOGI(COMP, "member hello slot=%d host=%s key=%.8s address=%s generation=%d order=%" PRIu64,
           slot + 1, t->slot[slot].host[0] ? t->slot[slot].host : "-", p->key[0] ? p->key : "-",

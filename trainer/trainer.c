@@ -780,6 +780,7 @@ static int hello(trainer_t *t) {
                  (uint32_t)nn_train_pool_threads(t->pool), t->meta.campaign_id);
     h.member_slot = t->slot_file;
     h.net_arch = arch;
+    h.member_order = t->member_order;
     if (send_env(t, &env)) {
       unreachable(t, &t0);
       continue;
