@@ -7,7 +7,7 @@
 # XQZ_TSAN_STAGE=0 leaves it out); then the chaos soak on the default build, a 5-minute
 # seeded campaign under random faults
 # (scripts/bench/chaos.sh; XQZ_CHAOS_MINUTES=0 leaves it out, XQZ_CHAOS_SEED picks another
-# schedule). Ends with one line, "== summary: ...": tests passed and failed, skipped and
+# schedule), and a 3-minute one with a population of two trainers (XQZ_CHAOS_POP_MINUTES). Ends with one line, "== summary: ...": tests passed and failed, skipped and
 # why, where the run stopped if it did, and the time taken (scripts/lib/test_summary.py).
 # Tests whose prerequisites are missing here (root, network namespaces, chromium) are
 # skipped and named in the summary; with CI=true (as CI sets it) they fail instead.
@@ -23,7 +23,7 @@ rm -f "$JUNIT"
 # The summary is printed however the run ends: a failed stage is named in it.
 summary() {
   local rc=$? note
-  if [ "$rc" -eq 0 ]; then note="default build, its unit tests, the TSan pass and the chaos soak ok"; else note="stopped in: $stage (exit $rc)"; fi
+  if [ "$rc" -eq 0 ]; then note="default build, its unit tests, the TSan pass and the chaos soaks ok"; else note="stopped in: $stage (exit $rc)"; fi
   python3 scripts/lib/test_summary.py "$JUNIT" "$((SECONDS - start))" "$note"
   exit "$rc"
 }
@@ -93,4 +93,12 @@ if [ "${XQZ_CHAOS_MINUTES:-5}" != 0 ]; then
   echo "== chaos soak (${XQZ_CHAOS_MINUTES:-5} minutes, seed ${XQZ_CHAOS_SEED:-1})"
   scripts/bench/chaos.sh --minutes "${XQZ_CHAOS_MINUTES:-5}" --seed "${XQZ_CHAOS_SEED:-1}" \
     --bin "${XQZ_RELEASE_BUILD:-build-default}"
+fi
+# And a population of two trainers under the same faults (rounds decided while they
+# strike; a second trainer taking a member's slot): XQZ_CHAOS_POP_MINUTES=0 leaves it out.
+if [ "${XQZ_CHAOS_POP_MINUTES:-3}" != 0 ]; then
+  stage="chaos soak (population)"
+  echo "== chaos soak with a population of 2 (${XQZ_CHAOS_POP_MINUTES:-3} minutes, seed ${XQZ_CHAOS_SEED:-1})"
+  scripts/bench/chaos.sh --minutes "${XQZ_CHAOS_POP_MINUTES:-3}" --seed "${XQZ_CHAOS_SEED:-1}" \
+    --bin "${XQZ_RELEASE_BUILD:-build-default}" --population 2
 fi
