@@ -2,7 +2,9 @@
 # hosts (sourced after tests/cli/lib.sh, not run). netns_setup makes them: nsA holds
 # 10.77.0.1, nsB 10.77.0.2, loopback up in both; it skips the test (exit 77, a failure under
 # CI=true) when this machine cannot: not root, no ip, no namespaces or veth. netns_cleanup
-# removes them (call it from the test's EXIT trap). Daemons are started as
+# removes them. netns_start is a test's whole prologue: an EXIT trap that stops the test's
+# daemons (the array pids) and shows their logs on a failure (dir/*.log), then removes the
+# namespaces; the namespaces; and dir, a fresh temporary directory. Daemons are started as
 # "ip netns exec NS PROGRAM ... &": ip execs the program, so $! is the daemon itself and
 # SIGTERM reaches it.
 nsA=xqzA$$ nsB=xqzB$$ vA=xqzva$$ vB=xqzvb$$
@@ -25,4 +27,10 @@ netns_setup() {
 netns_cleanup() {
   ip netns del "$nsA" 2>/dev/null; ip netns del "$nsB" 2>/dev/null  # the veth pair goes with them
   ip link del "$vA" 2>/dev/null
+}
+netns_start() {
+  dir= pids=()
+  trap '[ -n "$dir" ] && stop_and_report "$dir" "$dir"/*.log; netns_cleanup' EXIT
+  netns_setup
+  dir=$(mktemp -d)
 }

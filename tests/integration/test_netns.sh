@@ -16,17 +16,9 @@ BIN=$(cd "$1" && pwd)
 MODE=${2:-plain}
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
 . "$(dirname "$0")/netns_lib.sh"
-dir=
-pids=()
-cleanup() {
-  [ -n "$dir" ] && stop_and_report "$dir" "$dir"/*.log
-  netns_cleanup
-}
-trap cleanup EXIT
 # Every prerequisite is checked before anything starts, so a machine without them skips in
 # a second (exit 77) instead of failing on time-outs; CI=true requires them (skip_test).
-netns_setup
-dir=$(mktemp -d)
+netns_start
 
 camp=$dir/camp addr=tcp://10.77.0.1:5555 keys=$dir/keys
 # Without CURVE the trainer, not on loopback, is let in by its address (trainer_addresses).

@@ -13,15 +13,7 @@ BIN=$(cd "$1" && pwd)
 COORD=$BIN/coordinator/xqz-coordinator TRAINER=$BIN/trainer/xqz-trainer WORKER=$BIN/worker/xqz-worker
 XQZ=$BIN/tools/xqz
 . "$(dirname "$0")/netns_lib.sh"
-dir=
-pids=()
-cleanup() {
-  [ -n "$dir" ] && stop_and_report "$dir" "$dir"/*.log
-  netns_cleanup
-}
-trap cleanup EXIT
-netns_setup
-dir=$(mktemp -d)
+netns_start
 camp=$dir/camp addr=tcp://10.77.0.1:5555
 
 ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10.77.0.1:5556 \
