@@ -15,8 +15,11 @@ void xqc_pbt_rule_default(xqc_pbt_rule_t *rule) {
 
 int xqc_pbt_quantile_size(int n, double quantile) {
   if (n <= 0 || !(quantile > 0)) return 0;
-  if (quantile > 0.5) quantile = 0.5;
-  return (int)floor((double)n * quantile + 1e-9);
+  /* Ray Tune's rule: rounded up, so that a small population has a bottom at all (a
+   * quarter of 3 members is one), but never more than half, so a member never copies a
+   * member of its own half. */
+  int q = (int)ceil((double)n * quantile - 1e-9);
+  return q > n / 2 ? n / 2 : q;
 }
 
 static double clamp(double v, const xqc_pbt_range_t *r) {

@@ -11,7 +11,7 @@
  * a setting on a log scale); otherwise it is multiplied by one of the two factors (0.8 or
  * 1.2 by default) drawn with equal odds, and kept within its range. A whole-number
  * setting is rounded after. A round changes nothing when the quantile holds no member
- * (fewer than 1 / quantile members) or when every member is rated the same.
+ * (fewer than two ranked members) or when every member is rated the same.
  */
 #ifndef XQC_PBT_H
 #define XQC_PBT_H
@@ -47,7 +47,8 @@ typedef struct {
 /* The defaults above. */
 void xqc_pbt_rule_default(xqc_pbt_rule_t *rule);
 
-/* The quantile's size for n ranked members: floor(n * quantile), 0 when that is 0. */
+/* The quantile's size for n ranked members: n * quantile rounded up, at most n / 2
+ * rounded down (Ray Tune's rule): 1 of 3 or 4 members at 0.25, none of 1. */
 int xqc_pbt_quantile_size(int n, double quantile);
 
 /* One round over n members (n <= XQC_PBT_MAX_MEMBERS) with ratings elo[] and settings

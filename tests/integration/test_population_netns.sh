@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# test_population_netns.sh BINDIR: a population of three trainers on two hosts, in two
-# network namespaces joined by a veth pair (netns_lib.sh): the coordinator (population 3,
-# no control member) and members 1 and 2 on 10.77.0.1, member 3 and a worker on 10.77.0.2.
-# Every member gets its own slot; `xqz population` lists all three with their hosts; a round
+# test_population_netns.sh BINDIR: a population of four trainers on two hosts, in two
+# network namespaces joined by a veth pair (netns_lib.sh): the coordinator (population 4,
+# no control member) and members 1 and 2 on 10.77.0.1, members 3 and 4 and a worker on
+# 10.77.0.2. Every member gets its own slot; `xqz population` lists all four with their
+# hosts; a round
 # robin rates them; the worst copies the best (population.log and the copying member's log
 # say so, and it continues from the donor's checkpoint); member 3, killed and started again,
 # gets its slot back with its current settings; everything stops cleanly. Needs root (ip
@@ -20,7 +21,7 @@ ip netns exec "$nsA" "$COORD" --campaign "$camp" --router "$addr" --pub tcp://10
   --trainer_addresses 10.77.0.1,10.77.0.2 --net_size tiny --sims 8 --fast_sims 4 --max_plies 40 \
   --games_per_job 2 --min_positions 100 --batch_size 32 --gating none --gating_sims 4 \
   --anchor_games 0 --fsync_ms 50 --status_ms 300 --worker_timeout_ms 3000 \
-  --population 3 --population_control 0 --pbt_interval_steps 30 --pbt_round_games 2 \
+  --population 4 --population_control 0 --pbt_interval_steps 30 --pbt_round_games 2 \
   --pbt_share 0.5 --pbt_quantile 0.34 >"$dir/coord.log" 2>&1 &
 coord=$!; pids+=("$coord")
 check "the coordinator listens on its veth address" wait_for 10 grep -qs "listening router=$addr" "$dir/coord.log"
@@ -35,6 +36,7 @@ member() {
 member "$nsA" 1
 member "$nsA" 2
 member "$nsB" 3
+member "$nsB" 4
 OPENBLAS_NUM_THREADS=1 ip netns exec "$nsB" "$WORKER" --coordinator "$addr" --id lab-w1 --threads 2 \
   --games-per-thread 2 --progress 2 --timeout 2000 --cache "$dir/cache" --spool "$dir/spool" \
   >"$dir/worker.log" 2>&1 &
@@ -43,19 +45,19 @@ pids+=($!); worker=$!
 population_json() {
   ip netns exec "$nsA" "$XQZ" population --coordinator "$addr" --json >"$dir/pop.json" 2>"$dir/pop.err"
 }
-three_members() {
+four_members() {
   population_json && python3 -c '
 import json, sys
 p = json.load(open(sys.argv[1]))
 alive = [m for m in p["members"] if m.get("alive")]
-sys.exit(0 if len(alive) == 3 and {m["host"].split(":")[0] for m in alive} >= {"10.77.0.1", "10.77.0.2"} else 1)' "$dir/pop.json"
+sys.exit(0 if len(alive) == 4 and {m["host"].split(":")[0] for m in alive} >= {"10.77.0.1", "10.77.0.2"} else 1)' "$dir/pop.json"
 }
-check "three members hold three slots, on both hosts" wait_for 30 three_members
-three_members || cat "$dir/pop.json"
+check "four members hold four slots, on both hosts" wait_for 30 four_members
+four_members || cat "$dir/pop.json"
 slot_of() { sed -n 's/.*member slot=\([0-9]*\).*/\1/p' "$dir/member-$1.log" | tail -1; }
-s1=$(slot_of 1) s2=$(slot_of 2) s3=$(slot_of 3)
-echo "slots: member 1 -> ${s1:-?}, member 2 -> ${s2:-?}, member 3 -> ${s3:-?}"
-check "each member was told a different slot" bash -c "[ -n '$s1$s2$s3' ] && [ \$(printf '%s\n' '$s1' '$s2' '$s3' | sort -u | wc -l) -eq 3 ]"
+s1=$(slot_of 1) s2=$(slot_of 2) s3=$(slot_of 3) s4=$(slot_of 4)
+echo "slots: member 1 -> ${s1:-?}, member 2 -> ${s2:-?}, member 3 -> ${s3:-?}, member 4 -> ${s4:-?}"
+check "each member was told a different slot" bash -c "[ -n '$s1$s2$s3$s4' ] && [ \$(printf '%s\n' '$s1' '$s2' '$s3' '$s4' | sort -u | wc -l) -eq 4 ]"
 ip netns exec "$nsA" "$XQZ" population --coordinator "$addr" >"$dir/pop.txt" 2>&1
 check "xqz population prints the table" grep -q "10.77.0.2" "$dir/pop.txt"
 
@@ -75,13 +77,13 @@ back_in_slot() { tail -n +$((mark + 1)) "$dir/member-3.log" | grep -q "member sl
 check "member 3, restarted, gets its slot ($s3) back" wait_for 20 back_in_slot
 
 kill -TERM "$worker"; wait "$worker"
-for i in 1 2 3; do kill -TERM "${member_pid[$i]}"; done
-for i in 1 2 3; do
+for i in 1 2 3 4; do kill -TERM "${member_pid[$i]}"; done
+for i in 1 2 3 4; do
   wait "${member_pid[$i]}"; rc=$?
   check "member $i stops cleanly" test "$rc" -eq 0
 done
 kill -TERM "$coord"; wait "$coord"; rc=$?
 check "the coordinator stops cleanly" test "$rc" -eq 0
 pids=()
-check "members.txt holds the three slots' lineage" grep -q "^slot 2 " "$camp/members.txt"
+check "members.txt holds the four slots' lineage" grep -q "^slot 3 " "$camp/members.txt"
 finish

@@ -31,7 +31,10 @@ static void fill(double (*s)[XQC_PBT_MAX_SETTINGS], int n) {
 static void test_quantile_size(void **state) {
   (void)state;
   assert_int_equal(xqc_pbt_quantile_size(4, 0.25), 1);
-  assert_int_equal(xqc_pbt_quantile_size(3, 0.25), 0);
+  assert_int_equal(xqc_pbt_quantile_size(3, 0.25), 1); /* rounded up: a bottom of one */
+  assert_int_equal(xqc_pbt_quantile_size(2, 0.25), 1);
+  assert_int_equal(xqc_pbt_quantile_size(1, 0.25), 0); /* no half to copy from */
+  assert_int_equal(xqc_pbt_quantile_size(5, 0.25), 2);
   assert_int_equal(xqc_pbt_quantile_size(8, 0.25), 2);
   assert_int_equal(xqc_pbt_quantile_size(10, 0.2), 2); /* 10 * 0.2 is 2, not 1.999... */
   assert_int_equal(xqc_pbt_quantile_size(4, 0.9), 2);  /* capped at half */
@@ -86,7 +89,7 @@ static void test_control_member(void **state) {
 }
 
 /* Equal ratings: nobody copies (a donor must be rated above the member). Too few members
- * for a quantile: nothing happens. */
+ * for a quantile (one): nothing happens; three at the default quantile: one copy. */
 static void test_no_change(void **state) {
   (void)state;
   double elo[4] = {50, 50, 50, 50}, s[4][XQC_PBT_MAX_SETTINGS];
@@ -99,10 +102,19 @@ static void test_no_change(void **state) {
   assert_int_equal(xqc_pbt_round(4, elo, (const double(*)[XQC_PBT_MAX_SETTINGS])s, NS, RANGES,
                                  -1, &rule, &rng, o),
                    0);
+  /* One ranked member has no half to copy from. */
+  double one[1] = {0};
+  assert_int_equal(xqc_pbt_round(1, one, (const double(*)[XQC_PBT_MAX_SETTINGS])s, NS, RANGES,
+                                 -1, &rule, &rng, o),
+                   0);
+  /* Three at the default quantile (0.25): a bottom of one, the worst copying the best, as
+   * a population of 4 with its control member has it. */
   double three[3] = {0, 100, 200};
   assert_int_equal(xqc_pbt_round(3, three, (const double(*)[XQC_PBT_MAX_SETTINGS])s, NS,
                                  RANGES, -1, &rule, &rng, o),
-                   0);
+                   1);
+  assert_int_equal(o[0].member, 0);
+  assert_int_equal(o[0].donor, 2);
 }
 
 /* Without resampling every setting is the donor's times 0.8 or 1.2 (both seen), within
