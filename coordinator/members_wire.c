@@ -28,6 +28,7 @@
 #include "coord.h"
 #include "nn/nn_checkpoint.h"
 #include "population_round.h"
+#include "storage/net_files.h"
 #include "support/atomic_file.h"
 #include "support/crc32.h"
 #include "support/log.h"
@@ -392,12 +393,39 @@ int xqc_members_candidate_check(xqc_t *c, xqc_peer_t *p, const Xqz__CandidateNet
   return rc < 0 ? rc : s;
 }
 
+/* Whether net is still in play: the best net, a player of the open round, the open gating
+ * match's candidate or the one queued for it, or a decision waiting to be stored. */
+static bool net_in_play(const xqc_t *c, uint64_t net) {
+  if (net == c->best || (c->gate.open && net == c->gate.cand) || net == c->queued_cand ||
+      (c->verdict.active && net == c->verdict.cand))
+    return true;
+  for (int i = 0; c->round.open && i < c->round.nplayers; i++)
+    if (c->round.player[i].net == net) return true;
+  return false;
+}
+
+/* A member's candidate that a newer one of the same member replaced and that nothing
+ * plays any more is retired like a rejected one (nets/rejected/, the newest
+ * keep_rejected_nets kept): K members upload K times the candidates of one trainer, and
+ * a campaign of weeks must not fill its disk with nets no round will rate. */
+static void retire_superseded(xqc_t *c, uint64_t net) {
+  char state[16] = "";
+  if (!net || net_in_play(c, net) ||
+      xqc_db_net_state(c->db, net, state, sizeof state, NULL) < 0 || strcmp(state, "candidate"))
+    return;
+  if (xqc_db_set_net_state(c->db, net, "superseded", 0.0) < 0) return; /* kept; said by db */
+  xqc_net_files_decided(c->dir, net, false, c->cfg.keep_rejected_nets);
+}
+
 void xqc_members_candidate_stored(xqc_t *c, int slot, uint64_t net, int64_t step) {
   xqc_members_t *t = &c->members;
   uint64_t prev = t->slot[slot].last_net;
   xqc_members_seen(t, slot, xqc_now_ms(), step, net);
   save_table(c);
-  if (prev != net) drop_checkpoint(c, prev);
+  if (prev != net) {
+    drop_checkpoint(c, prev);
+    retire_superseded(c, prev);
+  }
   XQ_LOGI(COMP, "member candidate stored slot=%d net=%016" PRIx64 " step=%lld", slot + 1, net,
           (long long)step);
   xqc_round_candidate(c, slot);

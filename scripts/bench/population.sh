@@ -10,7 +10,8 @@
 # usage: scripts/bench/population.sh [--minutes M] [--members K] [--games N] [--sims S]
 #          [--interval STEPS] [--out DIR] [--port P] [--write-docs] [--report-only DIR]
 #   --minutes M      campaign length (default 30)
-#   --members K      trainers, control included (default 4; 2..16)
+#   --members K      trainers, control included (default 4; 2..16); 1: a single-trainer
+#                    campaign with the same settings, the baseline (no final match)
 #   --games N        games of the final match, even (default 400)
 #   --sims S         simulations per move in the final match (default 200, no noise)
 #   --interval S     pbt_interval_steps: trainer steps between two rounds (default 600)
@@ -44,8 +45,8 @@ done
 for v in "$minutes" "$members" "$games" "$sims" "$interval" "$port"; do
   case "$v" in ''|*[!0-9]*) echo "population.sh: numbers must be whole numbers, not '$v'" >&2; exit 2 ;; esac
 done
-if [ "$members" -lt 2 ] || [ "$members" -gt 16 ]; then
-  echo "population.sh: --members is 2 to 16, not $members" >&2; exit 2
+if [ "$members" -lt 1 ] || [ "$members" -gt 16 ]; then
+  echo "population.sh: --members is 1 (the single-trainer baseline) to 16, not $members" >&2; exit 2
 fi
 if [ $((games % 2)) -ne 0 ] || [ "$games" -le 0 ]; then
   echo "population.sh: --games must be a positive even number (pairs), not $games" >&2; exit 2
@@ -82,7 +83,11 @@ cat >"$out/run.json" <<EOF
  "worker_args": "${WORKER_ARGS[*]}"}
 EOF
 
-echo "== population campaign: $members trainers (member 1 the control) for $minutes minutes in $camp"
+if [ "$members" -eq 1 ]; then
+  echo "== baseline campaign: one trainer for $minutes minutes in $camp"
+else
+  echo "== population campaign: $members trainers (member 1 the control) for $minutes minutes in $camp"
+fi
 trap 'kill -TERM "${CAMPAIGN_PIDS[@]}" 2>/dev/null' EXIT
 campaign_start "$BUILD" "$camp" "$port" || exit 1
 end=$((SECONDS + minutes * 60))
@@ -99,6 +104,11 @@ done
 campaign_stop
 trap - EXIT
 campaign_summary "$camp" | tee "$out/summary.txt"
+if [ "$members" -eq 1 ]; then
+  echo "== one trainer: the baseline; its best net is $camp/nets/$(sqlite3 "$camp/campaign.db" \
+    "select hex from nets where state = 'best'" 2>/dev/null || echo '?').xqzn"
+  exit 0
+fi
 
 read -r control best best_slot < <(python3 scripts/bench/population_report.py pick "$camp")
 if [ -z "$best" ] || [ "$best" = none ]; then

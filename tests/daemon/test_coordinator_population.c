@@ -387,6 +387,14 @@ static void test_members_train(void **state) {
   assert_true(r->ack->accepted);
   xq_wire_free(&r);
   assert_int_equal(access(path, F_OK), 0);
+  /* Its previous net, replaced and played by nothing, is retired like a rejected one. */
+  char gone[1024], sub2[128];
+  snprintf(sub2, sizeof sub2, "camp/nets/%016" PRIx64 ".xqzn", u.id);
+  path_of(gone, sizeof gone, sub2);
+  assert_int_not_equal(access(gone, F_OK), 0);
+  snprintf(sub2, sizeof sub2, "camp/nets/rejected/%016" PRIx64 ".xqzn", u.id);
+  path_of(gone, sizeof gone, sub2);
+  assert_int_equal(access(gone, F_OK), 0);
   /* Carried out: fresh games, and the Batch flows; the old checkpoint goes. */
   (void)hello_as(w, "pop-worker");
   feed(w, 200, 2);
