@@ -99,6 +99,9 @@ fi
 if [ "${XQZ_CHAOS_POP_MINUTES:-3}" != 0 ]; then
   stage="chaos soak (population)"
   echo "== chaos soak with a population of 2 (${XQZ_CHAOS_POP_MINUTES:-3} minutes, seed ${XQZ_CHAOS_SEED:-1})"
+  # The kinds that strike a population's state (its daemons, its database, its nets, a
+  # forged member), so that each comes up in 3 minutes.
   scripts/bench/chaos.sh --minutes "${XQZ_CHAOS_POP_MINUTES:-3}" --seed "${XQZ_CHAOS_SEED:-1}" \
-    --bin "${XQZ_RELEASE_BUILD:-build-default}" --population 2
+    --bin "${XQZ_RELEASE_BUILD:-build-default}" --population 2 \
+    --kinds kill9_coordinator,term_coordinator,kill9_trainer,sigstop_trainer,checkpoint_flip,db_lock,net_flip,candidate_move,forged_member
 fi
