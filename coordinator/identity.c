@@ -135,3 +135,10 @@ bool xqc_identity_candidate_ok(xqc_t *c, const xqc_peer_t *p, const nn_file_meta
             (unsigned long long)meta->net_id, who);
   return true;
 }
+
+void xqc_clean_text(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  for (const unsigned char *q = (const unsigned char *)(s ? s : ""); *q && k + 1 < n; q++)
+    out[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : (char)*q;
+  out[k] = '\0';
+}

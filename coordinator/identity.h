@@ -29,4 +29,9 @@ bool xqc_identity_batch_ok(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Batc
 bool xqc_identity_candidate_ok(xqc_t *c, const xqc_peer_t *p, const nn_file_meta_t *meta,
                                char *why, size_t n);
 
+/* Copies a peer's free text (host name, version, architecture) into out (n bytes) with
+ * every byte that is not printable ASCII, and every quote or backslash, replaced by '?': it
+ * is stored, shown by the views and logged inside quotes. s NULL reads as "". */
+void xqc_clean_text(char *out, size_t n, const char *s);
+
 #endif

@@ -26,6 +26,7 @@
 
 #include "commands.h"
 #include "coord.h"
+#include "identity.h"
 #include "nn/nn_checkpoint.h"
 #include "population_round.h"
 #include "storage/net_files.h"
@@ -47,7 +48,7 @@ static void checkpoint_path(const xqc_t *c, uint64_t net, char *path, size_t n) 
 }
 
 /* Saves members.txt; a failure is logged (the table in memory goes on). */
-static void save_table(xqc_t *c) {
+void xqc_members_persist(xqc_t *c) {
   char path[1024];
   xq_errbuf_t eb;
   snprintf(path, sizeof path, "%s/" MEMBERS_FILE, c->dir);
@@ -102,7 +103,7 @@ static void drop_checkpoint(xqc_t *c, uint64_t net) {
 static void arch_spelling(const char *name, char *out, size_t n) {
   nn_arch_t a;
   if (nn_arch_preset(name, &a) == 0) nn_arch_name(&a, out, n);
-  else snprintf(out, n, "%s", name);
+  else xqc_clean_text(out, n, name); /* a peer's text: logged and sent back in a refusal */
 }
 
 int xqc_members_open(xqc_t *c, xq_errbuf_t *eb) {
@@ -205,6 +206,21 @@ static int held_slot(xqc_t *c, const xqc_peer_t *p, uint32_t asked, bool *hostil
 
 /* ---- Hello ---- */
 
+/* The checkpoint slot's pending copy order names cannot be served (damaged, gone): the
+ * order is withdrawn (copy_net 0, saved), so that the member trains on with its own weights
+ * and the order's settings rather than waiting for a file that will not come back. */
+static void withdraw_copy(xqc_t *c, int slot, const char *why) {
+  xqc_member_t *x = &c->members.slot[slot];
+  if (!xqc_members_copy_pending(&c->members, slot)) return;
+  XQ_LOGE(COMP, "the checkpoint a member's copy order names cannot be served: the order is"
+          " withdrawn, the member keeps its own weights and takes the order's settings"
+          " slot=%d order=%" PRIu64 " net=%016" PRIx64 " error=\"%s\"", slot + 1, x->order,
+          x->copy_net, why);
+  x->copy_net = 0;
+  x->copy_known = 0;
+  xqc_members_persist(c);
+}
+
 void xqc_members_fill(xqc_t *c, int slot, Xqz__Member *m, Xqz__MemberSettings *s) {
   xqc_member_t *x = &c->members.slot[slot];
   xqz__member__init(m);
@@ -222,17 +238,14 @@ void xqc_members_fill(xqc_t *c, int slot, Xqz__Member *m, Xqz__MemberSettings *s
   m->control = slot == c->members.control;
   if (x->order && x->copy_net && x->copy_known != x->copy_net) {
     /* Read once per order: the checkpoint's size and CRC the member checks its copy by.
-     * One that cannot be read is said once, and told as size 0 until a restart. */
+     * One that cannot be read withdraws a pending order. */
     xq_errbuf_t eb;
     int64_t step;
     x->copy_known = x->copy_net;
     if (checkpoint_read(c, x->copy_net, NULL, &x->copy_size, &x->copy_crc32, &step, &eb) < 0) {
       x->copy_size = 0;
       x->copy_crc32 = 0;
-      if (xqc_members_copy_pending(&c->members, slot))
-        XQ_LOGE(COMP, "the checkpoint a member's copy order names cannot be served; the member"
-                " cannot copy it slot=%d order=%" PRIu64 " error=\"%s\"", slot + 1, x->order,
-                eb.msg);
+      withdraw_copy(c, slot, eb.msg);
     }
   }
   if (x->copy_known == x->copy_net && x->copy_net) {
@@ -274,7 +287,7 @@ int xqc_members_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello *h,
     refuse(c, p, rq, hostile, code, why);
     return -1;
   }
-  save_table(c); /* the slot's key and host, so a restart gives it back to its trainer */
+  xqc_members_persist(c); /* the slot's key and host, so a restart gives it back to its trainer */
   /* The orders it says it carried out (never beyond the slot's own): after a restart of
    * the coordinator, a done copy is not taken for a pending one. */
   xqc_member_t *x = &t->slot[slot];
@@ -320,6 +333,7 @@ int xqc_members_batch(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__BatchRequ
       XQ_LOGI(COMP, "member copied slot=%d order=%" PRIu64 " net=%016" PRIx64 " parent=%d", s + 1,
               m->order, m->copy_net, m->parent + 1);
       drop_checkpoint(c, m->copy_net);
+      m->round_step = m->last_step; /* its next round interval counts from the copy */
     }
   }
   if (xqc_members_copy_pending(t, s)) {
@@ -421,7 +435,7 @@ void xqc_members_candidate_stored(xqc_t *c, int slot, uint64_t net, int64_t step
   xqc_members_t *t = &c->members;
   uint64_t prev = t->slot[slot].last_net;
   xqc_members_seen(t, slot, xqc_now_ms(), step, net);
-  save_table(c);
+  xqc_members_persist(c);
   if (prev != net) {
     drop_checkpoint(c, prev);
     retire_superseded(c, prev);
@@ -450,10 +464,16 @@ void xqc_cmd_checkpoint_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz_
   xqc_member_t *m = &c->members.slot[s];
   xqc_members_seen(&c->members, s, xqc_now_ms(), 0, 0);
   if (!m->order || !r->net_id || r->net_id != m->copy_net) {
-    snprintf(why, sizeof why, "checkpoint of net %016" PRIx64 " refused: slot %d's copy order"
-             " names %s%016" PRIx64, r->net_id, s + 1, m->order ? "net " : "no net, ",
-             m->order ? m->copy_net : 0);
-    refuse(c, p, rq, true, XQ_ERROR_BAD_FIELD, why);
+    if (m->order && !m->copy_net)
+      snprintf(why, sizeof why, "checkpoint of net %016" PRIx64 " refused: slot %d's copy"
+               " order %" PRIu64 " was withdrawn (its checkpoint could not be served); train on",
+               r->net_id, s + 1, m->order);
+    else
+      snprintf(why, sizeof why, "checkpoint of net %016" PRIx64 " refused: slot %d's copy"
+               " order names %s%016" PRIx64, r->net_id, s + 1, m->order ? "net " : "no net, ",
+               m->order ? m->copy_net : 0);
+    /* A request that crossed the withdrawal of its order is honest. */
+    refuse(c, p, rq, !(m->order && !m->copy_net), XQ_ERROR_BAD_FIELD, why);
     return;
   }
   unsigned char *data = NULL;
@@ -462,9 +482,9 @@ void xqc_cmd_checkpoint_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz_
   int64_t step = 0;
   xq_errbuf_t eb;
   if (checkpoint_read(c, r->net_id, &data, &size, &crc, &step, &eb) < 0) {
-    XQ_LOGE(COMP, "a member's copy order names a checkpoint that cannot be served slot=%d"
-            " order=%" PRIu64 " error=\"%s\"", s + 1, m->order, eb.msg);
-    snprintf(why, sizeof why, "the coordinator cannot serve the checkpoint: %s", eb.msg);
+    withdraw_copy(c, s, eb.msg);
+    snprintf(why, sizeof why, "the coordinator cannot serve the checkpoint, and withdrew the"
+             " copy order: %s", eb.msg);
     xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_INTERNAL, why);
     return;
   }

@@ -26,6 +26,9 @@ typedef struct xqc_s xqc_t; /* coord.h */
  * or campaign; a damaged one is refused with members.h's reasons. 0 with population 0. */
 int xqc_members_open(xqc_t *c, xq_errbuf_t *eb);
 
+/* Saves the members' table (members.txt); a failure is logged, and the table goes on. */
+void xqc_members_persist(xqc_t *c);
+
 /* From the timer: frees the slots of holders silent longer than worker_timeout_ms. */
 void xqc_members_tick(xqc_t *c, uint64_t now_ms);
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "coord.h"
+#include "members_wire.h"
 #include "population/events.h"
 #include "storage/campaign.h"
 #include "storage/match_store.h"
@@ -45,6 +46,32 @@ static int members_with_net(const xqc_members_t *t, int64_t *min_step) {
   return n;
 }
 
+/* Whether the next round is due (population_round.h), and the slowest live member's step
+ * into *open_step: two members have a net, and every member with a net whose trainer is
+ * live (holds its slot) has trained pbt_interval_steps beyond its round_step, one at least.
+ * A member whose trainer died still plays its last net but holds no round back; one that
+ * comes back far behind counts from its own step, not the others'. */
+static bool round_due(const xqc_t *c, int64_t *open_step) {
+  const xqc_members_t *t = &c->members;
+  int64_t min_step;
+  if (members_with_net(t, &min_step) < 2) return false;
+  int live = 0;
+  *open_step = INT64_MAX;
+  for (int s = 0; s < t->k; s++) {
+    const xqc_member_t *m = &t->slot[s];
+    if (!m->held || !m->last_net) continue;
+    if (m->last_step < m->round_step + c->cfg.pbt_interval_steps) return false;
+    live++;
+    if (m->last_step < *open_step) *open_step = m->last_step;
+  }
+  return live > 0;
+}
+
+/* Every member's interval counts from its present step (a round opened, a restart). */
+static void set_round_steps(xqc_members_t *t) {
+  for (int s = 0; s < t->k; s++) t->slot[s].round_step = t->slot[s].last_step;
+}
+
 /* Closes every pairing's stored match (a decided or abandoned round). */
 static void close_rows(xqc_t *c) {
   for (int k = 0; k < c->round.npairings; k++)
@@ -73,6 +100,7 @@ static void open_round(xqc_t *c, int64_t open_step) {
     return;
   }
   c->next_match_id += (uint64_t)np;
+  set_round_steps(&c->members);
   for (int k = 0; k < np; k++) {
     const xqc_round_pairing_t *p = &r->pairing[k];
     xqc_open_match_t row = {p->gate.match_id, p->gate.cand, p->gate.best, (uint64_t)open_step,
@@ -88,10 +116,8 @@ static void open_round(xqc_t *c, int64_t open_step) {
 
 void xqc_round_candidate(xqc_t *c, int slot) {
   if (c->cfg.population <= 0 || c->round.open || slot < 0 || slot >= c->members.k) return;
-  int64_t min_step;
-  int n = members_with_net(&c->members, &min_step);
-  if (n >= 2 && min_step >= c->round.open_step + c->cfg.pbt_interval_steps)
-    open_round(c, min_step);
+  int64_t open_step;
+  if (round_due(c, &open_step)) open_round(c, open_step);
 }
 
 /* Hands out the open round's next pair to p. */
@@ -370,11 +396,13 @@ void xqc_round_resume(xqc_t *c) {
     if (number)
       XQ_LOGI(COMP, "stale population round closed: members.txt counts it as decided"
               " round=%" PRIu64 " decided=%" PRIu64, number, c->members.round);
-    /* The step the last round opened at is not kept once it is decided: the interval
-     * counts from this start, from the slowest member's step. */
+    /* The steps the last round opened at are not kept once it is decided: each member's
+     * interval counts from this start, from its own step. */
     int64_t min_step;
-    if (members_with_net(&c->members, &min_step) > 0 && c->members.round > 0)
+    if (members_with_net(&c->members, &min_step) > 0 && c->members.round > 0) {
       r->open_step = min_step;
+      set_round_steps(&c->members);
+    }
     return;
   }
   int64_t games, max;
@@ -383,6 +411,32 @@ void xqc_round_resume(xqc_t *c) {
           " pairings=%d games=%lld of=%lld", r->number, r->nplayers, r->npairings,
           (long long)games, (long long)max);
   if (xqc_round_done(r)) decide(c);
+}
+
+void xqc_round_net_lost(xqc_t *c, uint64_t net, const char *why) {
+  if (c->cfg.population <= 0 || !net) return;
+  bool member = false;
+  for (int s = 0; s < c->members.k; s++)
+    if (c->members.slot[s].last_net == net) {
+      XQ_LOGW(COMP, "a member's last net cannot be served: it plays in no round until the"
+              " member's next candidate member=%d net=%016" PRIx64 " why=\"%s\"", s + 1, net,
+              why);
+      c->members.slot[s].last_net = 0;
+      member = true;
+    }
+  if (member) xqc_members_persist(c);
+  xqc_round_t *r = &c->round;
+  bool plays = false;
+  for (int i = 0; r->open && i < r->nplayers; i++) plays |= r->player[i].net == net;
+  if (!plays) return;
+  uint64_t number = r->number;
+  int64_t open_step = r->open_step;
+  XQ_LOGW(COMP, "population round dropped: one of its nets cannot be served; it opens again"
+          " without it round=%" PRIu64 " net=%016" PRIx64 " why=\"%s\"", number, net, why);
+  close_rows(c);
+  xqc_round_close(r);
+  int64_t min_step;
+  if (net != c->best && members_with_net(&c->members, &min_step) >= 2) open_round(c, open_step);
 }
 
 void xqc_round_progress(const xqc_t *c, int64_t *games, int64_t *games_max) {

@@ -1,11 +1,15 @@
 /*
  * population_round.h: a population's rounds on the coordinator (issue 48; the round robin
  * itself is population/round.h). A round opens when at least two members have a net and
- * the slowest of them has advanced pbt_interval_steps since the last round opened (the
- * first round: when each reached pbt_interval_steps). Its players are the members' last
- * nets and the best net; every two of them play pbt_round_games games, as arena pairs
- * kept in campaign.db like a gating match (match_store.h, kind "round", anchor text
- * "round=R a=SLOT b=SLOT", parent the step the round opened at), so a restart resumes it.
+ * every one of them whose trainer is live has trained pbt_interval_steps since the last
+ * round opened or since it last copied another member, whichever is later (Ray Tune's
+ * per-trial interval; the first round: when each reached pbt_interval_steps). A member
+ * whose trainer died plays its last net but holds no round back. Its players are the
+ * members' last nets and the best net; every two of them play pbt_round_games games, as
+ * arena pairs kept in campaign.db like a gating match (match_store.h, kind "round", anchor
+ * text "round=R a=SLOT b=SLOT", parent the step the round opened at), so a restart resumes
+ * it. A player's net that cannot be served (damaged, gone) drops the round: its member
+ * plays again with its next candidate, and the round opens again at once without it.
  *
  * Its pairs go out in promote.c's arena slots: pbt_share of them (a credit that grows by
  * pbt_share each arena slot and pays 1 for a round pair) before the gating pairs, and any
@@ -47,6 +51,11 @@ bool xqc_round_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Are
  * pairs, or closes them as stale (a round the members' table counts as decided, a row
  * that does not parse); a resumed round already complete is decided. */
 void xqc_round_resume(xqc_t *c);
+/* Net id cannot be served (requests.c: damaged, quarantined or gone), after promote.c has
+ * moved gating or the best net on: a member whose last net it is has none until its next
+ * candidate, and an open round it plays in is dropped and opened again at once without it
+ * (unless it is still the best net: then the round waits for the next one). */
+void xqc_round_net_lost(xqc_t *c, uint64_t net, const char *why);
 /* Games of the open round scored so far and in all (0 and 0 when none is open). */
 void xqc_round_progress(const xqc_t *c, int64_t *games, int64_t *games_max);
 

@@ -45,15 +45,6 @@ static void fill_settings(const xqc_t *c, Xqz__SelfplaySettings *s) {
   s->gumbel_actions = (uint32_t)cfg->gumbel_actions;
 }
 
-/* Copies a peer's free text (host name, version) into out (n bytes) with every byte that
- * is not printable ASCII, and every quote or backslash, replaced by '?': it is stored,
- * shown by the views and logged inside quotes. */
-static void clean_text(char *out, size_t n, const char *s) {
-  size_t k = 0;
-  for (const unsigned char *q = (const unsigned char *)(s ? s : ""); *q && k + 1 < n; q++)
-    out[k++] = *q < ' ' || *q > '~' || *q == '"' || *q == '\\' ? '?' : (char)*q;
-  out[k] = '\0';
-}
 
 /* A trainer's Hello: never a worker id nor a row of the workers table. In a population it
  * claims a member slot (members_wire.h) and its Welcome carries the Member; else a plain
@@ -67,7 +58,7 @@ static void trainer_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Hello
   p->features = h->features;
   if (slot < 0) {
     char host[64];
-    clean_text(host, sizeof host, h->host);
+    xqc_clean_text(host, sizeof host, h->host);
     XQ_LOGI(COMP, "hello trainer host=\"%s\" address=%s", host, p->address);
   }
   Xqz__Envelope env;
@@ -105,19 +96,22 @@ void xqc_cmd_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *ms
   p->hello = true;
   xqc_worker_t *ws = xqc_workers_get(&c->stats.workers, wid, xqc_now_ms(),
                                      (uint64_t)c->cfg.worker_timeout_ms);
-  char host[sizeof ws->host], version[sizeof ws->version];
-  clean_text(host, sizeof host, h->host);
-  clean_text(version, sizeof version, h->software_version);
+  char host[sizeof ws->host], version[sizeof ws->version], prec[sizeof ws->precision];
+  xqc_clean_text(host, sizeof host, h->host);
+  xqc_clean_text(version, sizeof version, h->software_version);
+  xqc_clean_text(prec, sizeof prec, h->precision);
   if (ws) {
     memcpy(ws->host, host, sizeof host);
     memcpy(ws->version, version, sizeof version);
+    memcpy(ws->precision, prec, sizeof prec);
     ws->threads = h->threads;
     ws->role = h->role;
     xqc_worker_touch(ws, xqc_now_ms());
     xqc_peer_worker_sync(c, p, ws);
   }
-  XQ_LOGI(COMP, "hello worker=%s role=%d host=\"%s\" threads=%u version=\"%s\" address=%s",
-          wid, h->role, host, h->threads, version, p->address);
+  XQ_LOGI(COMP, "hello worker=%s role=%d host=\"%s\" threads=%u version=\"%s\" precision=%s"
+          " address=%s", wid, h->role, host, h->threads, version, prec[0] ? prec : "-",
+          p->address);
   Xqz__Envelope env;
   Xqz__Welcome w;
   Xqz__SelfplaySettings s;
@@ -292,12 +286,14 @@ void xqc_cmd_promotions(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelop
 }
 
 /* A net that cannot be served: quarantined when damaged, and when it is the open match's
- * candidate or the best net, promote.c moves gating or self-play on. Other nets (an old
- * one a worker still asks for) are answered "not found" only. */
+ * candidate or the best net, promote.c moves gating or self-play on; a population's round
+ * drops it (population_round.h). Other nets (an old one a worker still asks for) are
+ * answered "not found" only. */
 static void unservable(xqc_t *c, uint64_t id, bool damaged, const char *why) {
   if (damaged) xqc_nets_quarantine(c->dir, id, why);
   if (c->gate.open && id == c->gate.cand) xqc_promote_candidate_lost(c, why);
   else if (id == c->best) xqc_promote_best_lost(c, why);
+  xqc_round_net_lost(c, id, why);
 }
 
 void xqc_cmd_net_request(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *msg) {

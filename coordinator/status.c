@@ -204,6 +204,7 @@ static Xqz__WorkerStatus *worker_status(tmp_t *t, const xqc_t *c, const xqc_work
   s->worker_id = tmp_str(t, w->id);
   s->host = tmp_str(t, w->host);
   s->software_version = tmp_str(t, w->version);
+  s->precision = tmp_str(t, w->precision);
   s->key = tmp_str(t, w->key);
   s->threads = w->threads;
   s->role = (Xqz__Role)w->role;

@@ -7,7 +7,7 @@
 # XQZ_TSAN_STAGE=0 leaves it out); then the chaos soak on the default build, a 5-minute
 # seeded campaign under random faults
 # (scripts/bench/chaos.sh; XQZ_CHAOS_MINUTES=0 leaves it out, XQZ_CHAOS_SEED picks another
-# schedule), and a 3-minute one with a population of two trainers (XQZ_CHAOS_POP_MINUTES). Ends with one line, "== summary: ...": tests passed and failed, skipped and
+# schedule), and a 4-minute one with a population of two trainers (XQZ_CHAOS_POP_MINUTES). Ends with one line, "== summary: ...": tests passed and failed, skipped and
 # why, where the run stopped if it did, and the time taken (scripts/lib/test_summary.py).
 # Tests whose prerequisites are missing here (root, network namespaces, chromium) are
 # skipped and named in the summary; with CI=true (as CI sets it) they fail instead.
@@ -96,12 +96,13 @@ if [ "${XQZ_CHAOS_MINUTES:-5}" != 0 ]; then
 fi
 # And a population of two trainers under the same faults (rounds decided while they
 # strike; a second trainer taking a member's slot): XQZ_CHAOS_POP_MINUTES=0 leaves it out.
-if [ "${XQZ_CHAOS_POP_MINUTES:-3}" != 0 ]; then
+if [ "${XQZ_CHAOS_POP_MINUTES:-4}" != 0 ]; then
   stage="chaos soak (population)"
-  echo "== chaos soak with a population of 2 (${XQZ_CHAOS_POP_MINUTES:-3} minutes, seed ${XQZ_CHAOS_SEED:-1})"
+  echo "== chaos soak with a population of 2 (${XQZ_CHAOS_POP_MINUTES:-4} minutes, seed ${XQZ_CHAOS_SEED:-1})"
   # The kinds that strike a population's state (its daemons, its database, its nets, a
-  # forged member), so that each comes up in 3 minutes.
-  scripts/bench/chaos.sh --minutes "${XQZ_CHAOS_POP_MINUTES:-3}" --seed "${XQZ_CHAOS_SEED:-1}" \
+  # forged member, a member gone for good, a damaged net of a round), so that each comes
+  # up in 4 minutes.
+  scripts/bench/chaos.sh --minutes "${XQZ_CHAOS_POP_MINUTES:-4}" --seed "${XQZ_CHAOS_SEED:-1}" \
     --bin "${XQZ_RELEASE_BUILD:-build-default}" --population 2 \
-    --kinds kill9_coordinator,term_coordinator,kill9_trainer,sigstop_trainer,checkpoint_flip,db_lock,net_flip,candidate_move,forged_member
+    --kinds kill9_coordinator,term_coordinator,kill9_trainer,sigstop_trainer,checkpoint_flip,db_lock,net_flip,candidate_move,forged_member,member_gone,round_net_flip
 fi

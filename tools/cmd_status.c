@@ -74,7 +74,7 @@ static void print_workers(const Xqz__Status *s) {
   if (!s->n_worker_list) return;
   printf("  %-24s %-16s %3s  %-16s %7s %6s %5s %6s  %-14s %-14s %-16s  %s\n", "worker", "host",
          "thr", "net", "games", "24h", "rej", "plies", "last game", "last seen", "state",
-         "version");
+         "version, precision");
   int64_t now = (int64_t)time(NULL);
   for (size_t i = 0; i < s->n_worker_list; i++) {
     const Xqz__WorkerStatus *w = s->worker_list[i];
@@ -89,11 +89,13 @@ static void print_workers(const Xqz__Status *s) {
                                              : "alive";
     if (w->paused && w->alive) snprintf(state, sizeof state, "%s (%.16s)", st, w->pause_reason);
     else snprintf(state, sizeof state, "%s", st);
-    printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6llu %5llu %6.1f  %-14s %-14s %-16s  %s%s%s\n",
+    printf("  %-24.24s %-16.16s %3u  %016llx %7llu %6llu %5llu %6.1f  %-14s %-14s %-16s"
+           "  %s%s%s%s%s\n",
            w->worker_id, w->host, w->threads, (unsigned long long)w->net_id,
            (unsigned long long)w->games, (unsigned long long)w->games_day,
            (unsigned long long)w->rejected, w->avg_plies, game, seen, state,
-           w->software_version, role_name(w->role), w->banned ? " BANNED" : "");
+           w->software_version, w->precision && w->precision[0] ? ", " : "",
+           w->precision ? w->precision : "", role_name(w->role), w->banned ? " BANNED" : "");
   }
   printf("  (games: accepted, all time; 24h: accepted in the last 24 hours; rej: rejected by\n"
          "   the rules replay; last seen: time since the last message; state: playing (a game\n"

@@ -637,11 +637,32 @@ static void member_copy_order(trainer_t *t, const Xqz__Member *mb) {
   }
 }
 
-/* What a Welcome, Batch or Wait says of this member: its settings and its copy order. */
+/* Order done: remembered in DIR/member.order, and said in every BatchRequest. */
+static void member_order_done(trainer_t *t, uint64_t order) {
+  xq_errbuf_t eb = {{0}};
+  t->member_order = order;
+  if (trainer_member_file_write(t->o.dir, TRAINER_MEMBER_ORDER_FILE, t->member_order, &eb))
+    XQ_LOGE(COMP, "cannot remember the copy order; after a restart the copy is made again"
+            " error=\"%s\"", eb.msg);
+}
+
+/* What a Welcome, Batch or Wait says of this member: its settings and its copy order. An
+ * order with no net (copy_net 0) was withdrawn by the coordinator, whose copy of the donor's
+ * checkpoint could not be served: the member keeps its weights, with the order's settings. */
 static void member_update(trainer_t *t, const Xqz__Member *mb) {
   if (!mb || mb->slot == 0 || t->member_slot == 0) return;
   if (mb->settings) member_settings(t, mb->settings);
-  if (mb->order > t->member_order && !mb->control) member_copy_order(t, mb);
+  if (mb->order <= t->member_order || mb->control) return;
+  if (mb->copy_net) {
+    member_copy_order(t, mb);
+    return;
+  }
+  XQ_LOGW(COMP, "member copy order withdrawn by the coordinator (the donor's checkpoint could"
+          " not be served): training on with this member's own weights slot=%u order=%" PRIu64,
+          t->member_slot, mb->order);
+  t->copy_order = mb->order;
+  t->copy_request = 0;
+  member_order_done(t, mb->order);
 }
 
 /* The reply to the CheckpointRequest: a checkpoint that passes every check replaces the
@@ -672,9 +693,7 @@ static void on_checkpoint(trainer_t *t, const Xqz__Envelope *env) {
   }
   t->member_order = t->copy_order;
   checkpoint(t, "member-copy");
-  if (trainer_member_file_write(t->o.dir, TRAINER_MEMBER_ORDER_FILE, t->member_order, &eb))
-    XQ_LOGE(COMP, "cannot remember the copy order; after a restart the copy is made again"
-            " error=\"%s\"", eb.msg);
+  member_order_done(t, t->copy_order);
   memset(&t->loss_acc, 0, sizeof t->loss_acc);
   t->loss_n = 0;
   XQ_LOGI(COMP, "member copied slot=%u donor_net=%016" PRIx64 " step=%lld order=%" PRIu64,

@@ -110,6 +110,7 @@ static void send_hello(agent_t *a) {
    * the coordinator sends bf16 pairs to other workers. */
   h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_ARENA_PRECISION |
                (nn_bf16_cpu_supported() ? XQ_FEATURE_BF16 : 0u);
+  h.precision = (char *)nn_precision_name(nn_precision_current()); /* the dashboard's */
   send_env(a, &env, 1);
 }
 

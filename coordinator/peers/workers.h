@@ -31,6 +31,7 @@ typedef struct {
   char id[XQC_WORKER_ID_MAX];
   char host[64];
   char version[64];       /* Hello.software_version */
+  char precision[8];      /* Hello.precision: its self-play arithmetic ("" unknown) */
   char key[41];           /* CURVE public key (Z85), empty without CURVE: filled by security */
   bool banned;            /* filled by security */
   int role;               /* Xqz__Role */

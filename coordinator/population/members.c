@@ -169,7 +169,7 @@ void xqc_members_seen(xqc_members_t *t, int slot, uint64_t now_ms, int64_t step,
   assert(slot >= 0 && slot < t->k);
   xqc_member_t *m = &t->slot[slot];
   m->last_seen_ms = now_ms;
-  if (step > m->last_step) m->last_step = step;
+  if (step > 0) m->last_step = step;
   if (net_id) m->last_net = net_id;
 }
 
@@ -181,7 +181,7 @@ int xqc_members_find_conn(const xqc_members_t *t, const char *conn) {
 
 bool xqc_members_copy_pending(const xqc_members_t *t, int slot) {
   assert(slot >= 0 && slot < t->k);
-  return t->slot[slot].order > t->slot[slot].done_order;
+  return t->slot[slot].order > t->slot[slot].done_order && t->slot[slot].copy_net != 0;
 }
 
 bool xqc_members_checkpoint_needed(const xqc_members_t *t, uint64_t net) {

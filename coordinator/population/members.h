@@ -59,6 +59,10 @@ typedef struct {
   bool rated;
   double elo, elo_lo, elo_hi;
   uint64_t served; /* samples served to it since this start (pacing; not saved) */
+  /* Its step when the last round opened or when it last carried out a copy (Ray Tune's
+   * last perturbation): the next round waits until it has trained pbt_interval_steps
+   * beyond it (population_round.h). Not saved: after a restart it is the member's step. */
+  int64_t round_step;
   /* The last copy order its trainer reported carried out (BatchRequest.member_order) since
    * this start; not saved: after a restart the trainer's next BatchRequest says it again. */
   uint64_t done_order;
@@ -115,16 +119,18 @@ int xqc_members_expire(xqc_members_t *t, uint64_t now_ms, uint64_t timeout_ms);
 int xqc_members_claim(xqc_members_t *t, const xqc_member_ask_t *a, uint64_t now_ms,
                       uint64_t timeout_ms, int *slot, char *why, size_t n);
 
-/* The slot's holder was heard from: a message at now_ms, with its trainer step and last
- * candidate net (0: none yet, leaves it). */
+/* The slot's holder was heard from: a message at now_ms, with its trainer step (0: not
+ * said, leaves it; it may go down: a trainer resumed from an older checkpoint, or one that
+ * copied a member behind it) and last candidate net (0: none yet, leaves it). */
 void xqc_members_seen(xqc_members_t *t, int slot, uint64_t now_ms, int64_t step,
                       uint64_t net_id);
 
 /* The slot held by connection conn, or -1. */
 int xqc_members_find_conn(const xqc_members_t *t, const char *conn);
 
-/* Whether the slot's copy order is still to be carried out: it has one (order > 0) that
- * its trainer has not reported done since this start. */
+/* Whether the slot's copy order is still to be carried out: it has one (order > 0) with a
+ * net to copy (copy_net 0: withdrawn, members_wire.c) that its trainer has not reported
+ * done since this start. */
 bool xqc_members_copy_pending(const xqc_members_t *t, int slot);
 
 /* Whether the checkpoint of net id net is still needed: it is some slot's last net, or the

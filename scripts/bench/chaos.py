@@ -22,7 +22,10 @@ checker tests the campaign's invariants every second, not only at the end:
   liveness       no daemon exits unless the injector stopped it
   rounds         with --population K (K trainers, the members of a population; the trainer
                  faults strike member 1): no round of population.log is decided twice (a
-                 member's rating of a round appears once), and rounds only go up
+                 member's rating of a round appears once), rounds only go up, and once the
+                 first is decided, never ROUND_STALL_BOUND_S seconds pass without a new one
+                 outside a fault's own duration (a member gone for good, or a net a round
+                 plays damaged, must not stop the population)
 
 At the end it prints one row per fault kind (injected, survived, violations), the
 violations themselves, and the command that reproduces the run (same seed, same schedule).
@@ -48,6 +51,7 @@ import time
 import zlib
 
 STALL_BOUND_S = 60   # self-play may stand still this long after a fault heals (docs/operations.md)
+ROUND_STALL_BOUND_S = 60   # so may a population's rounds, once the first is decided
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The catalogue: name -> (what it does, needs root).
@@ -75,6 +79,10 @@ KINDS = {
     "trainer_diverge": ("run the trainer with --lr 0:99 until it stops, then resume it", False),
     "forged_member": ("--population: a second trainer claims member 1's slot, asks for what"
                       " it does not hold, then leaves", False),
+    "member_gone": ("--population: kill -9 the last member and keep it down 70-90 s, past"
+                    " worker_timeout_ms", False),
+    "round_net_flip": ("--population: flip a byte in a member's net the open round plays (else"
+                       " the newest member candidate's)", False),
 }
 
 
@@ -270,6 +278,7 @@ class Soak:
         self.campaign_id = None
         self.stored_n, self.last_growth = 0, time.time()
         self.rss_max = 0.0
+        self.rounds, self.rounds_growth = 0, time.time()
         self.stop = threading.Event()
         self.fault_lock = threading.Lock()
         self.reported = set()
@@ -441,7 +450,16 @@ class Soak:
                     last = max(last, r)
         except OSError:
             pass
-        self.rounds = last
+        now = time.time()
+        if last > self.rounds:
+            self.rounds, self.rounds_growth = last, now
+        cur = self.current
+        quiet_since = max(self.rounds_growth, cur[2] if cur and cur[2] else self.rounds_growth)
+        if cur and cur[2] is None:
+            quiet_since = now   # a fault in force: its own duration does not count
+        if self.rounds and now - quiet_since > ROUND_STALL_BOUND_S:
+            self.violate("no population round decided for %.0f s" % (now - self.rounds_growth),
+                         key=("rstall", int(self.rounds_growth)))
 
     def check_trainer_resumes(self):
         """The trainer's newest checkpoint loads: a trainer started on it is still running
@@ -670,6 +688,33 @@ class Soak:
             r = subprocess.run([self.peer, mode, self.router, "%d" % self.dur(5, 15)],
                                capture_output=True, text=True, timeout=120)
             log("%s: %s" % (kind, (r.stdout + r.stderr).strip()))
+        elif kind == "member_gone":
+            if self.a.population < 2:
+                return False
+            d = self.members[-1]
+            with self.fault_lock:
+                d.kill9()
+            # Healed at once: the member stays away on a timer, and the rounds' invariant
+            # holds while it is gone.
+            t = threading.Timer(self.dur(70, 90), self.member_back, [d])
+            t.daemon = True
+            t.start()
+        elif kind == "round_net_flip":
+            if self.a.population < 2:
+                return False
+            best = self.coord_best_now()
+            rows = db_query(self.db, "select n.hex from open_matches m join nets n on n.id in"
+                                     " (m.net_a, m.net_b) where m.kind = 'round'") or []
+            cands = sorted({r[0] for r in rows if r[0] != best})
+            if not cands:
+                rows = db_query(self.db, "select hex from nets where state = 'candidate'"
+                                         " order by created desc limit 1") or []
+                cands = [r[0] for r in rows if r[0] != best]
+            path = os.path.join(self.camp, "nets", "%s.xqzn" % rng.choice(cands)) if cands else None
+            if not path or not os.path.exists(path):
+                return False
+            self.damaged_nets.add(os.path.basename(path).split(".")[0])
+            flip_byte(path, rng, 64)
         elif kind == "full_disk":
             if not self.tmpfs:
                 return False
@@ -685,6 +730,12 @@ class Soak:
             time.sleep(self.dur(5, 20))
             os.unlink(filler)
         return True
+
+    def member_back(self, d):
+        """member_gone's end: the member starts again (not once the soak is stopping)."""
+        with self.fault_lock:
+            if not self.stop.is_set() and not d.alive():
+                d.start()
 
     def coord_best_now(self):
         link = os.path.join(self.camp, "nets", "best.xqzn")

@@ -14,9 +14,10 @@
  *    match is refused.
  *  - A copy order (xqc_members_apply on members.txt between two starts): the member's
  *    BatchRequest gets a Wait with the order, copy_net, copy_size and copy_crc32;
- *    CheckpointRequest returns the donor's bytes with their CRC, a damaged file is not
- *    served, another net is refused, and once the order is reported carried out the Batch
- *    flows; the donor's old checkpoint is kept while the copy is pending, then deleted.
+ *    CheckpointRequest returns the donor's bytes with their CRC, another net is refused,
+ *    and once the order is reported carried out the Batch flows; the donor's old
+ *    checkpoint is kept while the copy is pending, then deleted. An order whose checkpoint
+ *    is damaged is not served and is withdrawn (copy_net 0, saved): the Batch flows.
  *  - Restart: members.txt is read back and a key gets its slot again; a members.txt of
  *    another size refuses the start, naming the fix.
  *  - Without CURVE a slot is its connection's, freed when its holder is silent longer than
@@ -175,6 +176,17 @@ static Xqz__Envelope *upload_member(void *s, const member_net_t *u, uint32_t slo
 }
 
 static int faults(void) { return log_count("bad message from peer"); }
+
+/* Flips the last byte of the file at path (a damaged file on the coordinator's disk). */
+static void flip_last_byte(const char *path) {
+  FILE *f = fopen(path, "r+b");
+  assert_non_null(f);
+  assert_int_equal(fseek(f, -1, SEEK_END), 0);
+  int ch = fgetc(f);
+  assert_int_equal(fseek(f, -1, SEEK_END), 0);
+  fputc(ch ^ 0x10, f);
+  assert_int_equal(fclose(f), 0);
+}
 
 static void test_claims(void **state) {
   (void)state;
@@ -367,16 +379,8 @@ static void test_members_train(void **state) {
   assert_true(r->checkpoint->data.len == u.ck_len &&
               !memcmp(r->checkpoint->data.data, u.ck, u.ck_len));
   xq_wire_free(&r);
-  /* A damaged checkpoint file is not served: an Error naming it. */
   snprintf(sub, sizeof sub, "camp/checkpoints/%016" PRIx64 ".xqzc", u.id);
   path_of(path, sizeof path, sub);
-  u.ck[u.ck_len - 1] ^= 0x10;
-  const void *parts[1] = {u.ck};
-  size_t sizes[1] = {u.ck_len};
-  assert_int_equal(xq_atomic_write(path, parts, sizes, 1, &eb), 0);
-  refused(checkpoint_request(t3, u.id, 3), XQ_ERROR_INTERNAL, sub + 5, "checksum");
-  u.ck[u.ck_len - 1] ^= 0x10;
-  assert_int_equal(xq_atomic_write(path, parts, sizes, 1, &eb), 0);
   int f1 = faults();
   refused(checkpoint_request(t3, bad.id, 3), XQ_ERROR_BAD_FIELD, "copy order names", NULL);
   refused(checkpoint_request(t2, u.id, 2), XQ_ERROR_BAD_FIELD, "no net", NULL);
@@ -406,8 +410,6 @@ static void test_members_train(void **state) {
   snprintf(sub, sizeof sub, "camp/checkpoints/%016" PRIx64 ".xqzc", u2.id);
   path_of(path, sizeof path, sub);
   assert_int_equal(access(path, F_OK), 0);
-  free(u2.net);
-  free(u2.ck);
   /* Restarted once more: the member's Hello says order 1 is done, so the order's checkpoint,
    * deleted, is no error (the coordinator does not take the done copy for a pending one). */
   int unserved = log_count("cannot be served");
@@ -427,6 +429,48 @@ static void test_members_train(void **state) {
   assert_int_equal(r->welcome->member->order, 1);
   xq_wire_free(&r);
   assert_int_equal(log_count("cannot be served"), unserved);
+
+  /* A copy order whose checkpoint is damaged on the coordinator: not served (an Error
+   * naming the file), and the order withdrawn rather than waited for: the member trains on
+   * with its own weights and the order's settings, and members.txt keeps the withdrawal. */
+  zmq_close(t3);
+  coord_stop(g_pid);
+  path_of(path, sizeof path, "camp/members.txt");
+  assert_int_equal(xqc_members_load(&tab, path, &eb), 0);
+  o.settings[XQC_MS_LR_SCALE] = 1.2;
+  assert_int_equal(xqc_members_apply(&tab, &o, why, sizeof why), 0);
+  assert_int_equal(tab.slot[2].order, 2);
+  assert_true(tab.slot[2].copy_net == u2.id);
+  assert_int_equal(xqc_members_save(&tab, path, &eb), 0);
+  snprintf(sub, sizeof sub, "camp/checkpoints/%016" PRIx64 ".xqzc", u2.id);
+  char ckpath[1024];
+  path_of(ckpath, sizeof ckpath, sub);
+  start_coordinator();
+  t3 = curve_dealer(ctx, "t3");
+  f1 = faults();
+  claim_ok(t3, 3, 3); /* the Welcome names the order with the intact file's size */
+  flip_last_byte(ckpath);
+  refused(checkpoint_request(t3, u2.id, 3), XQ_ERROR_INTERNAL, sub + 5, "withdrew");
+  assert_int_equal(faults(), f1);
+  zmq_close(w); /* fresh games: pacing counts positions since the start */
+  w = curve_dealer(ctx, "w1");
+  (void)hello_as(w, "pop-worker");
+  feed(w, 400, 2);
+  r = batch_request(t3, 8, 3, 1);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_BATCH);
+  assert_int_equal(r->batch->member->order, 2);
+  assert_int_equal(r->batch->member->copy_net, 0);
+  assert_true(r->batch->member->settings->lr_scale == 1.2);
+  xq_wire_free(&r);
+  /* A request that crossed the withdrawal is refused without a fault. */
+  refused(checkpoint_request(t3, u2.id, 3), XQ_ERROR_BAD_FIELD, "was withdrawn", NULL);
+  assert_int_equal(faults(), f1);
+  assert_int_equal(log_count("the order is withdrawn"), 1);
+  assert_int_equal(xqc_members_load(&tab, path, &eb), 0);
+  assert_int_equal(tab.slot[2].order, 2);
+  assert_true(tab.slot[2].copy_net == 0);
+  free(u2.net);
+  free(u2.ck);
   zmq_close(t1);
   zmq_close(t2);
   zmq_close(t3);

@@ -50,6 +50,9 @@ static void check_worker(const Xqz__Status *s, uint64_t best, bool alive) {
   assert_true(w->avg_plies > 0 && w->avg_plies <= 40);
   assert_true(w->positions > 0);
   assert_string_equal(w->host, "localhost");
+  /* Hello.precision, for the worker table; not kept across a restart (it is the worker
+   * process's, said again in its next Hello). */
+  assert_string_equal(w->precision, alive ? "bf16" : "");
   assert_int_equal(w->role, XQZ__ROLE__ROLE_WORKER);
   assert_int_equal(w->net_id, best);
   assert_int_equal(w->threads, 1);

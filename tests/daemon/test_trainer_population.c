@@ -17,6 +17,7 @@
  *    weights and step), a batch that came while the copy was pending is never trained,
  *    and its requests report the order, also after a restart (member.order). An Error to
  *    a member's request (the coordinator restarted) makes it say Hello again for its slot.
+ *    An order withdrawn by the coordinator (copy_net 0) is reported done without a copy.
  *  - A refused Hello: an older coordinator's refusal leaves a single trainer; a full
  *    population is asked again after a while; another architecture stops the trainer with
  *    exit status 2.
@@ -447,8 +448,20 @@ static void test_member_copy(void **state) {
   e = expect(rid, &rid_len, XQZ__ENVELOPE__BODY_BATCH_REQUEST);
   assert_int_equal(e->batch_request->member_slot, 2);
   assert_int_equal(e->batch_request->member_order, 1);
+  /* Order 2, withdrawn by the coordinator (copy_net 0: the donor's checkpoint could not be
+   * served): no CheckpointRequest, the order reported done, the member trains on. */
+  member.order = 2;
+  member.copy_net = 0;
+  member.copy_size = 0;
+  member.copy_crc32 = 0;
+  answer_wait(rid, rid_len, e->request_id, &member);
+  xq_wire_free(&e);
+  e = expect(rid, &rid_len, XQZ__ENVELOPE__BODY_BATCH_REQUEST);
+  assert_int_equal(e->batch_request->member_order, 2);
   xq_wire_free(&e);
   stop_trainer(pid);
+  assert_true(file_says("member.order", "2\n"));
+  assert_int_equal(fake_log_count(logp, "copy order withdrawn", "order=2"), 1);
   assert_int_equal(fake_log_count(logp, "member copied", NULL), 1);
   nn_model_free(&donor);
   free(ck);

@@ -52,6 +52,7 @@ typedef struct {
   float arena_material;    /* its adjudicate_material */
   const char *arena_anchor; /* non-NULL: B is this built-in player (anchor_b), net_b 0 */
   uint32_t hello_features; /* of the last Hello */
+  char hello_precision[8]; /* of the last Hello */
   int job_requests;
   int arena_results;
   Xqz__ArenaResult arena;  /* the last one */
@@ -111,6 +112,8 @@ static void serve(fake_t *f) {
       assert_int_equal(in->hello->role, XQZ__ROLE__ROLE_WORKER);
       f->hellos++;
       f->hello_features = in->hello->features;
+      snprintf(f->hello_precision, sizeof f->hello_precision, "%s",
+               in->hello->precision ? in->hello->precision : "");
       fake_coord_welcome(&f->c, rid, rid_len, in, f->job_net, &s, 200);
       break;
     case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
@@ -276,6 +279,7 @@ static void test_worker_against_fake_coordinator(void **state) {
   /* An anchor job (its Hello says it plays them): B is the built-in player, net_b 0;
    * the same capped position scores the same, so the pair was played with the anchor. */
   assert_true(f->hello_features & XQ_FEATURE_ANCHOR_JOBS);
+  assert_string_equal(f->hello_precision, "fp32"); /* --precision's default, said */
   f->arena_anchor = "alphabeta:1";
   f->arena_results = 0;
   f->arena_next = 1;

@@ -200,6 +200,7 @@ static inline uint64_t hello_as(void *s, const char *worker_id) {
   Xqz__Envelope env;
   Xqz__Hello h;
   xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
+  h.precision = (char *)"bf16"; /* its self-play arithmetic, for the views */
   env.request_id = 1;
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);

@@ -233,6 +233,7 @@ static int setup(void **state) {
   for (int s = 0; s < 3; s++) {
     assert_int_equal(xqc_db_add_net(c->db, NET[s], BEST, 1000 + s, "candidate"), 0);
     xqc_members_seen(&c->members, s, 1, 1000 + s, NET[s]);
+    c->members.slot[s].held = true; /* a live trainer */
   }
   snprintf(f->peer.worker_id, sizeof f->peer.worker_id, "w1");
   f->peer.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_ARENA_PRECISION | XQ_FEATURE_BF16;
@@ -391,14 +392,86 @@ static void test_whole_round(void **state) {
   xqz__arena_result__init(&r);
   r.match_id = 1;
   assert_false(xqc_round_arena_result(c, &f->peer, 1, &r));
-  /* The next round waits for pbt_interval_steps more. */
-  for (int s = 0; s < 3; s++) xqc_members_seen(&c->members, s, 2, 1999, 0);
+  /* The next round waits until each member has trained pbt_interval_steps more than its
+   * step when the round opened (1000, 1001, 1002). */
+  for (int s = 0; s < 3; s++) xqc_members_seen(&c->members, s, 2, 2000 + s, 0);
+  xqc_members_seen(&c->members, 2, 2, 2001, 0);
   xqc_round_candidate(c, 0);
   assert_false(c->round.open);
-  for (int s = 0; s < 3; s++) xqc_members_seen(&c->members, s, 2, 2000, 0);
+  xqc_members_seen(&c->members, 2, 2, 2002, 0);
   xqc_round_candidate(c, 0);
   assert_true(c->round.open);
   assert_int_equal(c->round.number, 2);
+  assert_int_equal(c->round.open_step, 2000); /* the slowest live member's */
+}
+
+/* Plays the open round to its decision. */
+static void decide_round(fx_t *f) {
+  assert_true(f->c->round.open);
+  while (play_one(f, true)) {}
+  assert_false(f->c->round.open);
+}
+
+/* A member whose trainer died (its slot freed) plays its last net in the next round but
+ * holds no round back; back, it counts its interval from its own step. */
+static void test_dead_member_holds_nothing_back(void **state) {
+  fx_t *f = *state;
+  xqc_t *c = f->c;
+  xqc_round_candidate(c, 0);
+  decide_round(f);
+  c->members.slot[1].held = false; /* its trainer died at step 1001 */
+  xqc_members_seen(&c->members, 0, 2, 2000, 0);
+  xqc_members_seen(&c->members, 2, 2, 2002, 0);
+  xqc_round_candidate(c, 0);
+  assert_true(c->round.open);
+  assert_int_equal(c->round.nplayers, 4); /* the three members and the best net */
+  assert_true(xqc_round_player_of(&c->round, 1) >= 0);
+  decide_round(f);
+  /* Member 1 comes back at its step, far behind the others: the next round waits for its
+   * own interval, not for it to catch up with them. */
+  c->members.slot[1].held = true;
+  xqc_members_seen(&c->members, 0, 3, 9000, 0);
+  xqc_members_seen(&c->members, 2, 3, 9000, 0);
+  xqc_members_seen(&c->members, 1, 3, 2000, 0);
+  xqc_round_candidate(c, 0);
+  assert_false(c->round.open);
+  xqc_members_seen(&c->members, 1, 3, 2001, 0);
+  xqc_round_candidate(c, 0);
+  assert_true(c->round.open);
+}
+
+/* A player's net that cannot be served drops the round, which opens again without it;
+ * the member has no net until its next candidate. */
+static void test_round_net_lost(void **state) {
+  fx_t *f = *state;
+  xqc_t *c = f->c;
+  xqc_round_candidate(c, 0);
+  assert_true(c->round.open);
+  assert_true(play_one(f, true));
+  uint64_t first = c->next_match_id;
+  xqc_round_net_lost(c, 0x9999, "not a player"); /* nothing to do */
+  assert_int_equal(c->next_match_id, first);
+  xqc_round_net_lost(c, NET[1], "damaged");
+  assert_true(c->round.open);
+  assert_int_equal(c->round.number, 1);
+  assert_int_equal(c->round.nplayers, 3); /* members 0 and 2 and the best net */
+  assert_int_equal(xqc_round_player_of(&c->round, 1), -1);
+  assert_true(c->members.slot[1].last_net == 0);
+  assert_int_equal(open_round_rows(c), 3); /* the dropped round's rows closed */
+  assert_true(c->round.pairing[0].gate.match_id >= first);
+  decide_round(f);
+  assert_int_equal(c->members.round, 1);
+  /* Its next candidate brings it back. */
+  xqc_members_seen(&c->members, 1, 2, 2001, NET[1]);
+  for (int s = 0; s < 3; s++) xqc_members_seen(&c->members, s, 2, 3000, 0);
+  xqc_round_candidate(c, 1);
+  assert_true(c->round.open);
+  assert_true(xqc_round_player_of(&c->round, 1) >= 0);
+  /* The best net lost and still the best (no earlier one to fall back to): dropped, and
+   * not opened again with the same net. */
+  xqc_round_net_lost(c, c->best, "damaged");
+  assert_false(c->round.open);
+  assert_int_equal(open_round_rows(c), 0);
 }
 
 static void test_best_member_rejected_not_gated(void **state) {
@@ -541,6 +614,8 @@ int main(void) {
       cmocka_unit_test(test_round_games_setting),
       cmocka_unit_test_setup_teardown(test_round_opens_when_due, setup, teardown),
       cmocka_unit_test_setup_teardown(test_whole_round, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dead_member_holds_nothing_back, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_round_net_lost, setup, teardown),
       cmocka_unit_test_setup_teardown(test_best_member_rejected_not_gated, setup, teardown),
       cmocka_unit_test_setup_teardown(test_best_is_a_member, setup, teardown),
       cmocka_unit_test_setup_teardown(test_restart_mid_round, setup, teardown),
