@@ -26,6 +26,7 @@
 #include "support/ini_value.h"
 #include "support/log.h"
 #include "support/mkdir_p.h"
+#include "segments.h"
 
 void xqc_net_path(char *out, size_t n, const char *dir, uint64_t id) {
   snprintf(out, n, "%s/nets/%016llx.xqzn", dir, (unsigned long long)id);
@@ -369,15 +370,33 @@ int xqc_campaign_log_line(const char *dir, const char *name, const char *line,
                           xq_errbuf_t *eb) {
   char p[1024];
   snprintf(p, sizeof p, "%s/%s", dir, name);
-  int fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (fd < 0) return xq_err_set(eb, XQ_EIO, "%s: cannot open", p);
-  size_t n = strlen(line);
+  int fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return xq_err_set(eb, XQ_EIO, "%s: cannot open: %s", p, strerror(errno));
+  /* A line is whole or absent: a short write (the disk filled up in the middle of it)
+   * is cut off again, so the next line does not start inside it and a reader never sees
+   * two lines run together. A torn tail left by a crash is ended before this line. */
+  struct stat st;
+  off_t end = fstat(fd, &st) == 0 ? st.st_size : -1;
+  char last = '\n';
+  if (end > 0 && pread(fd, &last, 1, end - 1) != 1) last = '\n';
+  size_t n = strlen(line), k = 0;
   char buf[2048];
-  if (n > sizeof buf - 2) n = sizeof buf - 2;
-  memcpy(buf, line, n);
-  buf[n++] = '\n';
-  ssize_t w = write(fd, buf, n);
-  int rc = (w == (ssize_t)n && fsync(fd) == 0) ? 0 : xq_err_set(eb, XQ_EIO, "%s: write", p);
+  if (n > sizeof buf - 3) n = sizeof buf - 3;
+  if (last != '\n') buf[k++] = '\n';
+  memcpy(buf + k, line, n);
+  k += n;
+  buf[k++] = '\n';
+  ssize_t w = xqc_seg_io.write(fd, buf, k);
+  int err = w < 0 ? errno : ENOSPC;
+  int rc = 0;
+  if (w != (ssize_t)k || xqc_seg_io.fsync(fd) != 0) {
+    if (w == (ssize_t)k) err = errno;
+    rc = xq_err_set(eb, XQ_EIO, "%s: line not written: %s", p, strerror(err));
+    if (w > 0 && end >= 0 && xqc_seg_io.ftruncate(fd, end) != 0)
+      XQ_LOGE("campaign", "%s: a part of a line stays at its end (it could not be cut off:"
+              " %s); the next line is written after it on a line of its own", p,
+              strerror(errno));
+  }
   close(fd);
   return rc;
 }

@@ -41,9 +41,11 @@ void xqc_campaign_settings_changes(const char *dir, const xqc_config_t *now,
 int xqc_campaign_open(const char *dir, const xqc_config_t *cfg, xqc_db_t **db,
                       uint64_t *campaign_id, uint64_t *best, double *best_elo,
                       int64_t *promotions, xq_errbuf_t *eb);
-/* Appends one line to DIR/name (promotions.log, anchors.log) and fsyncs it. */
 /* The device and inode of dir/campaign.db: 0, or XQ_EIO when there is no such file. */
 int xqc_campaign_db_id(const char *dir, uint64_t *dev, uint64_t *ino);
+/* Appends one line to DIR/name (promotions.log, anchors.log) and fsyncs it, through
+ * xqc_seg_io (segments.h). The line is whole or absent: a short write (a full disk) is
+ * cut off again, and a torn tail from before is ended first; XQ_EIO when not written. */
 int xqc_campaign_log_line(const char *dir, const char *name, const char *line,
                           xq_errbuf_t *eb);
 

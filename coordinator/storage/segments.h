@@ -33,8 +33,9 @@
 #include "records/segment_file.h"
 #include "support/error.h"
 
-/* The system calls of the writer. The real ones by default; a test build of the
- * coordinator (tests/fault/seg_fault_io.c) replaces them to make them fail. */
+/* The system calls of the writer, and of the campaign's log lines (campaign.h). The real
+ * ones by default; a test build of the coordinator (tests/fault/seg_fault_io.c) and the
+ * unit tests replace them to make them fail. */
 typedef struct {
   ssize_t (*write)(int fd, const void *buf, size_t n);
   int (*fsync)(int fd);
