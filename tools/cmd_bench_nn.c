@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_int8_peak.h"
 #include "bench_nn_gemm.h"
 #include "bench_nn_net.h"
 #include "cli_options.h"
@@ -250,12 +251,14 @@ int xqz_bench_nn(int argc, char **argv) {
   const char *why;
   nn_precision_t picked = nn_precision_resolve(NN_PRECISION_AUTO, cpu_bf16, &why);
   double peak16 = cpu_bf16 ? nn_bf16_peak_gflops(o.quick ? 0.2 : 0.5) : 0;
+  double peak8 = bench_int8_peak_gops(o.quick ? 0.2 : 0.5); /* no int8 path: its ceiling */
   if (o.json)
-    printf(",\"bf16_peak_gflops\":%.1f,\"precision_auto\":\"%s\"", peak16,
-           nn_precision_name(picked));
+    printf(",\"bf16_peak_gflops\":%.1f,\"int8_peak_gops\":%.1f,\"precision_auto\":\"%s\"",
+           peak16, peak8, nn_precision_name(picked));
   else
-    printf("bf16 peak (vdpbf16ps, one core): %.1f GFLOP/s; precision auto -> %s (%s); the "
-           "tables before the precision table run fp32\n", peak16, nn_precision_name(picked),
+    printf("bf16 peak (vdpbf16ps, one core): %.1f GFLOP/s; int8 peak (vpdpbusd): %.1f GOP/s%s;"
+           " precision auto -> %s (%s); the tables before the precision table run fp32\n",
+           peak16, peak8, peak8 > 0 ? "" : " (no avx512_vnni)", nn_precision_name(picked),
            why), fflush(stdout);
   int rc = 0;
   if (!o.precision_only) {

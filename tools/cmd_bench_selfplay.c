@@ -1,13 +1,17 @@
 /*
  * cmd_bench_selfplay.c: `xqz bench selfplay [--net FILE] [--sims S] [--seconds T]
- * [--parallel G,G,...] [--vs-openblas | --vs-dense]`: one search thread of batched
+ * [--parallel G,G,...] [--vs-openblas | --vs-dense | --vs-fp32] [--rounds R]`: one search thread of batched
  * self-play for a fixed time at each batch size G; prints simulations/s, plies/s, the
  * share of time in the network (encoding and inference) vs tree + rules, and the
  * evaluator's mean batch. Without --net it writes a fresh default 6x64 net (random weights:
  * speed does not depend on them) to a temp file. --vs-openblas plays each G twice, first with every GEMM in OpenBLAS, then with the
  * narrow-matrix kernel (nn_gemm_small.h) as always, and prints the ratio of plies/s.
  * --vs-dense does the same with the whole policy FC and its masked softmax first
- * (xq_evaluator_whole_policy), then the legal moves' logits alone as always.
+ * (xq_evaluator_whole_policy), then the legal moves' logits alone as always. --vs-fp32
+ * plays each G first in fp32, then in bf16 (nn_bf16.h; fp32 again, said, on a CPU without
+ * avx512_bf16). --rounds R repeats the passes R times, alternating, so that a machine's
+ * drift falls on both; the ratio is of the best round of each. The precision column names
+ * the arithmetic each line ran in (the process's, XQZ_PRECISION, without --vs-fp32).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "nn/nn_bf16.h"
 #include "nn/nn_blas.h"
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
@@ -45,7 +50,8 @@ typedef struct {
   int sims;
   double seconds;
   char plist[128]; /* --parallel: batch sizes G,G,... */
-  bool vs_openblas, vs_dense;
+  bool vs_openblas, vs_dense, vs_fp32;
+  int rounds;
 } bsp_opts_t;
 
 #define O(f) XQ_OPT_FIELD(bsp_opts_t, f)
@@ -62,6 +68,10 @@ static const xq_opt_t rows[] = {
      .help = "each G first with every GEMM in OpenBLAS, then as always; the ratio of plies/s"},
     {"vs-dense", XQ_OPTION_FLAG, O(vs_dense), NULL, 0, 0,
      .help = "each G first with the whole policy FC, then the legal moves' logits alone"},
+    {"vs-fp32", XQ_OPTION_FLAG, O(vs_fp32), NULL, 0, 0,
+     .help = "each G first in fp32, then in bf16 (where the CPU has avx512_bf16)"},
+    {"rounds", XQ_OPTION_INT, O(rounds), "1", 1, 100, .arg = "R",
+     .help = "the passes of each G, R times alternating; ratios of the best round of each"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 
@@ -75,19 +85,30 @@ int xqz_bench_selfplay(int argc, char **argv) {
   xq_opts_defaults(&TABLE, &o);
   int prc = xqz_options_parse("bench selfplay", &TABLE, &o, argc, argv, NULL, NULL, bsp_usage);
   if (prc >= 0) return prc;
-  if (o.vs_openblas && o.vs_dense)
-    return xqz_usage_error("bench selfplay", "give --vs-openblas or --vs-dense, not both");
+  if (o.vs_openblas + o.vs_dense + o.vs_fp32 > 1)
+    return xqz_usage_error("bench selfplay", "give one of --vs-openblas, --vs-dense and"
+                           " --vs-fp32, not two");
   xq_errbuf_t eb;
   const char *net = o.net;
   int sims = o.sims;
   double seconds = o.seconds;
   char *plist = o.plist;
   /* The baseline pass: none, every GEMM in OpenBLAS, or the whole policy. */
-  enum { VS_NONE, VS_OPENBLAS, VS_DENSE } vs = o.vs_openblas ? VS_OPENBLAS
-                                             : o.vs_dense  ? VS_DENSE
-                                                           : VS_NONE;
-  static const char *const base_name[] = {"", "openblas", "dense"};
-  static const char *const new_name[] = {"", "narrow", "legal"};
+  enum { VS_NONE, VS_OPENBLAS, VS_DENSE, VS_FP32 } vs = o.vs_openblas ? VS_OPENBLAS
+                                                      : o.vs_dense  ? VS_DENSE
+                                                      : o.vs_fp32   ? VS_FP32
+                                                                    : VS_NONE;
+  static const char *const base_name[] = {"", "openblas", "dense", "fp32"};
+  static const char *const new_name[] = {"", "narrow", "legal", "bf16"};
+  /* The precision of each pass: the process's, or fp32 then bf16 (resolved on this CPU). */
+  const nn_precision_t own = nn_precision_current();
+  nn_precision_t prec[2] = {own, own};
+  if (vs == VS_FP32) {
+    const char *why = NULL;
+    prec[0] = NN_PRECISION_FP32;
+    prec[1] = nn_precision_resolve(NN_PRECISION_BF16, nn_bf16_cpu_supported(), &why);
+    if (prec[1] != NN_PRECISION_BF16) printf("note: %s\n", why);
+  }
   char tmp[128] = "";
   if (!net) {
     if (bsp_make_net(tmp, sizeof tmp)) return 1;
@@ -95,8 +116,8 @@ int xqz_bench_selfplay(int argc, char **argv) {
   }
   printf("self-play, 1 thread, %d sims full / %d fast, %.0f s per batch size\n", sims,
          sims / 5 > 0 ? sims / 5 : 1, seconds);
-  printf("%8s %10s %9s %9s %10s %10s %9s%s\n", "G", "sims/s", "plies/s", "evals/s",
-         "mean batch", "net share", "tree+rules", vs ? "  pass" : "");
+  printf("%8s %10s %9s %9s %10s %10s %9s %9s%s\n", "G", "sims/s", "plies/s", "evals/s",
+         "mean batch", "net share", "tree+rules", "precision", vs ? "  pass" : "");
   int rc = 0;
   for (char *s = plist; *s && !rc;) {
     int g = atoi(s);
@@ -106,11 +127,14 @@ int xqz_bench_selfplay(int argc, char **argv) {
     cfg.sims_full = sims;
     cfg.sims_fast = sims / 5 > 0 ? sims / 5 : 1;
     cfg.time_limit_s = seconds;
-    /* --vs-*: pass 0 the baseline, pass 1 as always. */
+    /* --vs-*: pass 0 the baseline, pass 1 as always; rounds of both, alternating. */
     double plies_s[2] = {0, 0};
-    for (int pass = vs ? 0 : 1; pass < 2; pass++) {
+    for (int k = 0; k < 2 * o.rounds && !rc; k++) {
+      int pass = vs ? k % 2 : 1;
+      if (!vs && k % 2 == 0) continue;
       nn_sgemm_small(!(pass == 0 && vs == VS_OPENBLAS));
       xq_evaluator_whole_policy(pass == 0 && vs == VS_DENSE);
+      nn_precision_set(prec[pass]);
       xq_selfplay_stats_t st;
       memset(&eb, 0, sizeof eb);
       rc = xq_selfplay_run(&cfg, net, 1 << 30, NULL, NULL, &st, &eb);
@@ -118,24 +142,25 @@ int xqz_bench_selfplay(int argc, char **argv) {
         fprintf(stderr, "bench selfplay: %s\n", eb.msg);
         break;
       }
-      double t = st.total_s;
-      plies_s[pass] = (double)st.plies / t;
-      printf("%8d %10.0f %9.1f %9.0f %10.1f %9.1f%% %8.1f%%%s%s\n", cfg.parallel,
-             (double)st.sims / t, plies_s[pass], (double)st.evals / t,
+      double t = st.total_s, ps = (double)st.plies / t;
+      if (ps > plies_s[pass]) plies_s[pass] = ps;
+      printf("%8d %10.0f %9.1f %9.0f %10.1f %9.1f%% %8.1f%% %9s%s%s\n", cfg.parallel,
+             (double)st.sims / t, ps, (double)st.evals / t,
              st.batches ? (double)st.evals / (double)st.batches : 0.0, 100.0 * st.net_s / t,
-             100.0 * (1.0 - st.net_s / t),
+             100.0 * (1.0 - st.net_s / t), nn_precision_name(prec[pass]),
              vs ? "  " : "", pass == 0 ? base_name[vs] : new_name[vs]);
-      if (pass == 1 && vs && plies_s[0] > 0)
-        printf("%8s %s: %.2fx the plies/s of %s\n", "", new_name[vs], plies_s[1] / plies_s[0],
-               base_name[vs]);
       fflush(stdout);
     }
+    if (!rc && vs && plies_s[0] > 0)
+      printf("%8s %s: %.2fx the plies/s of %s%s\n", "", new_name[vs], plies_s[1] / plies_s[0],
+             base_name[vs], o.rounds > 1 ? " (best round of each)" : "");
     s = strchr(s, ',');
     if (!s) break;
     s++;
   }
   nn_sgemm_small(true);
   xq_evaluator_whole_policy(false);
+  nn_precision_set(own);
   if (tmp[0]) unlink(tmp);
   return rc ? 1 : 0;
 }
