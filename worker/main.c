@@ -98,10 +98,10 @@ static const xq_opt_t rows[] = {
      .help = "net cache size cap; the least recently used nets go first", .arg = "MB"},
     {"max-rss-mb", XQ_OPTION_INT, A(o.max_rss_mb), "0", 0, 10000000,
      .help = "start no new games while resident memory is above this (0: no cap)", .arg = "MB"},
-    {"precision", XQ_OPTION_TEXT, A(precision), "fp32", 0, 0,
-     .help = "network arithmetic: auto takes bf16 where the CPU has avx512_bf16, fp32"
-     " elsewhere (bf16 falls back to fp32 there); fp32 by default until bf16's strength is"
-     " measured and gating pins one precision", .check = check_precision,
+    {"precision", XQ_OPTION_TEXT, A(precision), "auto", 0, 0,
+     .help = "self-play's network arithmetic: auto takes bf16 where the CPU has avx512_bf16,"
+     " fp32 elsewhere (bf16 falls back to fp32 there); gating and anchor games keep the"
+     " coordinator's arena_precision", .check = check_precision,
      .arg = "auto|fp32|bf16"},
     {"enrol", XQ_OPTION_TEXT, A(enrol), NULL, 0, 0,
      .help = "with CURVE: first add this worker's key to the coordinator with a one-time"

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nn/nn_bf16.h"
 #include "records/game_record.h"
 #include "support/crc32.h"
 #include "wire/messages.h"
@@ -279,7 +280,8 @@ static void test_worker_against_fake_coordinator(void **state) {
   /* An anchor job (its Hello says it plays them): B is the built-in player, net_b 0;
    * the same capped position scores the same, so the pair was played with the anchor. */
   assert_true(f->hello_features & XQ_FEATURE_ANCHOR_JOBS);
-  assert_string_equal(f->hello_precision, "fp32"); /* --precision's default, said */
+  /* --precision's default (auto), resolved on this CPU, said. */
+  assert_string_equal(f->hello_precision, nn_bf16_cpu_supported() ? "bf16" : "fp32");
   f->arena_anchor = "alphabeta:1";
   f->arena_results = 0;
   f->arena_next = 1;
