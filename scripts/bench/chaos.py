@@ -12,9 +12,12 @@ checker tests the campaign's invariants every second, not only at the end:
                  the injector damaged on purpose is the only excused loss
   promotions     every promotion promotions.log announced is in campaign.db after the next
                  coordinator start, and that start's best net is the last one announced
-                 (or an earlier one when the injector damaged the later nets' files)
-  progress       stored games grow: never STALL_BOUND_S seconds without a new one outside a
-                 fault's own duration (a fault ends when it is healed)
+                 (or an earlier one when the injector damaged the later nets' files);
+                 each of its lines is one JSON object (a write the full disk cut short is
+                 cut off, not run on into the next line)
+  progress       stored games grow: never STALL_BOUND_S seconds without a new one, counting
+                 only the time outside a fault's own duration (a fault ends when it is
+                 healed; the seconds between faults add up)
   memory         the coordinator's RSS stays under --rss-cap-mb
   checkpoint     the trainer's newest checkpoint loads: a trainer restarted on it (by a
                  fault, and once at the end) keeps running
@@ -23,9 +26,9 @@ checker tests the campaign's invariants every second, not only at the end:
   rounds         with --population K (K trainers, the members of a population; the trainer
                  faults strike member 1): no round of population.log is decided twice (a
                  member's rating of a round appears once), rounds only go up, and once the
-                 first is decided, never ROUND_STALL_BOUND_S seconds pass without a new one
-                 outside a fault's own duration (a member gone for good, or a net a round
-                 plays damaged, must not stop the population)
+                 first is decided, never ROUND_STALL_BOUND_S seconds without a new one,
+                 counted as for progress (a member gone for good, or a net a round plays
+                 damaged, must not stop the population)
 
 At the end it prints one row per fault kind (injected, survived, violations), the
 violations themselves, and the command that reproduces the run (same seed, same schedule).
@@ -33,6 +36,7 @@ Exit status: 0 with no violation, 1 with any, 2 on a usage error.
 """
 import argparse
 import ctypes
+import json
 import os
 import random
 import re
@@ -51,7 +55,7 @@ import time
 import zlib
 
 STALL_BOUND_S = 60   # self-play may stand still this long after a fault heals (docs/operations.md)
-ROUND_STALL_BOUND_S = 60   # so may a population's rounds, once the first is decided
+ROUND_STALL_BOUND_S = 45   # a population's rounds, once the first is decided (worker_timeout_ms is 30 s)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The catalogue: name -> (what it does, needs root).
@@ -79,7 +83,7 @@ KINDS = {
     "trainer_diverge": ("run the trainer with --lr 0:99 until it stops, then resume it", False),
     "forged_member": ("--population: a second trainer claims member 1's slot, asks for what"
                       " it does not hold, then leaves", False),
-    "member_gone": ("--population: kill -9 the last member and keep it down 70-90 s, past"
+    "member_gone": ("--population: kill -9 the last member and keep it down 100-120 s, past"
                     " worker_timeout_ms", False),
     "round_net_flip": ("--population: flip a byte in a member's net the open round plays (else"
                        " the newest member candidate's)", False),
@@ -274,11 +278,14 @@ class Soak:
         self.expected_loss = set()      # (worker, seq) damaged on purpose
         self.damaged_nets = set()       # hex ids whose files the injector damaged or moved
         self.announced = []             # promoted net hex ids, in order
+        self.fallbacks = set()          # their indexes that are a start's fall back
         self.promo_off = 0
+        self.promo_lock = threading.Lock()   # the checker and the injector both read the log
         self.campaign_id = None
         self.stored_n, self.last_growth = 0, time.time()
         self.rss_max = 0.0
         self.rounds, self.rounds_growth = 0, time.time()
+        self.quiet, self.quiet_at = {}, {}   # quiet_clock's
         self.stop = threading.Event()
         self.fault_lock = threading.Lock()
         self.reported = set()
@@ -406,15 +413,11 @@ class Soak:
             if c > 1:
                 self.violate("game %s seq=%d stored %d times" % (key[0], key[1], c), key=("dup", key))
         total = sum(stored.values())
-        if total > self.stored_n:
-            self.stored_n, self.last_growth = total, now
-        cur = self.current
-        quiet_since = max(self.last_growth, cur[2] if cur and cur[2] else self.last_growth)
-        if cur and cur[2] is None:
-            quiet_since = now   # a fault in force: its own duration does not count
-        if not final and now - quiet_since > STALL_BOUND_S:
+        if self.quiet_clock("games", total > self.stored_n, now) > STALL_BOUND_S and not final:
             self.violate("no new game stored for %.0f s" % (now - self.last_growth),
                          key=("stall", int(self.last_growth)))
+        if total > self.stored_n:
+            self.stored_n, self.last_growth = total, now
         self.acked_n, self.stored_total = len(acked), total
 
     def check_identity(self):
@@ -451,15 +454,25 @@ class Soak:
         except OSError:
             pass
         now = time.time()
+        quiet = self.quiet_clock("rounds", last > self.rounds, now)
         if last > self.rounds:
             self.rounds, self.rounds_growth = last, now
-        cur = self.current
-        quiet_since = max(self.rounds_growth, cur[2] if cur and cur[2] else self.rounds_growth)
-        if cur and cur[2] is None:
-            quiet_since = now   # a fault in force: its own duration does not count
-        if self.rounds and now - quiet_since > ROUND_STALL_BOUND_S:
+        if self.rounds and quiet > ROUND_STALL_BOUND_S:
             self.violate("no population round decided for %.0f s" % (now - self.rounds_growth),
                          key=("rstall", int(self.rounds_growth)))
+
+    def quiet_clock(self, what, grew, now):
+        """Seconds without growth of `what`, counting only the time outside a fault in force
+        (a fault's own duration does not count; the time after it heals does). Faults come
+        every few seconds, so the time since the last one healed would never grow long."""
+        last = self.quiet_at.get(what, now)
+        self.quiet_at[what] = now
+        cur = self.current
+        if grew:
+            self.quiet[what] = 0.0
+        elif not (cur and cur[2] is None):
+            self.quiet[what] = self.quiet.get(what, 0.0) + (now - last)
+        return self.quiet.get(what, 0.0)
 
     def check_trainer_resumes(self):
         """The trainer's newest checkpoint loads: a trainer started on it is still running
@@ -474,6 +487,10 @@ class Soak:
                          self.trainer.proc.returncode, key=("resume", time.time()))
 
     def read_promotions(self):
+        with self.promo_lock:
+            self._read_promotions()
+
+    def _read_promotions(self):
         path = os.path.join(self.camp, "promotions.log")
         try:
             with open(path, errors="replace") as f:
@@ -484,14 +501,28 @@ class Soak:
         end = text.rfind("\n") + 1
         self.promo_off += len(text[:end].encode())
         for line in text[:end].splitlines():
-            m = re.search(r'"net":"([0-9a-f]+)"', line)
-            if m and '"promoted":true' in line:
-                self.announced.append(m.group(1))
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                # A line is whole or absent (a short write on a full disk is cut off
+                # again): one that is not one object means two ran together.
+                self.violate("promotions.log holds a line that is not one JSON object (a torn"
+                             " write ran on into the next): %.80s" % line, key=("torn", line))
+                continue
+            if rec.get("promoted") is True and rec.get("net"):
+                if rec.get("fallback") is True:
+                    self.fallbacks.add(len(self.announced))
+                self.announced.append(rec["net"])
 
-    def check_promotions_after_start(self):
+    def check_promotions_after_start(self, before):
         """After a coordinator start: every announced promotion is in the database, and the
-        start's best net is the last announced one not damaged on purpose."""
+        start's best net is the last announced one not damaged on purpose. `before` is the
+        count announced when the last coordinator had stopped: the new one may write fall
+        backs before it listens, and promote a waiting candidate in its first second."""
         self.read_promotions()
+        upto = before
+        while upto in self.fallbacks:
+            upto += 1
         if not self.announced:
             return
         deadline = time.time() + 20
@@ -507,7 +538,7 @@ class Soak:
             if h not in have and h not in self.damaged_nets:
                 self.violate("announced promotion of net %s is not in campaign.db after a restart" % h,
                              key=("promo", h))
-        want = [h for h in self.announced if h not in self.damaged_nets]
+        want = [h for h in self.announced[:upto] if h not in self.damaged_nets]
         best = self.coord_best()
         if want and best and best != want[-1] and best not in self.damaged_nets:
             self.violate("after a restart the best net is %s, not the last announced %s" %
@@ -546,11 +577,13 @@ class Soak:
 
     def restart_coord(self, env=None):
         n = self.listening_count()
+        self.read_promotions()   # all that the stopped coordinator announced
+        before = len(self.announced)
         self.coord.env = env or {}
         self.coord.start()
         if self.wait_listening(n):
             time.sleep(1)
-            self.check_promotions_after_start()
+            self.check_promotions_after_start(before)
         elif not self.coord.alive():
             self.violate("the coordinator does not start again: see coord.log", key=("nostart", time.time()))
 
@@ -692,11 +725,13 @@ class Soak:
             if self.a.population < 2:
                 return False
             d = self.members[-1]
+            if not d.alive():   # still away from the last one
+                return False
             with self.fault_lock:
                 d.kill9()
             # Healed at once: the member stays away on a timer, and the rounds' invariant
             # holds while it is gone.
-            t = threading.Timer(self.dur(70, 90), self.member_back, [d])
+            t = threading.Timer(self.dur(100, 120), self.member_back, [d])
             t.daemon = True
             t.start()
         elif kind == "round_net_flip":
