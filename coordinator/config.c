@@ -212,6 +212,9 @@ static const xq_opt_t ROWS[] = {
   {"pbt_round_games", XQ_OPTION_INT, F(pbt_round_games), "8", 2, 200,
    .help = "population: games each two players of a round (the members' last nets and the"
    " best net) play against each other, in pairs with colours swapped (even)"},
+  {"pbt_gate_leader", XQ_OPTION_INT, F(pbt_gate_leader), "1", 0, 1,
+   .help = "population: 1: each new candidate of the member rated best in the last round goes"
+   " to gating at once, as a single trainer's does; 0: only its net at each round's end"},
   {"fsync_ms", XQ_OPTION_INT, F(fsync_ms), "200", 1, 60000, .help = "fsync batching interval (ms)"},
   {"heartbeat_ms", XQ_OPTION_INT, F(heartbeat_ms), "5000", 100, 600000,
    .help = "heartbeat interval asked of peers (ms)"},

@@ -71,6 +71,7 @@ typedef struct {
   /* population-based training (issue 48): 0 = off, else the number of members */
   int64_t population, population_control, pbt_interval_steps;
   int64_t pbt_round_games; /* games of each pairing of a round (even) */
+  int64_t pbt_gate_leader; /* 1: the top-rated member's new candidates go to gating */
   double pbt_quantile, pbt_resample_p, pbt_share;
   /* durability and liveness */
   int64_t fsync_ms, heartbeat_ms, worker_timeout_ms, status_ms, segment_bytes;

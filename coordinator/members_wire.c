@@ -29,6 +29,7 @@
 #include "identity.h"
 #include "nn/nn_checkpoint.h"
 #include "population_round.h"
+#include "promote.h"
 #include "storage/net_files.h"
 #include "support/atomic_file.h"
 #include "support/crc32.h"
@@ -436,6 +437,15 @@ void xqc_members_candidate_stored(xqc_t *c, int slot, uint64_t net, int64_t step
   uint64_t prev = t->slot[slot].last_net;
   xqc_members_seen(t, slot, xqc_now_ms(), step, net);
   xqc_members_persist(c);
+  /* The leader's line is gated as a single trainer's is, not only once a round: a round
+   * comes every pbt_interval_steps of the slowest member, and self-play would play an old
+   * net that long (the 20-minute run promoted 7 nets where one trainer promoted 73). Its
+   * candidate waiting for gating is replaced by this one (and retired below). */
+  if (c->cfg.pbt_gate_leader && slot == xqc_round_leader(c) && net != c->best) {
+    XQ_LOGI(COMP, "the leading member's candidate goes to gating member=%d net=%016" PRIx64
+            " elo=%+.1f", slot + 1, net, t->slot[slot].elo);
+    xqc_promote_gate_net(c, net, step);
+  }
   if (prev != net) {
     drop_checkpoint(c, prev);
     retire_superseded(c, prev);

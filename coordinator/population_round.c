@@ -252,13 +252,18 @@ static void log_decided(const xqc_t *c, const xq_ratings_t *rt, bool prior) {
           r->number, (long long)games, prior ? "yes" : "no", buf);
 }
 
-/* The best-rated member's net goes to gating, unless it is the best net or was decided. */
-static void best_to_gating(xqc_t *c) {
+int xqc_round_leader(const xqc_t *c) {
   int top = -1;
   for (int s = 0; s < c->members.k; s++) {
     const xqc_member_t *m = &c->members.slot[s];
     if (m->rated && m->last_net && (top < 0 || m->elo > c->members.slot[top].elo)) top = s;
   }
+  return top;
+}
+
+/* The best-rated member's net goes to gating, unless it is the best net or was decided. */
+static void best_to_gating(xqc_t *c) {
+  int top = xqc_round_leader(c);
   if (top < 0 || c->members.slot[top].last_net == c->best) return;
   uint64_t net = c->members.slot[top].last_net;
   char state[16] = "";

@@ -34,6 +34,9 @@
 
 typedef struct xqc_s xqc_t; /* coord.h */
 
+/* The slot of the member rated best in the last decided round (of those with a net), or -1
+ * before the first round. */
+int xqc_round_leader(const xqc_t *c);
 /* A candidate of member slot was stored: opens a round when one is due. */
 void xqc_round_candidate(xqc_t *c, int slot);
 /* The round's turn in an arena slot (promote.c, before the gating pairs): when its credit

@@ -4,7 +4,8 @@
  * candidate arriving during a match waits, the latest one winning). The match's pairs go
  * out as arena jobs; each ArenaResult is scored (gating.h) until the gate decides. In a
  * population a candidate is a member's: stored with its checkpoint (members_wire.h), it
- * opens no match, the population's round rates it. The anchor matches' pairs and a
+ * opens no match of its own: the population's round rates it, and the best-rated member's
+ * go to gating (members_wire.c, pbt_gate_leader). The anchor matches' pairs and a
  * population's round's (population_round.h) go out and come back the same way, with the
  * same holder check (xqc_promote_issue_pair, _score_pair).
  *
@@ -613,7 +614,7 @@ void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Cand
   XQ_LOGI(COMP, "candidate received net=%016llx step=%llu bytes=%zu",
           (unsigned long long)meta.net_id, (unsigned long long)cn->step, cn->net.len);
   if (slot >= 0) {
-    /* A member's candidate opens no gating match: the population's round rates it. */
+    /* A member's candidate: the population's round rates it; the leader's is gated. */
     xqc_members_candidate_stored(c, slot, meta.net_id, (int64_t)cn->step);
     send_ack(c, p, rq, cn->step, true, "");
     return;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "coord.h"
+#include "members_wire.h"
 #include "population/round.h"
 #include "rules/fen.h"
 #include "storage/match_store.h"
@@ -474,6 +475,44 @@ static void test_round_net_lost(void **state) {
   assert_int_equal(open_round_rows(c), 0);
 }
 
+/* Between rounds, each new candidate of the member rated best goes to gating as a single
+ * trainer's does (pbt_gate_leader), the newest waiting in place of the one before; the
+ * other members' candidates wait for the next round. */
+static void test_leader_gated_between_rounds(void **state) {
+  fx_t *f = *state;
+  xqc_t *c = f->c;
+  assert_int_equal(c->cfg.pbt_gate_leader, 1); /* the default */
+  assert_int_equal(xqc_round_leader(c), -1);   /* no round decided yet */
+  xqc_round_candidate(c, 2);
+  decide_round(f);
+  assert_int_equal(xqc_round_leader(c), 2);
+  assert_true(c->gate.open && c->gate.cand == NET[2]); /* the round's own choice */
+  const uint64_t next2 = 0xa200000000000002ull, next2b = 0xa200000000000003ull,
+                 next1 = 0xa100000000000002ull;
+  assert_int_equal(xqc_db_add_net(c->db, next2, BEST, 1100, "candidate"), 0);
+  xqc_members_candidate_stored(c, 2, next2, 1100);
+  assert_true(c->queued_cand == next2); /* waits for the open match */
+  assert_int_equal(xqc_db_add_net(c->db, next1, BEST, 1100, "candidate"), 0);
+  xqc_members_candidate_stored(c, 1, next1, 1100);
+  assert_true(c->queued_cand == next2); /* not the leader's: the round rates it */
+  assert_int_equal(xqc_db_add_net(c->db, next2b, BEST, 1200, "candidate"), 0);
+  xqc_members_candidate_stored(c, 2, next2b, 1200);
+  assert_true(c->queued_cand == next2b);
+  char state_[16] = "";
+  assert_int_equal(xqc_db_net_state(c->db, next2, state_, sizeof state_, NULL), 0);
+  assert_string_equal(state_, "superseded"); /* replaced while it waited: retired */
+
+  /* Off: only the round's choice is gated. */
+  xqc_gate_close(&c->gate);
+  c->queued_cand = 0;
+  c->cfg.pbt_gate_leader = 0;
+  const uint64_t next2c = 0xa200000000000004ull;
+  assert_int_equal(xqc_db_add_net(c->db, next2c, BEST, 1300, "candidate"), 0);
+  xqc_members_candidate_stored(c, 2, next2c, 1300);
+  assert_false(c->gate.open);
+  assert_true(c->queued_cand == 0);
+}
+
 static void test_best_member_rejected_not_gated(void **state) {
   fx_t *f = *state;
   xqc_t *c = f->c;
@@ -618,6 +657,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_round_net_lost, setup, teardown),
       cmocka_unit_test_setup_teardown(test_best_member_rejected_not_gated, setup, teardown),
       cmocka_unit_test_setup_teardown(test_best_is_a_member, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_leader_gated_between_rounds, setup, teardown),
       cmocka_unit_test_setup_teardown(test_restart_mid_round, setup, teardown),
       cmocka_unit_test_setup_teardown(test_restart_after_decision_saved, setup, teardown),
       cmocka_unit_test_setup_teardown(test_restart_complete_round_decided, setup, teardown),
