@@ -1,9 +1,9 @@
 /*
  * test_coordinator_campaign_log.c: a line of promotions.log is whole or absent. A write
  * cut short by a full disk is cut off again, so the next promotion's line does not run on
- * from a fragment of the last one (the chaos soak read a torn line and its successor as
- * one, and took the torn net for the last announced), and a torn tail left from before is
- * ended before the next line.
+ * from a fragment of the last one (a reader would take the two for one line, and the
+ * fragment's net for the one announced), and a torn tail left from before is ended
+ * before the next line.
  */
 #include <errno.h>
 #include <setjmp.h>
