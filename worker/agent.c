@@ -17,6 +17,7 @@
 #include "nn/netcache.h"
 #include "nn/nn_bf16.h"
 #include "search/players.h"
+#include "arena_outbox.h"
 #include "selfplay_loop.h"
 #include "spool.h"
 #include "spool_campaign.h"
@@ -65,6 +66,7 @@ typedef struct {
   Xqz__ArenaJob arena;
   char arena_fen[160], arena_anchor[64];
   int arena_logged; /* 1 + the arena precision last logged (0: none yet) */
+  xq_outbox_t outbox; /* finished pairs' results until answered (arena_outbox.h) */
   int job_pending;
   int64_t job_pending_ms;
   int64_t job_retry_ms; /* when to ask for another job after giving one up (0 = not due) */
@@ -99,6 +101,18 @@ typedef struct {
 static void send_env(agent_t *a, Xqz__Envelope *env, int request) {
   if (xq_link_send(&a->link, env)) XQ_LOGD(C, "send failed (queue full or closed)");
   if (request && !a->first_unanswered_ms) a->first_unanswered_ms = xq_clock_ms();
+}
+
+/* Sends (again) an outbox entry under a new request id, which its answer will carry. */
+static void send_arena_result(agent_t *a, xq_outbox_entry_t *e) {
+  Xqz__Envelope env;
+  Xqz__ArenaResult r;
+  xq_msg_arena_result(&env, &r, a->worker_id, e->match_id, e->pair_index, e->result_a_red,
+                      e->result_a_black);
+  r.reason_a_red = e->reason_a_red;
+  r.reason_a_black = e->reason_a_black;
+  send_env(a, &env, 0);
+  e->request_id = env.request_id;
 }
 
 static void send_hello(agent_t *a) {
@@ -264,6 +278,8 @@ static void adopt_campaign(agent_t *a, uint64_t id) {
     XQ_LOGI(C, "joined campaign=%016" PRIx64 " spool=%s", id, a->o->spool);
 }
 
+static void rejoin(agent_t *a);
+
 static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
   if (from_pub) {
     if (env->body_case != XQZ__ENVELOPE__BODY_NET_ANNOUNCE) return;
@@ -291,6 +307,9 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
                 " valid ones reason=\"%s\"", eb.msg);
       else copy_settings(a, w->settings);
       xq_spool_reset_sent(a->spool);
+      for (int i = 0; i < a->outbox.n; i++) send_arena_result(a, &a->outbox.e[i]);
+      if (a->outbox.n)
+        XQ_LOGI(C, "arena results not yet answered sent again results=%d", a->outbox.n);
       if (a->fetch.id) send_net_request(a);
       if (!a->job_pending) send_job_request(a);
       break;
@@ -350,6 +369,13 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
     }
     case XQZ__ENVELOPE__BODY_ACK: {
       const Xqz__Ack *k = env->ack;
+      xq_outbox_entry_t done;
+      if (!k->worker_id[0]) { /* an arena result's answer (never a spooled game's) */
+        if (xq_outbox_answered(&a->outbox, env->request_id, &done) && !k->accepted)
+          XQ_LOGI(C, "arena result not counted match=%" PRIu64 " pair=%u reason=\"%s\"",
+                  done.match_id, done.pair_index, k->reason);
+        break;
+      }
       if (!k->accepted)
         XQ_LOGW(C, "game rejected by the coordinator; dropped seq=%" PRIu64 " reason=\"%s\"", k->seq, k->reason);
       xq_spool_ack(a->spool, k->worker_id, k->seq);
@@ -363,6 +389,14 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
                 " campaign=%016" PRIx64 " reason=\"%s\"", a->o->spool, a->campaign_id,
                 env->error->message ? env->error->message : "");
         a->fatal = 1;
+        break;
+      }
+      if (env->error->code == XQ_ERROR_HELLO_FIRST) {
+        /* The coordinator does not know this connection (it restarted, or forgot a silent
+         * peer): say Hello; what it could not take is sent again after the Welcome. */
+        XQ_LOGI(C, "the coordinator asks for a Hello first; saying it message=\"%s\"",
+                env->error->message);
+        if (a->welcomed) rejoin(a);
         break;
       }
       XQ_LOGW(C, "coordinator error code=%u message=\"%s\"", env->error->code, env->error->message);
@@ -536,13 +570,14 @@ static void task_done(agent_t *a, const xq_task_t *t) {
   }
   if (t->rc) XQ_LOGE(C, "task failed error=\"%s: %s\"", xq_strerror(t->rc), t->err);
   if (t->kind == XQ_TASK_ARENA && !t->rc) {
-    Xqz__Envelope env;
-    Xqz__ArenaResult r;
-    xq_msg_arena_result(&env, &r, a->worker_id, t->match_id, t->pair_index, t->result_a_red,
-                        t->result_a_black);
-    r.reason_a_red = (uint32_t)t->reason_a_red;
-    r.reason_a_black = (uint32_t)t->reason_a_black;
-    send_env(a, &env, 0);
+    xq_outbox_entry_t r = {t->match_id, t->pair_index, t->result_a_red, t->result_a_black,
+                           (uint32_t)t->reason_a_red, (uint32_t)t->reason_a_black, 0};
+    bool dropped;
+    xq_outbox_entry_t *e = xq_outbox_add(&a->outbox, &r, &dropped);
+    if (dropped)
+      XQ_LOGW(C, "arena outbox full: the oldest unanswered result is dropped (its pair is"
+              " played again elsewhere) kept=%d", XQ_OUTBOX_MAX);
+    if (a->welcomed) send_arena_result(a, e); /* else after the Welcome */
     XQ_LOGD(C, "arena pair done match=%" PRIu64 " pair=%u a_red=%d a_black=%d", t->match_id,
             t->pair_index, t->result_a_red, t->result_a_black);
     arena_count(a, t);

@@ -39,7 +39,10 @@
  *   NOT_ALLOWED: a request the sender's role may not make (a worker's BatchRequest, say);
  *     the message names the role needed and how to get it;
  *   WORKER_ID: a worker id that another key or connection owns, or that holds bytes a
- *     worker id may not (control characters, spaces, quotes).
+ *     worker id may not (control characters, spaces, quotes);
+ *   HELLO_FIRST: a request that needs the sender's identity from a connection that has not
+ *     said Hello (an arena result a worker queued before its coordinator restarted); the
+ *     sender says Hello and sends it again, nothing is counted against it.
  */
 #define XQ_WIRE_ERROR_MAP(X)                                                  \
   X(MALFORMED, 1, "malformed message")                                        \
@@ -51,7 +54,8 @@
   X(BANNED, 7, "banned by the operator")                                      \
   X(CAMPAIGN, 8, "another campaign")                                          \
   X(NOT_ALLOWED, 9, "not allowed for the sender's role")                      \
-  X(WORKER_ID, 10, "the worker id is refused")
+  X(WORKER_ID, 10, "the worker id is refused")                               \
+  X(HELLO_FIRST, 11, "this connection has not said Hello")
 
 typedef enum {
 #define XQ_WIRE_ERROR_ENUM(name, code, text) XQ_ERROR_##name = code,

@@ -23,6 +23,9 @@ checker tests the campaign's invariants every second, not only at the end:
                  fault, and once at the end) keeps running
   identity       the campaign id in campaign.db never changes
   liveness       no daemon exits unless the injector stopped it
+  honest         no arena result of the soak's own workers is refused as forged (a result
+                 queued across a coordinator restart reaches it before the worker's Hello:
+                 it is asked for again after the Hello, never counted against the worker)
   rounds         with --population K (K trainers, the members of a population; the trainer
                  faults strike member 1): no round of population.log is decided twice (a
                  member's rating of a round appears once), rounds only go up, and once the
@@ -285,6 +288,7 @@ class Soak:
         self.stored_n, self.last_growth = 0, time.time()
         self.rss_max = 0.0
         self.rounds, self.rounds_growth = 0, time.time()
+        self.honest_off = 0             # check_honest's place in the coordinator's log
         self.quiet, self.quiet_at = {}, {}   # quiet_clock's
         self.stop = threading.Event()
         self.fault_lock = threading.Lock()
@@ -365,6 +369,7 @@ class Soak:
             if n % 5 == 0:
                 self.check_identity()
                 self.check_rounds()
+                self.check_honest()
             self.read_promotions()
 
     def check_liveness(self):
@@ -420,6 +425,22 @@ class Soak:
             self.stored_n, self.last_growth = total, now
         self.acked_n, self.stored_total = len(acked), total
 
+    def check_honest(self):
+        """The coordinator's log since the last look: an arena result refused as forged can
+        only be an honest worker's here (no hostile peer of the catalogue sends one)."""
+        try:
+            with open(self.coord.logpath, "rb") as f:
+                f.seek(self.honest_off)
+                data = f.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n") + 1   # a line still being written is read next time
+        self.honest_off += end
+        for line in data[:end].decode("utf-8", "replace").splitlines():
+            if "arena result for a pair not issued to this peer" in line:
+                self.violate("an honest worker's arena result was refused as forged: %s" %
+                             line.strip()[:160], key=("forged", line[:24]))
+
     def check_identity(self):
         rows = db_query(self.db, "select hex from campaign")
         if rows is None:
@@ -454,23 +475,43 @@ class Soak:
         except OSError:
             pass
         now = time.time()
-        quiet = self.quiet_clock("rounds", last > self.rounds, now)
+        quiet = self.quiet_clock("rounds", last > self.rounds, now, paused=self.rounds_impossible())
         if last > self.rounds:
             self.rounds, self.rounds_growth = last, now
         if self.rounds and quiet > ROUND_STALL_BOUND_S:
             self.violate("no population round decided for %.0f s" % (now - self.rounds_growth),
                          key=("rstall", int(self.rounds_growth)))
 
-    def quiet_clock(self, what, grew, now):
+    def rounds_impossible(self):
+        """Whether no round can be due: fewer than two members hold a net the coordinator can
+        serve (members.txt writes a lost net as 0) while a member is away (member_gone). In
+        a population of two, member_gone and round_net_flip striking the away member's last
+        net leave one member with a net until it comes back; that wait is the population's
+        rule (population_round.c, round_due), not a stall."""
+        if not any(d.proc is not None and not d.alive() for d in self.members):
+            return False
+        try:
+            with open(os.path.join(self.camp, "members.txt"), errors="replace") as f:
+                nets = re.findall(r"^slot \d+ .* net=([0-9a-f]{16}) ", f.read(), re.M)
+        except OSError:
+            return False
+        impossible = sum(1 for n in nets if int(n, 16)) < 2
+        if impossible and not getattr(self, "rounds_wait_logged", False):
+            log("rounds wait: fewer than two members hold a servable net while a member is away")
+        self.rounds_wait_logged = impossible
+        return impossible
+
+    def quiet_clock(self, what, grew, now, paused=False):
         """Seconds without growth of `what`, counting only the time outside a fault in force
-        (a fault's own duration does not count; the time after it heals does). Faults come
-        every few seconds, so the time since the last one healed would never grow long."""
+        (a fault's own duration does not count; the time after it heals does) and outside a
+        pause the caller names (a state in which no growth is due). Faults come every few
+        seconds, so the time since the last one healed would never grow long."""
         last = self.quiet_at.get(what, now)
         self.quiet_at[what] = now
         cur = self.current
         if grew:
             self.quiet[what] = 0.0
-        elif not (cur and cur[2] is None):
+        elif not paused and not (cur and cur[2] is None):
             self.quiet[what] = self.quiet.get(what, 0.0) + (now - last)
         return self.quiet.get(what, 0.0)
 
@@ -848,6 +889,7 @@ class Soak:
         if not stopped:
             self.violate("the coordinator did not stop within 30 s of SIGTERM at the end")
         self.check_games(final=True)
+        self.check_honest()
         self.coord_restart_check()
         self.check_trainer_resumes()
         self.trainer.term()

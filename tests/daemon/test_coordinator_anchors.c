@@ -112,12 +112,27 @@ static void test_anchor_matches(void **state) {
   zmq_close(w2);
   stop();
   start_coordinator();
+  /* w1's result for its other pair, queued before the restart, reaches the new coordinator
+   * ahead of w1's Hello: it is not scored, and not counted against w1 either: the answer
+   * asks for a Hello, after which w1 sends it again below. */
+  void *queued = connect_dealer(ctx);
+  Xqz__Envelope env;
+  Xqz__ArenaResult ar;
+  xq_msg_arena_result(&env, &ar, "w1", match, pairs[1], -1, 0);
+  env.request_id = 61;
+  Xqz__Envelope *r = rpc(queued, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_ERROR);
+  assert_int_equal(r->error->code, XQ_ERROR_HELLO_FIRST);
+  assert_int_equal(r->request_id, 61);
+  xq_wire_free(&r);
+  assert_int_equal(log_count("arena result for a pair not issued to this peer"), 1);
+  zmq_close(queued);
   w1 = worker(ctx, "w1", XQ_FEATURE_ANCHOR_JOBS);
   w2 = worker(ctx, "w2", XQ_FEATURE_ANCHOR_JOBS);
   open_anchor(w1, anchor, sizeof anchor, NULL);
   assert_string_equal(anchor, "greedy");
   assert_int_equal(log_count("anchor match resumed after the restart"), 1);
-  Xqz__Envelope *r = status_of(w1);
+  r = status_of(w1);
   assert_int_equal(r->status->open_anchor->wins, 1);
   assert_int_equal(r->status->open_anchor->draws, 1);
   assert_int_equal(r->status->n_anchor_history, 0);

@@ -60,7 +60,7 @@ static void test_error_table(void **state) {
   const uint32_t codes[] = {XQ_ERROR_MALFORMED, XQ_ERROR_UNEXPECTED, XQ_ERROR_NOT_FOUND,
                             XQ_ERROR_BAD_FIELD, XQ_ERROR_INTERNAL, XQ_ERROR_PROTOCOL_VERSION,
                             XQ_ERROR_BANNED, XQ_ERROR_CAMPAIGN, XQ_ERROR_NOT_ALLOWED,
-                            XQ_ERROR_WORKER_ID};
+                            XQ_ERROR_WORKER_ID, XQ_ERROR_HELLO_FIRST};
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
     assert_int_equal(codes[i], i + 1); /* dense from 1: a gap would be a lost row */
     assert_string_not_equal(xq_wire_error_text(codes[i]), "unknown error code");
@@ -69,6 +69,7 @@ static void test_error_table(void **state) {
   assert_string_equal(xq_wire_error_text(0), "unknown error code");
   assert_string_equal(xq_wire_error_text(99), "unknown error code");
   assert_int_equal(XQZ__ERROR_CODE__ERROR_WORKER_ID, XQ_ERROR_WORKER_ID);
+  assert_int_equal(XQZ__ERROR_CODE__ERROR_HELLO_FIRST, XQ_ERROR_HELLO_FIRST);
 }
 
 static void test_router_dealer(void **state) {
