@@ -311,7 +311,9 @@ static void on_message(agent_t *a, Xqz__Envelope *env, int from_pub) {
       if (a->outbox.n)
         XQ_LOGI(C, "arena results not yet answered sent again results=%d", a->outbox.n);
       if (a->fetch.id) send_net_request(a);
-      if (!a->job_pending) send_job_request(a);
+      /* An arena pair not yet started (its nets still coming) is kept: the coordinator
+       * holds it for this worker across its restart, and a new job would replace it. */
+      if (!a->job_pending && a->job_kind != XQ_TASK_ARENA) send_job_request(a);
       break;
     }
     case XQZ__ENVELOPE__BODY_JOB: {

@@ -58,7 +58,10 @@ import time
 import zlib
 
 STALL_BOUND_S = 60   # self-play may stand still this long after a fault heals (docs/operations.md)
-ROUND_STALL_BOUND_S = 45   # a population's rounds, once the first is decided (worker_timeout_ms is 30 s)
+# A population's rounds, once the first is decided: a pair whose Job died with a kill -9
+# coordinator is re-issued after the pair deadline (2 x worker_timeout_ms = 60 s here), then
+# played (seconds with the tiny net).
+ROUND_STALL_BOUND_S = 75
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The catalogue: name -> (what it does, needs root).

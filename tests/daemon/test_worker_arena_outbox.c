@@ -8,6 +8,8 @@
  *    answers a result that reached it ahead of the worker's Hello; the worker says Hello
  *    and, after the Welcome, sends it again.
  *  - A result the fake acknowledged is never sent again, whatever Welcomes follow.
+ *  - A pair given out but not started (its net still being fetched) when the coordinator
+ *    restarts is kept and played: the Welcome does not bring a new job that replaces it.
  * Before the outbox, the worker sent a result once: the first was lost, the second dropped.
  */
 #include <setjmp.h>
@@ -37,6 +39,8 @@ typedef struct {
   size_t net_len[2];
   int hellos, job_requests;
   int results[PAIRS]; /* ArenaResults received, by pair index */
+  bool hold_nets;     /* NetRequests go unanswered */
+  bool lose_first;    /* pair 1's first result goes unanswered, pair 2's gets HELLO_FIRST */
 } fake_t;
 
 static void answer_result(fake_t *f, const uint8_t *rid, size_t rid_len, const Xqz__Envelope *in) {
@@ -45,8 +49,8 @@ static void answer_result(fake_t *f, const uint8_t *rid, size_t rid_len, const X
   assert_int_equal(in->arena_result->match_id, 42);
   int n = ++f->results[pair];
   Xqz__Envelope env;
-  if (pair == 1 && n == 1) return; /* lost with the coordinator that dies */
-  if (pair == 2 && n == 1) {
+  if (f->lose_first && pair == 1 && n == 1) return; /* lost with the coordinator that dies */
+  if (f->lose_first && pair == 2 && n == 1) {
     Xqz__Error e;
     xq_msg_error(&env, &e, XQ_ERROR_HELLO_FIRST, "say Hello, then send it again");
     fake_coord_reply(&f->c, rid, rid_len, &env, in->request_id);
@@ -92,6 +96,7 @@ static void serve(fake_t *f) {
       break;
     }
     case XQZ__ENVELOPE__BODY_NET_REQUEST: {
+      if (f->hold_nets) break;
       const Xqz__NetRequest *r = in->net_request;
       int k = r->net_id == NET_A ? 0 : r->net_id == NET_B ? 1 : -1;
       assert_true(k >= 0);
@@ -120,18 +125,40 @@ static bool serve_until_results(fake_t *f, int pair, int n, double timeout_s) {
   return f->results[pair] >= n;
 }
 
-static void test_results_outlive_the_coordinator(void **state) {
-  (void)state;
-  char dir[] = "/tmp/xqz-test-outbox-XXXXXX", logp[600];
+/* A fake on a free port with two nets and a worker logging into dir/worker.log. */
+static pid_t start(fake_t *f, char *dir, char *logp, size_t logn) {
   assert_non_null(mkdtemp(dir));
-  fake_t *f = calloc(1, sizeof *f);
-  assert_non_null(f);
   fake_net(NET_A, 1, &f->net[0], &f->net_len[0]);
   fake_net(NET_B, 2, &f->net[1], &f->net_len[1]);
   fake_coord_open(&f->c, false);
-  snprintf(logp, sizeof logp, "%s/worker.log", dir);
+  snprintf(logp, logn, "%s/worker.log", dir);
   const char *args[] = {"--timeout", "3000", NULL};
-  pid_t pid = fake_worker_start(&f->c, dir, "outboxw", logp, NULL, args);
+  return fake_worker_start(&f->c, dir, "outboxw", logp, NULL, args);
+}
+
+static void stop(fake_t *f, pid_t pid, const char *dir) {
+  kill(pid, SIGTERM);
+  int status = 0;
+  if (!fake_worker_wait(pid, 20, serve_cb, f, &status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  fake_coord_close(&f->c);
+  free(f->net[0]);
+  free(f->net[1]);
+  free(f);
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_results_outlive_the_coordinator(void **state) {
+  (void)state;
+  char dir[] = "/tmp/xqz-test-outbox-XXXXXX", logp[600];
+  fake_t *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  f->lose_first = true;
+  pid_t pid = start(f, dir, logp, sizeof logp);
 
   /* Pair 1's result is lost with the coordinator; the restarted one gets it again. */
   assert_true(serve_until_results(f, 1, 1, 60));
@@ -153,25 +180,40 @@ static void test_results_outlive_the_coordinator(void **state) {
   assert_int_equal(f->results[1], 2);
   assert_int_equal(f->results[2], 2);
   for (int p = 3; p < PAIRS - 1; p++) assert_true(f->results[p] <= 1);
+  stop(f, pid, dir);
+}
 
-  kill(pid, SIGTERM);
-  int status = 0;
-  if (!fake_worker_wait(pid, 20, serve_cb, f, &status)) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
-  fake_coord_close(&f->c);
-  free(f->net[0]);
-  free(f->net[1]);
-  free(f);
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  assert_int_equal(system(cmd), 0);
+static void test_pair_waiting_for_nets_survives_a_restart(void **state) {
+  (void)state;
+  char dir[] = "/tmp/xqz-test-outbox-XXXXXX", logp[600];
+  fake_t *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  f->hold_nets = true;
+  pid_t pid = start(f, dir, logp, sizeof logp);
+  /* Pair 1 is given; its nets do not come. */
+  double t0 = fake_now_s();
+  while (fake_now_s() - t0 < 30 && f->job_requests < 1) serve(f);
+  assert_int_equal(f->job_requests, 1);
+  t0 = fake_now_s();
+  while (fake_now_s() - t0 < 1) serve(f);
+  int hellos = f->hellos;
+  fake_coord_rebind(&f->c);
+  while (fake_now_s() - t0 < 30 && f->hellos == hellos) serve(f);
+  assert_true(f->hellos > hellos);
+  /* After the Welcome the nets come; the first result is pair 1's, with no job between. */
+  f->hold_nets = false;
+  t0 = fake_now_s();
+  while (fake_now_s() - t0 < 60 && results_from(f, 0) < 1) serve(f);
+  assert_int_equal(f->results[1], 1);
+  assert_int_equal(results_from(f, 0), 1);
+  assert_true(f->job_requests <= 2); /* the one after pair 1's result, at most */
+  stop(f, pid, dir);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_results_outlive_the_coordinator),
+    cmocka_unit_test(test_pair_waiting_for_nets_survives_a_restart),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
