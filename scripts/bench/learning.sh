@@ -25,7 +25,8 @@
 #   --ladder-only DIR   skip the campaign: ladder and report an existing run directory
 #   Environment: LEARN_COORD_ARGS, LEARN_TRAINER_ARGS, LEARN_WORKER_ARGS add settings to
 #   the daemons (e.g. LEARN_COORD_ARGS="--net_size default") for before/after runs; the
-#   report records them.
+#   report records them. LEARN_BUILD names a Release build to use as it is (no install,
+#   no build step; scripts/bench/precision_learning.sh runs two learning runs on one).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -45,7 +46,7 @@ while [ $# -gt 0 ]; do
     --write-docs) write_docs=1; shift ;;
     --ladder-only) ladder_only=$2; shift 2 ;;
     --search) search=$2; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "learning.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -58,11 +59,16 @@ case "$search" in
   *) echo "learning.sh: --search is puct or gumbel, not '$search'" >&2; exit 2 ;;
 esac
 
-scripts/bootstrap.sh
 . scripts/lib/campaign.sh
-BUILD="build-bench"
-echo "== building xqzero (Release) in $BUILD/"
-xqz_build_release "$BUILD"
+if [ -n "${LEARN_BUILD:-}" ]; then   # built already (two runs side by side share one build)
+  BUILD=$LEARN_BUILD
+  [ -x "$BUILD/tools/xqz" ] || { echo "learning.sh: LEARN_BUILD=$BUILD holds no tools/xqz" >&2; exit 2; }
+else
+  scripts/bootstrap.sh
+  BUILD="build-bench"
+  echo "== building xqzero (Release) in $BUILD/"
+  xqz_build_release "$BUILD"
+fi
 XQZ=$BUILD/tools/xqz
 
 read -r -a COORD_ARGS <<<"${LEARN_COORD_ARGS:-}"
