@@ -76,6 +76,20 @@ void xqc_gate_issue(xqc_gate_t *g, int pair, const char *who, uint64_t now_ms) {
   g->issued_ms[pair] = now_ms;
 }
 
+int xqc_gate_release(xqc_gate_t *g, const char *who, xqc_gate_held_fn held, void *arg) {
+  int n = 0;
+  for (int i = 0; g->open && i < g->npairs; i++) {
+    const xqc_gate_holders_t *h = &g->holders[i];
+    if (g->state[i] != 1 || !h->nwho || strcmp(h->who[(h->nwho - 1) % XQC_GATE_HOLDERS], who) ||
+        held(g->match_id, i, arg))
+      continue;
+    g->issued_ms[i] = 0; /* past any deadline: xqc_gate_next_pair hands it out; a late
+                            result of `who` is stale, not forged */
+    n++;
+  }
+  return n;
+}
+
 xqc_gate_check_t xqc_gate_check(const xqc_gate_t *g, int pair, const char *who,
                                 uint64_t now_ms, uint64_t deadline_ms) {
   if (!g->open || pair < 0 || pair >= g->npairs) return XQC_GATE_FORGED;

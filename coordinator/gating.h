@@ -87,6 +87,11 @@ void xqc_gate_issue(xqc_gate_t *g, int pair, const char *who, uint64_t now_ms);
  * deadline_ms of its issue. */
 xqc_gate_check_t xqc_gate_check(const xqc_gate_t *g, int pair, const char *who,
                                 uint64_t now_ms, uint64_t deadline_ms);
+/* Whether a peer holds pair `pair` of match `match_id` (its own list, xqc_gate_release). */
+typedef bool (*xqc_gate_held_fn)(uint64_t match_id, int pair, void *arg);
+/* Makes every pair issued to `who` (its holder now, not yet scored) that held() says it
+ * does not hold due for handing out again at once; returns how many. */
+int xqc_gate_release(xqc_gate_t *g, const char *who, xqc_gate_held_fn held, void *arg);
 /* Records a pair result (values in -1..1); XQ_EINVAL for a bad or repeated pair. */
 int xqc_gate_result(xqc_gate_t *g, int pair, int a_red, int a_black);
 /* Whether every pair is scored. */

@@ -444,6 +444,13 @@ void xqc_round_net_lost(xqc_t *c, uint64_t net, const char *why) {
   if (net != c->best && members_with_net(&c->members, &min_step) >= 2) open_round(c, open_step);
 }
 
+int xqc_round_release(xqc_t *c, const char *who, xqc_gate_held_fn held, void *arg) {
+  int n = 0;
+  for (int k = 0; c->round.open && k < c->round.npairings; k++)
+    n += xqc_gate_release(&c->round.pairing[k].gate, who, held, arg);
+  return n;
+}
+
 void xqc_round_progress(const xqc_t *c, int64_t *games, int64_t *games_max) {
   xqc_round_games(&c->round, games, games_max);
 }

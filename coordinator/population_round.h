@@ -46,6 +46,9 @@ bool xqc_round_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char 
 /* An arena slot that neither gating nor the anchors use: a pair of the open round, if any
  * is due. */
 bool xqc_round_arena_spare(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
+/* The open round's pairs issued to `who` that held() says it does not hold are handed out
+ * again at once (xqc_gate_release); returns how many. */
+int xqc_round_release(xqc_t *c, const char *who, xqc_gate_held_fn held, void *arg);
 /* An ArenaResult: false when r's match is not a pairing of the open round (nothing done);
  * else it is scored or refused (promote.h's rules, acknowledged) and a complete round is
  * decided. */

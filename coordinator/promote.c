@@ -509,6 +509,28 @@ bool xqc_promote_score_pair(xqc_t *c, xqc_peer_t *p, uint64_t rq, xqc_gate_t *g,
   return true;
 }
 
+/* Whether the Hello (arg) lists pair `pair` of match_id among those its worker holds. */
+static bool hello_holds(uint64_t match_id, int pair, void *arg) {
+  const Xqz__Hello *h = arg;
+  for (size_t i = 0; i < h->n_holding; i++)
+    if (h->holding[i]->match_id == match_id && h->holding[i]->pair_index == (uint32_t)pair)
+      return true;
+  return false;
+}
+
+void xqc_promote_hello_holding(xqc_t *c, const xqc_peer_t *p, const Xqz__Hello *h) {
+  if (!(h->features & XQ_FEATURE_HOLDING)) return; /* an older worker: deadlines only */
+  char who[XQC_IDENTITY_MAX];
+  xqc_peer_identity(p, who, sizeof who);
+  void *arg = (void *)(uintptr_t)h; /* read only */
+  int n = xqc_gate_release(&c->gate, who, hello_holds, arg) +
+          xqc_gate_release(&c->anchor.gate, who, hello_holds, arg) +
+          xqc_round_release(c, who, hello_holds, arg);
+  if (n)
+    XQ_LOGI(COMP, "arena pairs handed out again: issued to this worker, its Hello does not"
+            " hold them (their job was lost in a restart) worker=%s pairs=%d", who, n);
+}
+
 void xqc_promote_arena_result(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__ArenaResult *r) {
   /* A decided match (also one waiting to be stored) takes no more results. */
   xqc_gate_t *g = c->gate.open && !c->verdict.active && r->match_id == c->gate.match_id

@@ -24,6 +24,10 @@ void xqc_promote_resume(xqc_t *c);
  * opening), and marks it issued to p; false when no arena job is due. Only p's result for
  * that pair, before the pair's deadline, is scored. */
 bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
+/* A worker's Hello with XQ_FEATURE_HOLDING lists the arena pairs it holds: every other
+ * pair issued to it (gating, anchor, the open round) is handed out again at once, instead
+ * of at its deadline (its Job was lost with a restart of the coordinator or the worker). */
+void xqc_promote_hello_holding(xqc_t *c, const xqc_peer_t *p, const Xqz__Hello *h);
 void xqc_promote_candidate(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__CandidateNet *cn);
 /* Sends net (at its training step) to gating against the best net: opens its match, or,
  * while a match is open, queues it to open next (the latest queued net wins). */

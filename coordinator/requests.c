@@ -94,6 +94,7 @@ void xqc_cmd_hello(xqc_t *c, xqc_peer_t *p, uint64_t rq, const Xqz__Envelope *ms
   p->role = h->role;
   p->features = h->features;
   p->hello = true;
+  xqc_promote_hello_holding(c, p, h);
   xqc_worker_t *ws = xqc_workers_get(&c->stats.workers, wid, xqc_now_ms(),
                                      (uint64_t)c->cfg.worker_timeout_ms);
   char host[sizeof ws->host], version[sizeof ws->version], prec[sizeof ws->precision];

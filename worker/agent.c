@@ -67,6 +67,9 @@ typedef struct {
   char arena_fen[160], arena_anchor[64];
   int arena_logged; /* 1 + the arena precision last logged (0: none yet) */
   xq_outbox_t outbox; /* finished pairs' results until answered (arena_outbox.h) */
+  int playing_arena;  /* an arena pair runs: playing_match, playing_pair */
+  uint64_t playing_match;
+  uint32_t playing_pair;
   int job_pending;
   int64_t job_pending_ms;
   int64_t job_retry_ms; /* when to ask for another job after giving one up (0 = not due) */
@@ -122,9 +125,35 @@ static void send_hello(agent_t *a) {
                (uint32_t)a->o->threads, a->campaign_id);
   /* Pinned arena precisions are honoured; bf16 only where this CPU runs it (nn_bf16.h), so
    * the coordinator sends bf16 pairs to other workers. */
-  h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_ARENA_PRECISION |
+  h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_ARENA_PRECISION | XQ_FEATURE_HOLDING |
                (nn_bf16_cpu_supported() ? XQ_FEATURE_BF16 : 0u);
   h.precision = (char *)nn_precision_name(nn_precision_current()); /* the dashboard's */
+  /* Every pair this worker holds (XQ_FEATURE_HOLDING): the coordinator hands out again
+   * any other it issued here (its Job lost in a restart) instead of waiting for its
+   * deadline. */
+  Xqz__ArenaPairRef refs[XQ_OUTBOX_MAX + 2], *ptrs[XQ_OUTBOX_MAX + 2];
+  size_t n = 0;
+  for (int i = 0; i < a->outbox.n; i++) {
+    xqz__arena_pair_ref__init(&refs[n]);
+    refs[n].match_id = a->outbox.e[i].match_id;
+    refs[n].pair_index = a->outbox.e[i].pair_index;
+    n++;
+  }
+  if (a->playing_arena) {
+    xqz__arena_pair_ref__init(&refs[n]);
+    refs[n].match_id = a->playing_match;
+    refs[n].pair_index = a->playing_pair;
+    n++;
+  }
+  if (a->job_kind == XQ_TASK_ARENA) { /* given, not started */
+    xqz__arena_pair_ref__init(&refs[n]);
+    refs[n].match_id = a->arena.match_id;
+    refs[n].pair_index = a->arena.pair_index;
+    n++;
+  }
+  for (size_t i = 0; i < n; i++) ptrs[i] = &refs[i];
+  h.n_holding = n;
+  h.holding = ptrs;
   send_env(a, &env, 1);
 }
 
@@ -507,6 +536,9 @@ static void schedule(agent_t *a, int stopping) {
     t.seed = xq_rng_next(&a->rng);
     arena_precision(a, &t);
     a->job_kind = 0;
+    a->playing_arena = 1;
+    a->playing_match = t.match_id;
+    a->playing_pair = t.pair_index;
   } else {
     /* A net announced after the job was given wins until the next job. */
     uint64_t net = a->announce_stamp > a->job_stamp ? a->announced : a->job_net;
@@ -564,6 +596,7 @@ static void arena_count(agent_t *a, const xq_task_t *t) {
 }
 
 static void task_done(agent_t *a, const xq_task_t *t) {
+  if (t->kind == XQ_TASK_ARENA) a->playing_arena = 0;
   if (t->aborted) { /* stopping or pausing: an arena pair cut short has no result */
     XQ_LOGI(C, "running %s abandoned on %s", t->kind == XQ_TASK_ARENA ? "arena pair" : "games",
             a->pause_aborted ? "pause" : "stop");

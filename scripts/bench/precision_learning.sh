@@ -43,7 +43,9 @@ done
 for v in "$minutes" "$games" "$sims" "$port"; do
   case "$v" in ''|*[!0-9]*) die "numbers must be whole numbers, not '$v'" ;; esac
 done
-[ $((games % 2)) -eq 0 ] && [ "$games" -gt 0 ] || die "--games must be even and positive (pairs, colours swapped)"
+if [ $((games % 2)) -ne 0 ] || [ "$games" -eq 0 ]; then
+  die "--games must be even and positive (pairs, colours swapped)"
+fi
 case "$b" in auto|fp32|bf16) ;; *) die "--b is auto, fp32 or bf16, not '$b'" ;; esac
 at=${at:-"$((minutes / 2)) $minutes"}
 command -v taskset >/dev/null || die "taskset (util-linux) is missing"
@@ -51,14 +53,14 @@ command -v taskset >/dev/null || die "taskset (util-linux) is missing"
 
 scripts/bootstrap.sh
 . scripts/lib/campaign.sh
-BUILD=build-bench
+BUILD="build-bench"
 echo "== building xqzero (Release) in $BUILD/"
 xqz_build_release "$BUILD"
 XQZ=$PWD/$BUILD/tools/xqz
 
 if [ -n "$report_only" ]; then
   out=$report_only
-  [ -d "$out/fp32" ] && [ -d "$out/b" ] || die "$out holds no fp32/ and b/ runs"
+  if [ ! -d "$out/fp32" ] || [ ! -d "$out/b" ]; then die "$out holds no fp32/ and b/ runs"; fi
 else
   out=${out:-bench-runs/precision-learning-$(date +%Y%m%d-%H%M%S)}
   [ -e "$out" ] && die "$out exists; a run starts from zero (use --report-only $out)"

@@ -216,6 +216,63 @@ static void test_anchor_matches(void **state) {
 
 /* A promotion while net 1 is measured: net 1 still gets its next anchor before the new
  * best net is measured, so each measured net has every anchor. */
+/* A worker back on a new connection (it restarted, or its coordinator did) whose Hello
+ * has XQ_FEATURE_HOLDING lists the pairs it holds: the pair issued to it and not listed is
+ * handed out at once, not after its deadline; the listed one stays its own. */
+static void test_hello_hands_back_lost_pairs(void **state) {
+  (void)state;
+  fresh_dir();
+  g_extra = "--anchor_games=4";
+  g_extra2 = "--anchors=greedy";
+  g_extra3 = "--gating=none";
+  g_extra4 = "--threshold_games=8";
+  start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *w1 = worker(ctx, "w1", XQ_FEATURE_ANCHOR_JOBS);
+  void *w2 = worker(ctx, "w2", XQ_FEATURE_ANCHOR_JOBS);
+  uint64_t match = 0;
+  uint32_t pairs[2];
+  for (int i = 0; i < 2; i++) {
+    Xqz__Envelope *r = arena_job(w1);
+    assert_non_null(r);
+    match = r->job->arena->match_id;
+    pairs[i] = r->job->arena->pair_index;
+    xq_wire_free(&r);
+  }
+  assert_null(arena_job(w2)); /* both pairs out to w1 */
+
+  /* w1 again, holding pairs[0] only: pairs[1]'s job was lost. */
+  zmq_close(w1);
+  w1 = connect_dealer(ctx);
+  Xqz__Envelope env;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, "w1", "localhost", 1, 0);
+  h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_HOLDING;
+  Xqz__ArenaPairRef ref = XQZ__ARENA_PAIR_REF__INIT, *refs[1] = {&ref};
+  ref.match_id = match;
+  ref.pair_index = pairs[0];
+  h.n_holding = 1;
+  h.holding = refs;
+  env.request_id = 2;
+  Xqz__Envelope *r = rpc(w1, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
+  xq_wire_free(&r);
+  assert_int_equal(log_count("arena pairs handed out again"), 1);
+  r = arena_job(w2);
+  assert_non_null(r);
+  assert_int_equal(r->job->arena->match_id, match);
+  assert_int_equal(r->job->arena->pair_index, pairs[1]);
+  xq_wire_free(&r);
+  assert_null(arena_job(w2)); /* pairs[0] is still w1's */
+  assert_true(result_taken(w1, "w1", match, pairs[0], 1, 0));
+  assert_true(result_taken(w2, "w2", match, pairs[1], 0, 0));
+  assert_false(result_taken(w1, "w1", match, pairs[1], 1, 1)); /* given up: stale */
+  assert_int_equal(log_count("arena result for a pair not issued to this peer"), 0);
+  zmq_close(w1);
+  zmq_close(w2);
+  zmq_ctx_term(ctx);
+}
+
 static void test_each_net_every_anchor(void **state) {
   (void)state;
   fresh_dir();
@@ -282,6 +339,7 @@ static void test_each_net_every_anchor(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_anchor_matches, teardown),
+      cmocka_unit_test_teardown(test_hello_hands_back_lost_pairs, teardown),
       cmocka_unit_test_teardown(test_each_net_every_anchor, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

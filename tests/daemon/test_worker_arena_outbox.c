@@ -10,6 +10,8 @@
  *  - A result the fake acknowledged is never sent again, whatever Welcomes follow.
  *  - A pair given out but not started (its net still being fetched) when the coordinator
  *    restarts is kept and played: the Welcome does not bring a new job that replaces it.
+ *  - Each Hello after a restart lists the pairs the worker holds (XQ_FEATURE_HOLDING): the
+ *    unanswered result's pair, the pair waiting for its nets.
  * Before the outbox, the worker sent a result once: the first was lost, the second dropped.
  */
 #include <setjmp.h>
@@ -41,6 +43,9 @@ typedef struct {
   int results[PAIRS]; /* ArenaResults received, by pair index */
   bool hold_nets;     /* NetRequests go unanswered */
   bool lose_first;    /* pair 1's first result goes unanswered, pair 2's gets HELLO_FIRST */
+  uint32_t features;  /* of the last Hello */
+  int nholding;       /* its holding list: pair indexes of match 42 */
+  uint32_t holding[16];
 } fake_t;
 
 static void answer_result(fake_t *f, const uint8_t *rid, size_t rid_len, const Xqz__Envelope *in) {
@@ -70,6 +75,12 @@ static void serve(fake_t *f) {
   switch (in->body_case) {
     case XQZ__ENVELOPE__BODY_HELLO:
       f->hellos++;
+      f->features = in->hello->features;
+      f->nholding = 0;
+      for (size_t i = 0; i < in->hello->n_holding && i < 16; i++) {
+        assert_int_equal(in->hello->holding[i]->match_id, 42);
+        f->holding[f->nholding++] = in->hello->holding[i]->pair_index;
+      }
       fake_coord_welcome(&f->c, rid, rid_len, in, NET_A, NULL, 200);
       break;
     case XQZ__ENVELOPE__BODY_HEARTBEAT: {
@@ -166,6 +177,10 @@ static void test_results_outlive_the_coordinator(void **state) {
   fake_coord_rebind(&f->c);
   assert_true(serve_until_results(f, 1, 2, 60));
   assert_true(f->hellos > hellos);
+  assert_true(f->features & XQ_FEATURE_HOLDING);
+  bool listed = false; /* the unanswered result's pair, in the Hello after the restart */
+  for (int i = 0; i < f->nholding; i++) listed |= f->holding[i] == 1;
+  assert_true(listed);
 
   /* Pair 2's is refused with HELLO_FIRST: a Hello, then the result again. */
   hellos = f->hellos;
@@ -200,6 +215,8 @@ static void test_pair_waiting_for_nets_survives_a_restart(void **state) {
   fake_coord_rebind(&f->c);
   while (fake_now_s() - t0 < 30 && f->hellos == hellos) serve(f);
   assert_true(f->hellos > hellos);
+  assert_int_equal(f->nholding, 1); /* the pair waiting for its nets */
+  assert_int_equal(f->holding[0], 1);
   /* After the Welcome the nets come; the first result is pair 1's, with no job between. */
   f->hold_nets = false;
   t0 = fake_now_s();
