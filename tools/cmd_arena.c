@@ -177,6 +177,7 @@ static void print_json(const arena_opts_t *o, const xq_arena_config_t *cfg,
 
 int xqz_cmd_arena(int argc, char **argv) {
   arena_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   int rc = parse_args(&o, argc, argv);
   if (rc >= 0) return rc;
   xq_errbuf_t eb = {{0}};

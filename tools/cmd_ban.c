@@ -51,6 +51,7 @@ static int admin(int argc, char **argv, Xqz__AdminRequest__Action action) {
   const char *cmd = ban ? "ban" : "unban";
   const xq_opts_t *table = ban ? &BAN : &UNBAN;
   admin_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   xqz_remote_init(&o.r, cmd);
   o.reason = "";
   xq_opts_defaults(table, &o);

@@ -683,6 +683,7 @@ static void run(bench_t *b, double t0) {
 
 int xqz_bench_coordinator(int argc, char **argv) {
   bench_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   int prc = parse_opts(&o, argc, argv);
   if (prc) return prc == 1 ? 0 : 2;
   bench_t b = {.o = &o};

@@ -181,6 +181,7 @@ static int parse(train_opts_t *o, int argc, char **argv) {
 
 int xqz_bench_train(int argc, char **argv) {
   train_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   int rc = parse(&o, argc, argv);
   if (rc) return rc > 0 ? 0 : 2;
   openblas_set_num_threads(1);

@@ -56,6 +56,7 @@ static void usage(FILE *f) {
 
 int xqz_cmd_enrol_token(int argc, char **argv) {
   enrol_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   xqz_remote_init(&o.r, "enrol-token");
   xq_opts_defaults(&TABLE, &o);
   int st = xqz_options_parse("enrol-token", &TABLE, &o, argc, argv, NULL, NULL, usage);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli_options.h"
@@ -94,6 +95,7 @@ static int show(xqz_remote_t *r, bool json, bool follow) {
 
 int xqz_cmd_population(int argc, char **argv) {
   population_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   xqz_remote_init(&o.r, "population");
   xq_opts_defaults(&TABLE, &o);
   int st = xqz_options_parse("population", &TABLE, &o, argc, argv, NULL, NULL, usage);

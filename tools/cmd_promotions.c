@@ -305,6 +305,7 @@ static int fetch_new(xqz_remote_t *r, uint64_t *after, int json, int *printed_he
 
 int xqz_cmd_promotions(int argc, char **argv) {
   promotions_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   xqz_remote_init(&o.r, "promotions");
   xq_opts_defaults(&TABLE, &o);
   int st = xqz_options_parse("promotions", &TABLE, &o, argc, argv, NULL, NULL, usage);

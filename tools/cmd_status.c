@@ -248,6 +248,7 @@ static void print_screen(const Xqz__Status *s, const char *addr) {
 
 int xqz_cmd_status(int argc, char **argv) {
   status_opts_t o;
+  memset(&o, 0, sizeof o); /* a row without a default leaves its field alone */
   xqz_remote_init(&o.r, "status");
   xq_opts_defaults(&TABLE, &o);
   int st = xqz_options_parse("status", &TABLE, &o, argc, argv, NULL, NULL, usage);

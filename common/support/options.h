@@ -70,7 +70,10 @@ typedef struct {
   xq_opts_style_t style;
 } xq_opts_t;
 
-/* Sets every row that has a default to it. The defaults must be valid (asserted). */
+/* Sets every row that has a default to it, and every flag to false; a row without a default
+ * leaves its field as it is, so zero the struct first (xqz promotions once read an
+ * uninitialised --plot and wrote a chart to a garbage path). The defaults must be valid
+ * (asserted). */
 void xq_opts_defaults(const xq_opts_t *t, void *obj);
 /* The index of the row named name ('-' == '_'), or -1. */
 int xq_opts_find(const xq_opts_t *t, const char *name);
