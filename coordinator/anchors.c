@@ -95,7 +95,7 @@ static void open_anchor(xqc_t *c, uint64_t net, int64_t promotion, int64_t step,
                         const char *spec) {
   xqc_anchor_t *a = &c->anchor;
   xq_errbuf_t eb;
-  uint64_t mid = c->next_match_id++;
+  uint64_t mid = xqc_match_ids_take(c, 1);
   int npairs = (int)((c->cfg.anchor_games + 1) / 2);
   if (xqc_gate_open_pairs(&a->gate, npairs, mid, net, 0, 0, step, &eb) < 0) {
     XQ_LOGE(COMP, "cannot open an anchor match reason=\"%s\"", eb.msg);

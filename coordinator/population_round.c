@@ -99,7 +99,7 @@ static void open_round(xqc_t *c, int64_t open_step) {
     XQ_LOGE(COMP, "cannot open population round round=%" PRIu64 " reason=\"%s\"", number, eb.msg);
     return;
   }
-  c->next_match_id += (uint64_t)np;
+  xqc_match_ids_take(c, (uint64_t)np);
   set_round_steps(&c->members);
   for (int k = 0; k < np; k++) {
     const xqc_round_pairing_t *p = &r->pairing[k];

@@ -59,6 +59,19 @@ static void stored(int rc, const char *what) {
             " the unsaved part again (check the campaign disk) what=%s", what);
 }
 
+uint64_t xqc_match_ids_take(xqc_t *c, uint64_t n) {
+  uint64_t first = c->next_match_id;
+  c->next_match_id += n;
+  if (xqc_db_match_ids_used(c->db, c->next_match_id) < 0) {
+    char cause[300];
+    xqc_db_cause(c->db, cause, sizeof cause);
+    XQ_LOGW(COMP, "match id floor not saved in campaign.db; a restart before the next save"
+            " may hand these ids out again next=%llu cause=\"%s\"",
+            (unsigned long long)c->next_match_id, cause);
+  }
+  return first;
+}
+
 static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
   xq_errbuf_t eb;
   if (cand == 0 || c->best == 0) { /* defensive: refused where they come in */
@@ -66,7 +79,7 @@ static void open_match(xqc_t *c, uint64_t cand, uint64_t parent, int64_t step) {
             " best=%016llx", (unsigned long long)cand, (unsigned long long)c->best);
     return;
   }
-  uint64_t mid = c->next_match_id++;
+  uint64_t mid = xqc_match_ids_take(c, 1);
   if (xqc_gate_open(&c->gate, &c->cfg, mid, cand, c->best, parent, step, &eb) < 0) {
     XQ_LOGE(COMP, "cannot open gating match reason=\"%s\"", eb.msg);
     return;
@@ -216,6 +229,12 @@ bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, cha
    * neither gating nor the anchors use. */
   bool arena_slot = c->jobs_served & 1, anchor_slot = c->gate.open && c->jobs_served % 4 == 2;
   if (!arena_slot && !anchor_slot) return false;
+  /* A pair is issued to its holder's identity, which a connection gets from its Hello: a
+   * JobRequest that reaches a restarted coordinator ahead of the worker's new Hello (it
+   * sat in the socket's queue) would be issued to a connection id no later message
+   * carries, so its result would be refused and the pair wait out its deadline. Such a
+   * connection gets self-play. */
+  if (!p->hello) return false;
   /* bf16 pairs go only to workers whose CPU runs bf16 and that honour the pin
    * (arena_precision); the others play self-play. An fp32 pair goes to any worker: one
    * older than the pin plays its own precision, fp32 unless it was started with

@@ -24,6 +24,10 @@ void xqc_promote_resume(xqc_t *c);
  * opening), and marks it issued to p; false when no arena job is due. Only p's result for
  * that pair, before the pair's deadline, is scored. */
 bool xqc_promote_arena_job(xqc_t *c, const xqc_peer_t *p, Xqz__ArenaJob *aj, char *fen);
+/* Takes n match ids (gating, anchor, a round's pairings) from c->next_match_id, the first
+ * returned, and records the new floor in campaign.db so that a restart never hands them
+ * out again (a failed write is logged: until the next one succeeds, a restart may). */
+uint64_t xqc_match_ids_take(xqc_t *c, uint64_t n);
 /* A worker's Hello with XQ_FEATURE_HOLDING lists the arena pairs it holds: every other
  * pair issued to it (gating, anchor, the open round) is handed out again at once, instead
  * of at its deadline (its Job was lost with a restart of the coordinator or the worker). */

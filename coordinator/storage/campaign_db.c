@@ -121,7 +121,8 @@ int xqc_db_next_match_id(xqc_db_t *db, uint64_t *id) {
   sqlite3_stmt *st = xqc_db_prep(db, "SELECT MAX(COALESCE((SELECT MAX(id) FROM matches), 0),"
                                      " COALESCE((SELECT MAX(id) FROM open_matches), 0),"
                                      " COALESCE((SELECT MAX(id) FROM anchor_results), 0),"
-                                     " COALESCE((SELECT MAX(match) FROM promotions), 0))");
+                                     " COALESCE((SELECT MAX(match) FROM promotions), 0),"
+                                     " COALESCE((SELECT MAX(next) - 1 FROM match_id_floor), 0))");
   if (!st) return XQ_EIO;
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {
@@ -130,6 +131,15 @@ int xqc_db_next_match_id(xqc_db_t *db, uint64_t *id) {
   }
   sqlite3_finalize(st);
   return rc == SQLITE_ROW ? 0 : XQ_EIO;
+}
+
+int xqc_db_match_ids_used(xqc_db_t *db, uint64_t next) {
+  sqlite3_stmt *st = xqc_db_prep(db, "INSERT INTO match_id_floor(id, next) VALUES(1, ?)"
+                                     " ON CONFLICT(id) DO UPDATE SET"
+                                     " next = MAX(next, excluded.next)");
+  if (!st) return XQ_EIO;
+  sqlite3_bind_int64(st, 1, (sqlite3_int64)next);
+  return xqc_db_step_done(db, st);
 }
 
 void xqc_db_close(xqc_db_t **db) {

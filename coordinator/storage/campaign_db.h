@@ -71,8 +71,11 @@ void xqc_db_cause(xqc_db_t *db, char *buf, size_t n);
 /* Writes a consistent copy of db to path (through path.tmp, fsynced, renamed): the rescue
  * copy of a database deleted under the running coordinator. */
 int xqc_db_backup(xqc_db_t *db, const char *path, xq_errbuf_t *eb);
-/* The next match id: one above every match id campaign.db holds (1 for a new campaign). */
+/* The next match id: one above every match id campaign.db holds, and at least the floor
+ * xqc_db_match_ids_used recorded (1 for a new campaign). */
 int xqc_db_next_match_id(xqc_db_t *db, uint64_t *id);
+/* Records that match ids below next are taken (the floor only rises). */
+int xqc_db_match_ids_used(xqc_db_t *db, uint64_t next);
 /* Best net id and its Elo (0 / 0 when there is none yet). */
 int xqc_db_best(xqc_db_t *db, uint64_t *net_id, double *elo, int64_t *promotions);
 int xqc_db_add_net(xqc_db_t *db, uint64_t id, uint64_t parent, int64_t step, const char *state);

@@ -110,6 +110,14 @@ static const char LAYOUT_6[] =
     " generation INTEGER NOT NULL, parent INTEGER NOT NULL, time INTEGER NOT NULL,"
     " PRIMARY KEY(round, member));";
 
+/* Layout 7: the match id counter's floor. A population round's pairing matches leave no
+ * row once decided (open_matches forgets them, and only gating and anchor decisions have
+ * tables of their own), so a restart counted from the rows alone handed their ids out
+ * again, and a worker's late result for an old pair could name a new match. */
+static const char LAYOUT_7[] =
+    "CREATE TABLE IF NOT EXISTS match_id_floor(id INTEGER PRIMARY KEY CHECK(id = 1),"
+    " next INTEGER NOT NULL);";
+
 static const step_t STEPS[] = {
     {1, "versioned layout with the campaign id", LAYOUT_1, add_missing_columns},
     {2, "open matches and their pairs", LAYOUT_2, NULL},
@@ -117,6 +125,7 @@ static const step_t STEPS[] = {
     {4, "throughput over time", LAYOUT_4, NULL},
     {5, "per-worker games by the hour", NULL, add_worker_day},
     {6, "population events and ratings", LAYOUT_6, NULL},
+    {7, "the match id counter's floor", LAYOUT_7, NULL},
 };
 #define NSTEPS ((int)(sizeof STEPS / sizeof STEPS[0]))
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == XQC_SCHEMA_VERSION,

@@ -13,7 +13,7 @@
 #include "support/error.h"
 
 /* The layout this build writes (the last step of schema.c's table). */
-#define XQC_SCHEMA_VERSION 6
+#define XQC_SCHEMA_VERSION 7
 
 struct sqlite3;
 

@@ -228,6 +228,11 @@ static void test_hello_hands_back_lost_pairs(void **state) {
   g_extra4 = "--threshold_games=8";
   start_coordinator();
   void *ctx = zmq_ctx_new();
+  /* A connection that has not said Hello gets self-play only: a pair issued to it could
+   * never be matched to its worker's later messages. */
+  void *bare = connect_dealer(ctx);
+  assert_null(arena_job(bare));
+  zmq_close(bare);
   void *w1 = worker(ctx, "w1", XQ_FEATURE_ANCHOR_JOBS);
   void *w2 = worker(ctx, "w2", XQ_FEATURE_ANCHOR_JOBS);
   uint64_t match = 0;

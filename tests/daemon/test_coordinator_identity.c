@@ -532,15 +532,18 @@ static void test_schema_version(void **state) {
   assert_int_equal(log_count("sqlite error"), 0);
 
   /* A newer schema: refused, naming both versions; the database is left as it is. */
-  sql(db, "PRAGMA user_version=7");
+  char newer[64], newer_v[16];
+  snprintf(newer_v, sizeof newer_v, "%d", XQC_SCHEMA_VERSION + 1);
+  snprintf(newer, sizeof newer, "PRAGMA user_version=%s", newer_v);
+  sql(db, newer);
   pid = start_coordinator();
   assert_int_not_equal(exit_status(pid), 0);
   char refusal[120];
-  snprintf(refusal, sizeof refusal, "schema version 7 found, this build knows versions up to %d",
-           XQC_SCHEMA_VERSION);
+  snprintf(refusal, sizeof refusal, "schema version %s found, this build knows versions up to"
+           " %d", newer_v, XQC_SCHEMA_VERSION);
   assert_int_equal(log_count(refusal), 1);
   sql_get(db, "PRAGMA user_version", out, sizeof out);
-  assert_string_equal(out, "7");
+  assert_string_equal(out, newer_v);
   zmq_ctx_term(ctx);
   remove_dir();
 }

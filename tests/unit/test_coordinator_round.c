@@ -237,6 +237,7 @@ static int setup(void **state) {
     c->members.slot[s].held = true; /* a live trainer */
   }
   snprintf(f->peer.worker_id, sizeof f->peer.worker_id, "w1");
+  f->peer.hello = true; /* arena pairs go only to a connection that said Hello */
   f->peer.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_ARENA_PRECISION | XQ_FEATURE_BF16;
   *state = f;
   return 0;
@@ -411,6 +412,27 @@ static void decide_round(fx_t *f) {
   assert_true(f->c->round.open);
   while (play_one(f, true)) {}
   assert_false(f->c->round.open);
+}
+
+/* A decided round's pairing matches leave no row in campaign.db: the next start must still
+ * count their ids as taken, or a worker's late result for an old pair would name a new
+ * match (seen in the chaos soak: an honest result refused as forged). */
+static void test_match_ids_survive_the_round(void **state) {
+  fx_t *f = *state;
+  xqc_t *c = f->c;
+  xqc_round_candidate(c, 2);
+  uint64_t last = 0;
+  for (int k = 0; k < c->round.npairings; k++)
+    if (c->round.pairing[k].gate.match_id > last) last = c->round.pairing[k].gate.match_id;
+  assert_true(last > 0);
+  decide_round(f);
+  assert_true(c->gate.open); /* the best member's gating match: close it as stale */
+  if (c->gate.match_id > last) last = c->gate.match_id;
+  assert_int_equal(xqc_store_match_closed(c->db, c->gate.match_id), 0);
+  assert_int_equal(open_round_rows(c), 0);
+  uint64_t next = 0;
+  assert_int_equal(xqc_db_next_match_id(c->db, &next), 0);
+  assert_true(next > last);
 }
 
 /* A member whose trainer died (its slot freed) plays its last net in the next round but
@@ -658,6 +680,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_best_member_rejected_not_gated, setup, teardown),
       cmocka_unit_test_setup_teardown(test_best_is_a_member, setup, teardown),
       cmocka_unit_test_setup_teardown(test_leader_gated_between_rounds, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_match_ids_survive_the_round, setup, teardown),
       cmocka_unit_test_setup_teardown(test_restart_mid_round, setup, teardown),
       cmocka_unit_test_setup_teardown(test_restart_after_decision_saved, setup, teardown),
       cmocka_unit_test_setup_teardown(test_restart_complete_round_decided, setup, teardown),
