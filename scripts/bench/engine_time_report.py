@@ -47,6 +47,17 @@ def estimate(counts, values):
     return s, elo_from_score(s), elo_from_score(s - half), elo_from_score(s + half)
 
 
+def match_estimate(r):
+    """(score, elo, lo, hi) of an `xqz arena` result r: the trinomial estimate, with the
+    pentanomial interval of its pairs where it has one of some width."""
+    score, elo, lo, hi = estimate([r["losses"], r["draws"], r["wins"]], [0, 0.5, 1])
+    if sum(r.get("ptnml", [])) >= 2:
+        _, _, plo, phi = estimate(r["ptnml"], [0, 0.25, 0.5, 0.75, 1])
+        if plo < phi:
+            lo, hi = plo, phi
+    return score, elo, lo, hi
+
+
 def read_pairs(out):
     rows = []
     with open(os.path.join(out, "matches.tsv")) as f:

@@ -23,7 +23,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from engine_time_report import estimate, fmt_elo  # noqa: E402  (one Elo estimate)
+from engine_time_report import fmt_elo, match_estimate  # noqa: E402  (one Elo estimate)
 
 SETTINGS = ("lr_scale", "l2", "value_weight", "batch")
 LOG_SCALE = {"lr_scale", "l2", "batch"}
@@ -152,11 +152,7 @@ def report(run, write_docs):
     if os.path.exists(mpath):
         m = json.load(open(mpath))
         w, d, l = m["wins"], m["draws"], m["losses"]
-        score, elo, lo, hi = estimate([l, d, w], [0, 0.5, 1])
-        if sum(m.get("ptnml", [])) >= 2:
-            _, _, plo, phi = estimate(m["ptnml"], [0, 0.25, 0.5, 0.75, 1])
-            if plo < phi:
-                lo, hi = plo, phi
+        score, elo, lo, hi = match_estimate(m)
         verdict = ("meets the goal (at least 60%, the interval above 50%)"
                    if score >= 0.6 and lo > 0 else "does not meet the goal (at least 60%, the"
                    " interval above 50%)")

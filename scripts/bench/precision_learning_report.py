@@ -14,7 +14,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from engine_time_report import estimate, fmt_elo  # noqa: E402  (one Elo estimate)
+from engine_time_report import fmt_elo, match_estimate  # noqa: E402  (one Elo estimate)
 from learning_report import promotions  # noqa: E402
 
 
@@ -51,11 +51,7 @@ def match_line(d, precision):
         return "| %s | %s | %s | failed | | |" % (d["minute"], os.path.basename(d["b"])[:8],
                                                    os.path.basename(d["a"])[:8])
     w, dr, l = r["wins"], r["draws"], r["losses"]
-    score, elo, lo, hi = estimate([l, dr, w], [0, 0.5, 1])
-    if sum(r.get("ptnml", [])) >= 2:
-        _, _, plo, phi = estimate(r["ptnml"], [0, 0.25, 0.5, 0.75, 1])
-        if plo < phi:
-            lo, hi = plo, phi
+    score, elo, lo, hi = match_estimate(r)
     verdict = ("%s ahead" % precision if lo > 0 else "fp32 ahead" if hi < 0 else
                "no difference shown")
     return "| %s | %s | %s | %.1f%% (+%d =%d -%d) | %s [%s, %s] | %s |" % (

@@ -25,7 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rules/board.h"
 #include "wire/messages.h"
 #include "wire/wire.h"
 
@@ -90,22 +89,12 @@ static void serve(fake_t *f) {
       fake_coord_reply(&f->c, rid, rid_len, &env, in->request_id);
       break;
     }
-    case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
+    case XQZ__ENVELOPE__BODY_JOB_REQUEST:
       f->job_requests++;
-      Xqz__Envelope env;
-      Xqz__Job j;
-      Xqz__ArenaJob aj = XQZ__ARENA_JOB__INIT;
-      aj.match_id = 42;
-      aj.net_a = NET_B;
-      aj.net_b = NET_A;
-      aj.opening_fen = (char *)XQ_START_FEN;
-      aj.pair_index = (uint32_t)(f->job_requests < PAIRS ? f->job_requests : PAIRS - 1);
-      aj.sims = 4;
-      aj.max_plies = 12;
-      xq_msg_job_arena(&env, &j, &aj);
-      fake_coord_reply(&f->c, rid, rid_len, &env, in->request_id);
+      fake_coord_arena(&f->c, rid, rid_len, in->request_id, NET_B, NET_A,
+                       (uint32_t)(f->job_requests < PAIRS ? f->job_requests : PAIRS - 1),
+                       XQZ__ARENA_PRECISION__ARENA_PRECISION_WORKER);
       break;
-    }
     case XQZ__ENVELOPE__BODY_NET_REQUEST: {
       if (f->hold_nets) break;
       const Xqz__NetRequest *r = in->net_request;

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "nn/nn_bf16.h"
-#include "rules/board.h"
 #include "wire/messages.h"
 #include "wire/wire.h"
 
@@ -54,23 +53,11 @@ static void serve(fake_t *f) {
       f->hello_features = in->hello->features;
       fake_coord_welcome(&f->c, rid, rid_len, in, NET_A, NULL, 200);
       break;
-    case XQZ__ENVELOPE__BODY_JOB_REQUEST: {
+    case XQZ__ENVELOPE__BODY_JOB_REQUEST:
       f->job_requests++;
-      Xqz__Envelope env;
-      Xqz__Job j;
-      Xqz__ArenaJob aj = XQZ__ARENA_JOB__INIT;
-      aj.match_id = 42;
-      aj.net_a = NET_B;
-      aj.net_b = NET_A;
-      aj.opening_fen = (char *)XQ_START_FEN;
-      aj.pair_index = (uint32_t)f->job_requests;
-      aj.sims = 4;
-      aj.max_plies = 12;
-      aj.precision = f->next_prec;
-      xq_msg_job_arena(&env, &j, &aj);
-      fake_coord_reply(&f->c, rid, rid_len, &env, in->request_id);
+      fake_coord_arena(&f->c, rid, rid_len, in->request_id, NET_B, NET_A,
+                       (uint32_t)f->job_requests, f->next_prec);
       break;
-    }
     case XQZ__ENVELOPE__BODY_NET_REQUEST: {
       const Xqz__NetRequest *r = in->net_request;
       int k = r->net_id == NET_A ? 0 : r->net_id == NET_B ? 1 : -1;

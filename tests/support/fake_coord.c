@@ -19,6 +19,7 @@
 #include "nn/nn_file.h"
 #include "nn/nn_model.h"
 #include "records/targets.h"
+#include "rules/board.h"
 #include "rules/movegen.h"
 #include "rules/rules.h"
 #include "support/crc32.h"
@@ -111,6 +112,23 @@ void fake_coord_selfplay(fake_coord_t *f, const uint8_t *rid, size_t rid_len, ui
   Xqz__Job job;
   Xqz__SelfplayJob sp;
   xq_msg_job_selfplay(&env, &job, &sp, net, s, games);
+  fake_coord_reply(f, rid, rid_len, &env, rq);
+}
+
+void fake_coord_arena(fake_coord_t *f, const uint8_t *rid, size_t rid_len, uint64_t rq,
+                      uint64_t net_a, uint64_t net_b, uint32_t pair, Xqz__ArenaPrecision prec) {
+  Xqz__Envelope env;
+  Xqz__Job j;
+  Xqz__ArenaJob aj = XQZ__ARENA_JOB__INIT;
+  aj.match_id = 42;
+  aj.net_a = net_a;
+  aj.net_b = net_b;
+  aj.opening_fen = (char *)XQ_START_FEN;
+  aj.pair_index = pair;
+  aj.sims = 4;
+  aj.max_plies = 12;
+  aj.precision = prec;
+  xq_msg_job_arena(&env, &j, &aj);
   fake_coord_reply(f, rid, rid_len, &env, rq);
 }
 

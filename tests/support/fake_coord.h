@@ -45,6 +45,10 @@ void fake_coord_welcome(fake_coord_t *f, const uint8_t *rid, size_t rid_len,
 /* Answers the self-play JobRequest rq: games of net under s. */
 void fake_coord_selfplay(fake_coord_t *f, const uint8_t *rid, size_t rid_len, uint64_t rq,
                          uint64_t net, Xqz__SelfplaySettings *s, uint32_t games);
+/* Answers the JobRequest rq with a short arena pair of match 42 (net_a against net_b from
+ * the start position, 4 simulations, 12 plies) in precision prec. */
+void fake_coord_arena(fake_coord_t *f, const uint8_t *rid, size_t rid_len, uint64_t rq,
+                      uint64_t net_a, uint64_t net_b, uint32_t pair, Xqz__ArenaPrecision prec);
 /* Answers the GameRecord `in` with an Ack that accepts it. */
 void fake_coord_ack(fake_coord_t *f, const uint8_t *rid, size_t rid_len,
                     const Xqz__Envelope *in);
