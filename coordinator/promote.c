@@ -541,6 +541,12 @@ void xqc_promote_hello_holding(xqc_t *c, const xqc_peer_t *p, const Xqz__Hello *
   if (!(h->features & XQ_FEATURE_HOLDING)) return; /* an older worker: deadlines only */
   char who[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, who, sizeof who);
+  if (h->n_holding > XQ_HOLDING_MAX) { /* each pair would scan the whole list */
+    XQ_LOGW(COMP, "Hello lists more arena pairs than any worker holds; the list is ignored,"
+            " its pairs wait for their deadline peer=%s listed=%zu max=%d", who, h->n_holding,
+            XQ_HOLDING_MAX);
+    return;
+  }
   void *arg = (void *)(uintptr_t)h; /* read only */
   int n = xqc_gate_release(&c->gate, who, hello_holds, arg) +
           xqc_gate_release(&c->anchor.gate, who, hello_holds, arg) +

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define XQ_OUTBOX_MAX 8
+#define XQ_OUTBOX_MAX 8 /* with a queued and a playing pair, within XQ_HOLDING_MAX */
 
 typedef struct {
   uint64_t match_id;

@@ -71,6 +71,9 @@ const char *xq_wire_error_text(uint32_t code);
 #define XQ_FEATURE_ARENA_PRECISION 2u /* plays an ArenaJob in its precision field's arithmetic */
 #define XQ_FEATURE_BF16 4u /* ... bf16 included: the CPU runs the bf16 path (nn_bf16.h) */
 #define XQ_FEATURE_HOLDING 8u /* lists in Hello.holding every arena pair it holds */
+/* The most Hello.holding entries a coordinator reads (a worker holds a few pairs: one
+ * queued, one playing, its unanswered results); a longer list is ignored whole. */
+#define XQ_HOLDING_MAX 64
 /* Largest envelope accepted: a large net (10x128, ~14 MB) fits in one CandidateNet. */
 #define XQ_WIRE_MAX_MESSAGE (64u << 20)
 /* ZMQ_MAXMSGSIZE of every socket: the largest envelope plus slack (the coordinator's

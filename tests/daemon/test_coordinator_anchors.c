@@ -246,11 +246,32 @@ static void test_hello_hands_back_lost_pairs(void **state) {
   }
   assert_null(arena_job(w2)); /* both pairs out to w1 */
 
-  /* w1 again, holding pairs[0] only: pairs[1]'s job was lost. */
+  /* A list longer than XQ_HOLDING_MAX is ignored whole: nothing is handed out again. */
   zmq_close(w1);
   w1 = connect_dealer(ctx);
   Xqz__Envelope env;
   Xqz__Hello h;
+  static Xqz__ArenaPairRef many[XQ_HOLDING_MAX + 1];
+  Xqz__ArenaPairRef *many_p[XQ_HOLDING_MAX + 1];
+  for (int i = 0; i <= XQ_HOLDING_MAX; i++) {
+    xqz__arena_pair_ref__init(&many[i]);
+    many[i].match_id = match + 1000;
+    many_p[i] = &many[i];
+  }
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, "w1", "localhost", 1, 0);
+  h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_HOLDING;
+  h.n_holding = XQ_HOLDING_MAX + 1;
+  h.holding = many_p;
+  env.request_id = 3;
+  Xqz__Envelope *r0 = rpc(w1, &env);
+  assert_int_equal(r0->body_case, XQZ__ENVELOPE__BODY_WELCOME);
+  xq_wire_free(&r0);
+  assert_int_equal(log_count("the list is ignored"), 1);
+  assert_null(arena_job(w2)); /* both pairs still w1's */
+
+  /* w1 again, holding pairs[0] only: pairs[1]'s job was lost. */
+  zmq_close(w1);
+  w1 = connect_dealer(ctx);
   xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, "w1", "localhost", 1, 0);
   h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_HOLDING;
   Xqz__ArenaPairRef ref = XQZ__ARENA_PAIR_REF__INIT, *refs[1] = {&ref};

@@ -103,12 +103,7 @@ static pid_t start(fake_t *f, const char *dir, const char *prec, int cpu_bf16_of
 }
 
 static void stop(fake_t *f, pid_t pid, const char *dir) {
-  kill(pid, SIGTERM);
-  int status = 0;
-  if (!fake_worker_wait(pid, 20, serve_cb, f, &status)) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
+  fake_worker_stop(pid, serve_cb, f);
   fake_coord_close(&f->c);
   free(f->net[0]);
   free(f->net[1]);

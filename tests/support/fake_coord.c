@@ -209,6 +209,15 @@ bool fake_worker_wait(pid_t pid, double timeout_s, void (*serve)(void *), void *
   }
 }
 
+void fake_worker_stop(pid_t pid, void (*serve)(void *), void *arg) {
+  kill(pid, SIGTERM);
+  int status = 0;
+  if (!fake_worker_wait(pid, 20, serve, arg, &status)) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+}
+
 int fake_log_count(const char *path, const char *a, const char *b) {
   FILE *fp = fopen(path, "r");
   if (!fp) return 0;

@@ -71,6 +71,8 @@ pid_t fake_worker_start(const fake_coord_t *f, const char *dir, const char *id,
  * 50 ms) meanwhile: true with its wait status in *status when it exited. */
 bool fake_worker_wait(pid_t pid, double timeout_s, void (*serve)(void *), void *arg,
                       int *status);
+/* SIGTERM to pid, then fake_worker_wait up to 20 s (serving as there), else SIGKILL. */
+void fake_worker_stop(pid_t pid, void (*serve)(void *), void *arg);
 
 /* n samples from random games played by the rules (seeded: the same n and seed give the
  * same samples, each with survival and reply targets); the caller frees the array. */
