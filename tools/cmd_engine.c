@@ -51,6 +51,7 @@
 #include "search/eval_cache.h"
 #include "default_net.h"
 #include "support/campaign_nets.h"
+#include "nn/nn_bf16.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "support/clock.h"
@@ -83,6 +84,7 @@ typedef struct {
   double temperature;
   char net_path[ENGINE_PATH_MAX];     /* the net loaded now */
   char default_net[ENGINE_PATH_MAX];  /* --net: WeightsFile's advertised default */
+  nn_precision_t start_precision;     /* at start: Precision's advertised default */
   pthread_mutex_t out_lock;
   /* The running search. */
   pthread_t thread;
@@ -467,6 +469,27 @@ static void apply_option(engine_t *e, int id, const char *value) {
   case XQ_OPT_MOVE_OVERHEAD:
     e->move_overhead_ms = (int64_t)num;
     return;
+  case XQ_OPT_PRECISION: {
+    nn_precision_t req, was = nn_precision_current();
+    if (nn_precision_parse(value, &req)) {
+      say(e, "info string error: option Precision: '%s' is not auto, fp32 or bf16; keeping %s", value,
+          nn_precision_name(was));
+      return;
+    }
+    const char *why;
+    nn_precision_t got = nn_precision_resolve(req, nn_bf16_cpu_supported(), &why);
+    if (got != was) {
+      nn_precision_set(got); /* the nets built next follow it */
+      if (engine_rebuild(e, e->net_path, e->threads, e->hash_mb, &eb)) {
+        nn_precision_set(was);
+        say(e, "info string error: option Precision: cannot rebuild the nets in %s: %s; keeping %s",
+            nn_precision_name(got), eb.msg, nn_precision_name(was));
+        return;
+      }
+    }
+    say(e, "info string precision=%s (%s)", nn_precision_name(got), why);
+    return;
+  }
   case XQ_OPT_WEIGHTS_FILE: {
     if (!*value || strlen(value) >= ENGINE_PATH_MAX) {
       say(e, "info string error: option WeightsFile: give the path of a .xqzn net (under %d bytes); keeping %s",
@@ -527,7 +550,7 @@ static void cmd_setoption(engine_t *e, const char *args) {
       if (!strcmp(name, ucci_quiet_options[i])) return;
   }
   say(e, "info string error: unknown option '%s' (options: Threads, Hash, MultiPV, WeightsFile, "
-         "Simulations, Temperature, MoveOverhead)", name);
+         "Simulations, Temperature, MoveOverhead, Precision)", name);
 }
 
 /* The answer to `uci` / `ucci`: id, every option of the table, uciok / ucciok. */
@@ -536,9 +559,10 @@ static void cmd_hello(engine_t *e, xq_proto_t proto) {
   say(e, "id name " XQ_SOFTWARE_NAME);
   say(e, "id author " ENGINE_AUTHOR);
   char line[ENGINE_PATH_MAX + 128];
-  for (int i = 0; i < XQ_OPT_COUNT; i++)
-    if (xq_proto_option_line(&xq_proto_options[i], proto, e->default_net, line, sizeof line))
-      say(e, "%s", line);
+  for (int i = 0; i < XQ_OPT_COUNT; i++) {
+    const char *def = i == XQ_OPT_PRECISION ? nn_precision_name(e->start_precision) : e->default_net;
+    if (xq_proto_option_line(&xq_proto_options[i], proto, def, line, sizeof line)) say(e, "%s", line);
+  }
   say(e, proto == XQ_PROTO_UCCI ? "ucciok" : "uciok");
 }
 
@@ -703,7 +727,7 @@ static int engine_loop(engine_t *e) {
 
 /* The command line. */
 typedef struct {
-  const char *net, *campaign;
+  const char *net, *campaign, *precision;
   uint64_t seed;
   int threads;
 } engine_opts_t;
@@ -717,15 +741,20 @@ static const xq_opt_t rows[] = {
      .help = "the Threads option at start"},
     {"seed", XQ_OPTION_UINT, O(seed), "1", 0, XQ_OPTS_U64_MAX, .arg = "S",
      .help = "seed of the search (decimal or 0x-hex)"},
+    {"precision", XQ_OPTION_TEXT, O(precision), NULL, 0, 0, .arg = "auto|fp32|bf16",
+     .help = "the Precision option at start: the net's arithmetic; auto takes bf16 where the CPU"
+     " has avx512_bf16 (stronger at equal time), fp32 elsewhere", .check = nn_precision_check,
+     .shown = "XQZ_PRECISION if set, else auto"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 
 static void engine_usage(FILE *f) {
   fprintf(f,
-          "usage: xqz engine [--net FILE | --campaign DIR] [--threads N] [--seed S]\n\n"
+          "usage: xqz engine [--net FILE | --campaign DIR] [--threads N] [--seed S]\n"
+          "                  [--precision auto|fp32|bf16]\n\n"
           "Speaks UCI (answer to `uci`) or UCCI (answer to `ucci`) on stdin/stdout; moves\n"
           "in ICCS coordinates (h2e2, ranks 0-9). Options (setoption): Threads, Hash,\n"
-          "MultiPV, WeightsFile, Simulations, Temperature, MoveOverhead; `uci` lists them\n"
+          "MultiPV, WeightsFile, Simulations, Temperature, MoveOverhead, Precision; `uci` lists them\n"
           "with their bounds; Hash (MB) bounds the search tree. With neither --net nor\n"
           "--campaign, the trained net shipped in nets/ (or $XQZ_NET). See docs/engine.md.\n\n");
   xq_opts_help(&TABLE, f, 16);
@@ -787,6 +816,9 @@ int xqz_cmd_engine(int argc, char **argv) {
     goto out;
   }
   snprintf(e.default_net, sizeof e.default_net, "%s", net);
+  const char *why; /* before any net is built: they all follow it */
+  e.start_precision = nn_precision_choose(o.precision, NN_PRECISION_AUTO, &why);
+  fprintf(stderr, "xqz engine: precision=%s (%s)\n", nn_precision_name(e.start_precision), why);
   xq_pos_startpos(e.pos);
   int rc = engine_rebuild(&e, e.default_net, threads, (int)xq_proto_options[XQ_OPT_HASH].def, &eb);
   if (rc) {

@@ -28,6 +28,7 @@
 #include "rules/notation.h"
 #include "rules/rules.h"
 #include "search/engine_proto.h"
+#include "nn/nn_bf16.h"
 #include "search/evaluator.h"
 #include "search/mcts.h"
 #include "search/players.h"
@@ -387,7 +388,7 @@ static int game_loop(play_t *g) {
 
 /* What the command line asks for; parse_args sets play_t's fields from it. */
 typedef struct {
-  const char *net, *campaign, *spec, *fen;
+  const char *net, *campaign, *spec, *fen, *precision;
   char best[4096]; /* --campaign: its best net's file */
   uint64_t seed;
   int64_t sims;
@@ -419,6 +420,10 @@ static const xq_opt_t rows[] = {
     {"color", XQ_OPTION_ENUM, O(color_mode), "auto", 0, 0, .names = COLOR_NAMES,
      .help = "colour the pieces (auto: a terminal that is not TERM=dumb, and NO_COLOR unset)"},
     {"colour", XQ_OPTION_ENUM, O(color_mode), NULL, 0, 0, .names = COLOR_NAMES}, /* --color */
+    {"precision", XQ_OPTION_TEXT, O(precision), NULL, 0, 0, .arg = "auto|fp32|bf16",
+     .help = "the nets' arithmetic: auto takes bf16 where the CPU has avx512_bf16 (faster"
+     " moves, no weaker at equal simulations), fp32 elsewhere", .check = nn_precision_check,
+     .shown = "XQZ_PRECISION if set, else auto"},
 };
 static const xq_opts_t TABLE = {rows, (int)(sizeof rows / sizeof rows[0]), XQ_OPTS_IN_RANGE};
 
@@ -426,7 +431,8 @@ static void play_usage(FILE *f) {
   fprintf(f,
           "usage: xqz play [--net FILE | --campaign DIR] [--sims N] | --opponent SPEC\n"
           "                [--as red|black]\n"
-          "                [--seed S] [--fen FEN] [--unicode] [--color auto|always|never]\n\n"
+          "                [--seed S] [--fen FEN] [--unicode] [--color auto|always|never]\n"
+          "                [--precision auto|fp32|bf16]\n\n"
           "Play against a net (MCTS with a Gumbel root, N simulations per move)\n"
           "or any player spec (random, greedy, alphabeta:D, net:FILE[:SIMS], gnet:FILE[:SIMS],\n"
           "gtnet:FILE[:SIMS], uci:CMD). With no net and no opponent, the trained net shipped\n"
@@ -482,6 +488,7 @@ static int play_open(play_t *g, const play_opts_t *o) {
     return 1;
   }
   g->start_fen = o->fen ? o->fen : XQ_START_FEN;
+  (void)nn_precision_choose(o->precision, NN_PRECISION_AUTO, NULL); /* before any net loads */
   g->colored = use_color(g->color_mode);
   if (o->fen) {
     if (xq_fen_parse(g->pos, o->fen, &eb)) {

@@ -47,12 +47,6 @@ static int check_id(const char *name, const char *v, xq_errbuf_t *eb) {
   return xq_err_set(eb, XQ_ERANGE, "--%s must be 1 to 200 characters", name);
 }
 
-static int check_precision(const char *name, const char *v, xq_errbuf_t *eb) {
-  nn_precision_t p;
-  if (nn_precision_parse(v, &p) == 0) return 0;
-  return xq_err_set(eb, XQ_ERANGE, "--%s must be auto, fp32 or bf16, not '%s'", name, v);
-}
-
 #define A(f) XQ_OPT_FIELD(worker_args_t, f)
 #define NO_CURVE "none: no CURVE"
 
@@ -101,7 +95,7 @@ static const xq_opt_t rows[] = {
     {"precision", XQ_OPTION_TEXT, A(precision), "auto", 0, 0,
      .help = "self-play's network arithmetic: auto takes bf16 where the CPU has avx512_bf16,"
      " fp32 elsewhere (bf16 falls back to fp32 there); gating and anchor games keep the"
-     " coordinator's arena_precision", .check = check_precision,
+     " coordinator's arena_precision", .check = nn_precision_check,
      .arg = "auto|fp32|bf16"},
     {"enrol", XQ_OPTION_TEXT, A(enrol), NULL, 0, 0,
      .help = "with CURVE: first add this worker's key to the coordinator with a one-time"

@@ -111,6 +111,27 @@ nn_precision_t nn_precision_current(void) {
   return got;
 }
 
+nn_precision_t nn_precision_choose(const char *asked, nn_precision_t dflt, const char **why) {
+  nn_precision_t req = dflt;
+  const char *env = getenv("XQZ_PRECISION");
+  if (asked) {
+    if (nn_precision_parse(asked, &req)) req = dflt; /* the option row checked it */
+  } else if (env && !nn_precision_parse(env, &req)) {
+    /* XQZ_PRECISION names it */
+  } else {
+    req = dflt;
+  }
+  nn_precision_t got = nn_precision_resolve(req, nn_bf16_cpu_supported(), why);
+  nn_precision_set(got);
+  return got;
+}
+
+int nn_precision_check(const char *flag, const char *v, xq_errbuf_t *eb) {
+  nn_precision_t p;
+  if (nn_precision_parse(v, &p) == 0) return 0;
+  return xq_err_set(eb, XQ_ERANGE, "--%s must be auto, fp32 or bf16, not '%s'", flag, v);
+}
+
 /* ---- weights ---- */
 
 /* fp32 -> bf16, round to nearest even; a NaN stays a (quiet) NaN. */

@@ -55,6 +55,18 @@ nn_precision_t nn_precision_resolve(nn_precision_t req, bool cpu_has_bf16, const
 void nn_precision_set(nn_precision_t resolved);
 nn_precision_t nn_precision_current(void);
 
+/*
+ * For a program that plays (the engine, `xqz play`): the precision asked for (a
+ * --precision value, NULL when not given), else XQZ_PRECISION when it holds a valid name,
+ * else dflt; resolved on this CPU, set for the process (nn_precision_set) and returned.
+ * *why (may be NULL) gets the resolution's reason for the program's log.
+ */
+nn_precision_t nn_precision_choose(const char *asked, nn_precision_t dflt, const char **why);
+
+/* An option row's check for a precision value: 0, or XQ_ERANGE naming --flag and the
+ * accepted values. */
+int nn_precision_check(const char *flag, const char *v, xq_errbuf_t *eb);
+
 /* The bf16 copy of a folded tower's prepared 3x3 weights, owned by the model (m->bf16). */
 struct nn_bf16_tower {
   int nconvs;

@@ -310,7 +310,8 @@ int xq_proto_value_to_cp(float v) {
  * among the threads); a search stops when the pool is full. MoveOverhead: ms kept back
  * from every time limit. Simulations: the size
  * of a `go` without limits. Temperature: 0 plays the most visited move; above 0 a move is
- * drawn with probability proportional to visits^(1/T). */
+ * drawn with probability proportional to visits^(1/T). Precision: the net's arithmetic (auto:
+ * bf16 where the CPU has avx512_bf16); its advertised default is the engine's start value. */
 const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT] = {
     [XQ_OPT_THREADS] = {"Threads", "threads", XQ_OPT_SPIN, false, 1, 1, XQ_MCTS_MAX_THREADS, NULL, NULL, "", 0},
     [XQ_OPT_HASH] = {"Hash", "hashsize", XQ_OPT_SPIN, false, 256, 1, 65536, NULL, NULL, "MB", 0},
@@ -326,6 +327,7 @@ const xq_proto_option_t xq_proto_options[XQ_OPT_COUNT] = {
     [XQ_OPT_NEWGAME] = {"newgame", NULL, XQ_OPT_BUTTON, false, 0, 0, 0, NULL, NULL, "", 2},
     [XQ_OPT_PONDER] = {"Ponder", NULL, XQ_OPT_CHECK, false, 0, 0, 0, "false", NULL, "", 1},
     [XQ_OPT_MOVE_OVERHEAD] = {"MoveOverhead", NULL, XQ_OPT_SPIN, false, 30, 0, 5000, NULL, NULL, "ms", 0},
+    [XQ_OPT_PRECISION] = {"Precision", NULL, XQ_OPT_COMBO, false, 0, 0, 0, "", "auto fp32 bf16", "", 0},
 };
 
 int xq_proto_option_find(const char *name) {
@@ -351,7 +353,7 @@ bool xq_proto_option_line(const xq_proto_option_t *o, xq_proto_t proto, const ch
   size_t len = n > 0 ? (size_t)n : 0;
   if (o->type == XQ_OPT_BUTTON) return true; /* a button has no default */
   const char *d = o->def_str;
-  if (o->type == XQ_OPT_STRING && d && !*d && def) d = def;
+  if ((o->type == XQ_OPT_STRING || o->type == XQ_OPT_COMBO) && d && !*d && def) d = def;
   char num[64];
   if (o->type == XQ_OPT_SPIN) {
     snprintf(num, sizeof num, "%.0f", o->def);

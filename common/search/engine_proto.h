@@ -109,6 +109,7 @@ typedef enum {
   XQ_OPT_NEWGAME,      /* UCCI: a button that empties the tree (as ucinewgame) */
   XQ_OPT_PONDER,       /* UCI: the GUI may send `go ponder` (always possible) */
   XQ_OPT_MOVE_OVERHEAD, /* ms kept back from every time limit for latency */
+  XQ_OPT_PRECISION,     /* the net's arithmetic: auto, fp32 or bf16 (nn_bf16.h) */
   XQ_OPT_COUNT
 } xq_opt_id_t;
 

@@ -164,7 +164,8 @@ static void test_handshakes(void **state) {
   static char all[1 << 14];
   char net_line[512];
   eng_t *e = calloc(1, sizeof *e);
-  eng_start(e);
+  /* --precision sets the Precision option at start, and its advertised default. */
+  eng_start_args(e, (const char *const[]){"--precision", "fp32", NULL});
   eng_send(e, "uci");
   collect(e, "uciok", all, sizeof all, 10000);
   snprintf(net_line, sizeof net_line, "option name WeightsFile type string default %s", g_net);
@@ -180,6 +181,7 @@ static void test_handshakes(void **state) {
       "option name UCI_Variant type combo default xiangqi var xiangqi",
       "option name Ponder type check default false",
       "option name MoveOverhead type spin default 30 min 0 max 5000",
+      "option name Precision type combo default fp32 var auto var fp32 var bf16",
       "uciok",
       NULL};
   assert_lines(all, uci);
@@ -194,6 +196,7 @@ static void test_handshakes(void **state) {
       net_line,
       "option usemillisec type check default true",
       "option newgame type button",
+      "option Precision type combo default fp32 var auto var fp32 var bf16",
       "ucciok",
       NULL};
   assert_lines(all, ucci);
@@ -221,6 +224,8 @@ static void test_bad_option_values(void **state) {
   expect_error(e, "setoption name Temperature value hot", "Temperature", "0 to 10", NULL);
   expect_error(e, "setoption name Threads", "Threads", "1 to 64", NULL); /* no value */
   expect_error(e, "setoption name Ponder value maybe", "Ponder", "true or false", NULL);
+  expect_error(e, "setoption name Precision value fp16", "Precision", "auto, fp32 or bf16",
+               "keeping", NULL);
   char cmd[1024], missing[600], junk[600];
   snprintf(missing, sizeof missing, "%s/no-such.xqzn", g_dir);
   snprintf(cmd, sizeof cmd, "setoption name WeightsFile value %s", missing);
@@ -291,6 +296,24 @@ static void test_options_applied(void **state) {
   assert_string_not_equal(first[1], first[2]);
   assert_string_not_equal(first[0], first[2]);
   eng_send(e, "setoption name MultiPV value 1");
+
+  /* Precision: the nets are rebuilt in the arithmetic asked for, said in an info string;
+   * bf16 on a CPU without avx512_bf16 falls back to fp32 and says so. */
+  char pline[512];
+  eng_send(e, "setoption name Precision value fp32");
+  eng_expect(e, "info string precision=", pline, sizeof pline, 10000);
+  assert_string_equal(pline, "info string precision=fp32 (fp32 asked for)");
+  eng_send(e, "setoption name Precision value bf16");
+  eng_expect(e, "info string precision=", pline, sizeof pline, 10000);
+  if (strcmp(pline, "info string precision=bf16 (bf16 asked for)") &&
+      strcmp(pline, "info string precision=fp32 (bf16 asked for, but the CPU lacks avx512_bf16: fp32)"))
+    fail_msg("Precision bf16: %s", pline);
+  at = search(e, "startpos", "go nodes 30", all, sizeof all);
+  legal_bestmove(all, at, "startpos");
+  assert_int_equal(last_nodes(all), 30);
+  eng_send(e, "setoption name Precision value auto");
+  eng_expect(e, "info string precision=", pline, sizeof pline, 10000);
+  if (!strstr(pline, "(auto: the CPU ")) fail_msg("Precision auto: %s", pline);
 
   /* Simulations: the size of a `go` without limits. */
   eng_send(e, "setoption name Simulations value 30");
