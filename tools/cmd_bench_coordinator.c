@@ -222,35 +222,16 @@ static int load_records(const char *dir, int cap, bench_rec_t *pool, int *n) {
     }
     return rc;
   }
-  char games[4096];
-  snprintf(games, sizeof games, "%s/games", dir);
-  int *idx = NULL, nseg = 0;
-  xq_errbuf_t eb;
-  if (xq_seg_list(games, &idx, &nseg, &eb) != 0 || nseg == 0) {
-    free(idx);
-    idx = NULL;
-    snprintf(games, sizeof games, "%s", dir);
-    if (xq_seg_list(games, &idx, &nseg, &eb) != 0 || nseg == 0) {
-      fprintf(stderr, "bench coordinator: --records %s: no segment files (seg-NNNNNN.bin) in it"
-                      " or in its games/; give a campaign directory\n", dir);
-      free(idx);
-      return -1;
-    }
-  }
   seg_load_t L = {.pool = pool, .cap = cap};
   xq_record_init(&L.r);
-  int rc = 0;
-  for (int i = 0; i < nseg && L.n < cap && rc == 0; i++) {
-    char path[4200];
-    xq_seg_path(path, sizeof path, games, idx[i]);
-    xq_seg_scan_t scan;
-    if (xq_seg_scan(path, load_visit, NULL, &L, &scan, &eb) < 0) { /* damage is skipped */
-      fprintf(stderr, "bench coordinator: cannot read %s: %s\n", path, eb.msg);
-      rc = -1;
-    }
+  xq_errbuf_t eb = {{0}};
+  int rc = xq_seg_scan_dir(dir, load_visit, &L, NULL, 0, &eb); /* damage is skipped */
+  if (rc > 0) rc = 0; /* the pool is full */
+  if (rc < 0) {
+    if (eb.msg[0]) fprintf(stderr, "bench coordinator: --records %s: %s\n", dir, eb.msg);
+    else fprintf(stderr, "bench coordinator: --records %s: out of memory\n", dir);
   }
   xq_record_free(&L.r);
-  free(idx);
   if (L.bad) fprintf(stderr, "bench coordinator: %d stored records do not decode; skipped\n", L.bad);
   *n = L.n;
   if (rc == 0 && L.n == 0) {

@@ -664,6 +664,7 @@ static int agent_open(agent_t *a) {
     return 1;
   }
   if (xq_play_loop_start(&a->play, a->spool, a->worker_id)) return 2;
+  a->play.replay = o->replay; /* read by the play thread only, from its first task */
   return 3;
 }
 

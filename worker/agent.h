@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "guest.h"
+#include "replay.h"
 #include "wire/curve.h"
 
 typedef struct {
@@ -26,6 +27,7 @@ typedef struct {
   double idle_only;        /* --idle-only LOAD: pause while others use more cores (0: off) */
   int cache_mb;            /* --cache-mb: net cache size cap (MiB) */
   int max_rss_mb;          /* --max-rss-mb: no new task while resident memory is above (0: off) */
+  xq_replay_t *replay;     /* --replay: a recording's games instead of self-play (NULL: off) */
 } xq_worker_opts_t;
 
 /* Runs until *stop becomes non-zero; returns the process exit code. *pause is the

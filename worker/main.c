@@ -31,7 +31,8 @@ static void on_pause_signal(int sig) { pause_flag = sig == SIGUSR1; }
 /* The command line: the agent's options and those main acts on itself. */
 typedef struct {
   xq_worker_opts_t o;
-  const char *server_key, *key, *active, *precision, *enrol;
+  const char *server_key, *key, *active, *precision, *enrol, *replay;
+  double replay_minutes;
   int nice;
 } worker_args_t;
 
@@ -97,6 +98,13 @@ static const xq_opt_t rows[] = {
      " fp32 elsewhere (bf16 falls back to fp32 there); gating and anchor games keep the"
      " coordinator's arena_precision", .check = nn_precision_check,
      .arg = "auto|fp32|bf16"},
+    {"replay", XQ_OPTION_TEXT, A(replay), NULL, 0, 0,
+     .help = "instead of self-play, send the games a campaign in DIR stored (its games/), in"
+     " their order, as this worker's; arena pairs as usual (an A/B on the same data)",
+     .arg = "DIR", .shown = "off: self-play"},
+    {"replay-minutes", XQ_OPTION_DOUBLE, A(replay_minutes), "0", 0, 1e7,
+     .help = "spread the recording's positions evenly over this many minutes from the first"
+     " job (0: as fast as the coordinator acknowledges them)", .arg = "M"},
     {"enrol", XQ_OPTION_TEXT, A(enrol), NULL, 0, 0,
      .help = "with CURVE: first add this worker's key to the coordinator with a one-time"
      " token from xqz enrol-token, then play", .arg = "TOKEN", .shown = "none"},
@@ -165,6 +173,10 @@ int main(int argc, char **argv) {
   const char *prec_why;
   nn_precision_t prec = nn_precision_resolve(prec_req, nn_bf16_cpu_supported(), &prec_why);
   nn_precision_set(prec);
+  if (!w.replay && w.replay_minutes > 0) {
+    fprintf(stderr, "xqz-worker: --replay-minutes needs --replay DIR\n");
+    return 2;
+  }
   if (xq_curve_client_load(&o.curve, w.server_key, w.key, &eb) < 0) {
     fprintf(stderr, "xqz-worker: %s\n", eb.msg);
     return 2;
@@ -179,6 +191,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "xqz-worker: %s\n", eb.msg);
       return 1;
     }
+  }
+  if (w.replay && xq_replay_open(&o.replay, w.replay, w.replay_minutes, &eb) < 0) {
+    fprintf(stderr, "xqz-worker: %s\n", eb.msg);
+    return 2;
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -203,5 +219,15 @@ int main(int argc, char **argv) {
           io == 3 ? "idle" : io == 2 || io == 0 ? "best-effort" : io == 1 ? "realtime" : "unknown",
           active, o.idle_only, o.cache_mb, o.max_rss_mb);
   XQ_LOGI("worker", "precision=%s (%s)", nn_precision_name(prec), prec_why);
-  return xq_worker_run(&o, &stop_flag, &pause_flag);
+  if (o.replay) {
+    double per_min = w.replay_minutes > 0
+                         ? (double)xq_replay_positions(o.replay) / w.replay_minutes : 0;
+    XQ_LOGI("worker", "replaying instead of self-play: games=%zu positions=%llu from=%s"
+            " over_min=%g positions_per_min=%.0f skipped=%zu (arena pairs are played as usual)",
+            xq_replay_games(o.replay), (unsigned long long)xq_replay_positions(o.replay),
+            w.replay, w.replay_minutes, per_min, xq_replay_skipped(o.replay));
+  }
+  int status = xq_worker_run(&o, &stop_flag, &pause_flag);
+  xq_replay_free(&o.replay);
+  return status;
 }

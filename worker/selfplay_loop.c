@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "search/arena.h"
 #include "records/game_record.h"
 #include "search/players.h"
+#include "support/clock.h"
 #include "support/log.h"
 
 /* Called under the run's lock for every finished game: encode, number, spool. */
@@ -78,6 +80,51 @@ static void run_arena(xq_task_t *t, atomic_int *abort) {
   xq_player_free(&b);
 }
 
+/* Sleeps up to ms in slices, returning early once stop or abort is set. */
+static void nap(xq_play_loop_t *pl, int64_t ms) {
+  while (ms > 0 && !atomic_load(&pl->stop) && !atomic_load(&pl->abort)) {
+    int64_t slice = ms < 50 ? ms : 50;
+    struct timespec ts = {0, (long)slice * 1000000L};
+    nanosleep(&ts, NULL);
+    ms -= slice;
+  }
+}
+
+/* A self-play task of a replaying worker: the recording's next t->games games, each
+ * spooled when due, as the sink spools a played one. */
+static void replay_task(xq_play_loop_t *pl, xq_task_t *t) {
+  for (int64_t g = 0; g < t->games && !atomic_load(&pl->stop) && !atomic_load(&pl->abort);) {
+    const unsigned char *rec;
+    size_t len;
+    int64_t wait;
+    uint64_t pos = 0;
+    int got = xq_replay_next(pl->replay, xq_clock_ms(), &rec, &len, &pos, &wait);
+    if (got < 0) {
+      if (!pl->replay_done_logged)
+        XQ_LOGI("worker", "replay finished: all %zu recorded games sent; self-play stays off",
+                xq_replay_games(pl->replay));
+      pl->replay_done_logged = true;
+      nap(pl, 1000); /* the agent asks again; no busy loop */
+      return;
+    }
+    if (got == 0) {
+      nap(pl, wait);
+      continue;
+    }
+    uint64_t seq = 0;
+    xq_errbuf_t eb = {{0}};
+    int rc = xq_spool_add(pl->spool, pl->worker_id, rec, len, &seq, &eb);
+    if (rc) {
+      t->rc = rc;
+      snprintf(t->err, sizeof t->err, "cannot spool a replayed game: %s", eb.msg);
+      return;
+    }
+    atomic_fetch_add(&pl->games, 1);
+    atomic_fetch_add(&pl->positions, (long long)pos);
+    g++;
+  }
+}
+
 static void *play_main(void *arg) {
   xq_play_loop_t *pl = arg;
   pthread_mutex_lock(&pl->lock);
@@ -87,7 +134,9 @@ static void *play_main(void *arg) {
     pl->state = 2;
     xq_task_t t = pl->task;
     pthread_mutex_unlock(&pl->lock);
-    if (t.kind == XQ_TASK_SELFPLAY) {
+    if (t.kind == XQ_TASK_SELFPLAY && pl->replay) {
+      replay_task(pl, &t);
+    } else if (t.kind == XQ_TASK_SELFPLAY) {
       xq_selfplay_stats_t st;
       xq_errbuf_t eb = {{0}};
       t.cfg.abort = &pl->abort;

@@ -2,7 +2,9 @@
  * selfplay_loop.h: the worker's play thread. The agent (network thread) posts one task at
  * a time: a batch of self-play games (xq_selfplay_run; every finished game is encoded,
  * given the next sequence number and spooled by the sink, and the agent sends it) or the
- * two games of an arena pair. Tasks are short so nets switch at game boundaries.
+ * two games of an arena pair. Tasks are short so nets switch at game boundaries. With a
+ * replay source (replay.h), a self-play task spools the recording's next games at its pace
+ * instead of playing.
  */
 #ifndef XQ_WORKER_SELFPLAY_LOOP_H
 #define XQ_WORKER_SELFPLAY_LOOP_H
@@ -14,6 +16,7 @@
 
 #include "nn/nn_bf16.h"
 #include "search/selfplay.h"
+#include "replay.h"
 #include "spool.h"
 
 typedef enum { XQ_TASK_SELFPLAY = 1, XQ_TASK_ARENA = 2 } xq_task_kind_t;
@@ -52,6 +55,8 @@ typedef struct {
   atomic_int abort; /* end the current task now, abandoning unfinished games (SIGTERM) */
   xq_task_t task;
   xq_spool_t *spool;
+  xq_replay_t *replay; /* non-NULL: self-play tasks send its games instead (replay.h) */
+  bool replay_done_logged;
   char worker_id[256];
   atomic_llong games, positions; /* totals since start */
 } xq_play_loop_t;

@@ -72,6 +72,48 @@ int xq_seg_list(const char *dir, int **idx, int *n, xq_errbuf_t *eb) {
   return 0;
 }
 
+/* xq_seg_scan_dir's visit: remembers a non-zero return, which ends the whole walk. */
+typedef struct {
+  xq_seg_visit_fn visit;
+  void *user;
+  int stop;
+} dir_walk_t;
+
+static int dir_visit(void *user, const char *worker_id, uint64_t seq, const unsigned char *rec,
+                     size_t len) {
+  dir_walk_t *w = user;
+  w->stop = w->visit(w->user, worker_id, seq, rec, len);
+  return w->stop;
+}
+
+int xq_seg_scan_dir(const char *dir, xq_seg_visit_fn visit, void *user, char *games, size_t n,
+                    xq_errbuf_t *eb) {
+  char where[4096];
+  int *idx = NULL, nseg = 0;
+  snprintf(where, sizeof where, "%s/games", dir);
+  if (xq_seg_list(where, &idx, &nseg, eb) != 0 || nseg == 0) {
+    free(idx);
+    idx = NULL;
+    snprintf(where, sizeof where, "%s", dir);
+    if (xq_seg_list(where, &idx, &nseg, eb) != 0 || nseg == 0) {
+      free(idx);
+      return xq_err_set(eb, XQ_EIO, "no segment files (seg-NNNNNN.bin) in %s or in %s/games;"
+                        " give a campaign directory", dir, dir);
+    }
+  }
+  if (games) snprintf(games, n, "%s", where);
+  dir_walk_t w = {visit, user, 0};
+  int rc = 0;
+  for (int i = 0; i < nseg && rc == 0 && w.stop == 0; i++) {
+    char path[4200];
+    xq_seg_path(path, sizeof path, where, idx[i]);
+    xq_seg_scan_t st;
+    rc = xq_seg_scan(path, dir_visit, NULL, &w, &st, eb);
+  }
+  free(idx);
+  return rc ? rc : w.stop;
+}
+
 /* A window on the file: bytes [off, off + len) of it are in buf. */
 typedef struct {
   int fd;

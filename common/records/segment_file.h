@@ -66,6 +66,14 @@ typedef void (*xq_seg_damage_fn)(void *user, uint64_t offset, uint64_t len);
 int xq_seg_scan(const char *path, xq_seg_visit_fn visit, xq_seg_damage_fn damage, void *user,
                 xq_seg_scan_t *st, xq_errbuf_t *eb);
 
+/* Calls visit for each valid record of every segment file of dir, in file order, skipping
+ * damaged runs; a non-zero return of visit ends the walk and is returned. dir is a campaign
+ * directory (its games/ is read) or a directory of segment files itself. games (may be
+ * NULL, n bytes) gets the directory read. 0, visit's non-zero return, XQ_EIO when neither
+ * dir nor dir/games holds a segment file (eb names both), or a file's scan error. */
+int xq_seg_scan_dir(const char *dir, xq_seg_visit_fn visit, void *user, char *games, size_t n,
+                    xq_errbuf_t *eb);
+
 /* Damaged bytes cut out of segments are kept in a campaign's quarantine directory, one file
  * per run: QDIR/seg-NNNNNN-at-OFFSET.bad (OFFSET: where the run was in that segment, 12
  * digits), holding the bytes as they were. */
