@@ -33,7 +33,7 @@ typedef struct {
   xq_worker_opts_t o;
   const char *server_key, *key, *active, *precision, *enrol, *replay;
   double replay_minutes;
-  int nice;
+  int nice, replay_max_mb;
 } worker_args_t;
 
 /* --coordinator, --pub: tcp://HOST:PORT. */
@@ -105,6 +105,9 @@ static const xq_opt_t rows[] = {
     {"replay-minutes", XQ_OPTION_DOUBLE, A(replay_minutes), "0", 0, 1e7,
      .help = "spread the recording's positions evenly over this many minutes from the first"
      " job (0: as fast as the coordinator acknowledges them)", .arg = "M"},
+    {"replay-max-mb", XQ_OPTION_INT, A(replay_max_mb), "4096", 1, 1000000,
+     .help = "load the recording's games up to this much memory; later games are left out"
+     " (logged)", .arg = "MB"},
     {"enrol", XQ_OPTION_TEXT, A(enrol), NULL, 0, 0,
      .help = "with CURVE: first add this worker's key to the coordinator with a one-time"
      " token from xqz enrol-token, then play", .arg = "TOKEN", .shown = "none"},
@@ -192,7 +195,8 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  if (w.replay && xq_replay_open(&o.replay, w.replay, w.replay_minutes, &eb) < 0) {
+  if (w.replay && xq_replay_open(&o.replay, w.replay, w.replay_minutes,
+                                 (uint64_t)w.replay_max_mb << 20, &eb) < 0) {
     fprintf(stderr, "xqz-worker: %s\n", eb.msg);
     return 2;
   }
@@ -226,6 +230,10 @@ int main(int argc, char **argv) {
             " over_min=%g positions_per_min=%.0f skipped=%zu (arena pairs are played as usual)",
             xq_replay_games(o.replay), (unsigned long long)xq_replay_positions(o.replay),
             w.replay, w.replay_minutes, per_min, xq_replay_skipped(o.replay));
+    if (xq_replay_left_out(o.replay))
+      XQ_LOGW("worker", "replay: the recording's later games do not fit in --replay-max-mb and"
+              " are left out; the pace is that of the games loaded left_out=%llu max_mb=%d",
+              (unsigned long long)xq_replay_left_out(o.replay), w.replay_max_mb);
   }
   int status = xq_worker_run(&o, &stop_flag, &pause_flag);
   xq_replay_free(&o.replay);

@@ -17,6 +17,7 @@ struct xq_replay {
   replay_game_t *g;
   size_t n, cap, next, skipped;
   uint64_t positions;
+  uint64_t bytes, max_bytes, left_out; /* loaded payload bytes, their cap, records past it */
   double per_ms;    /* positions a millisecond (0: no pace) */
   int64_t start_ms; /* the first xq_replay_next (-1: not yet) */
   xq_game_record_t r; /* decoding scratch */
@@ -28,6 +29,10 @@ static int load_visit(void *user, const char *worker_id, uint64_t seq, const uns
   (void)worker_id;
   (void)seq;
   xq_replay_t *r = user;
+  if (r->left_out || r->bytes + len > r->max_bytes) {
+    r->left_out++;
+    return 0;
+  }
   xq_errbuf_t eb = {{0}};
   if (xq_record_decode(&r->r, rec, len, &eb) != 0) {
     r->skipped++;
@@ -48,18 +53,21 @@ static int load_visit(void *user, const char *worker_id, uint64_t seq, const uns
   if (!g->buf) return XQ_ENOMEM;
   memcpy(g->buf, rec, len);
   g->len = len;
+  r->bytes += len;
   g->before = r->positions;
   r->positions += full;
   r->n++;
   return 0;
 }
 
-int xq_replay_open(xq_replay_t **out, const char *dir, double minutes, xq_errbuf_t *eb) {
+int xq_replay_open(xq_replay_t **out, const char *dir, double minutes, uint64_t max_bytes,
+                   xq_errbuf_t *eb) {
   *out = NULL;
   xq_replay_t *r = calloc(1, sizeof *r);
   if (!r) return xq_err_set(eb, XQ_ENOMEM, "--replay: out of memory");
   xq_record_init(&r->r);
   r->start_ms = -1;
+  r->max_bytes = max_bytes;
   char games[4096];
   int rc = xq_seg_scan_dir(dir, load_visit, r, games, sizeof games, eb);
   xq_record_free(&r->r);
@@ -95,6 +103,7 @@ size_t xq_replay_games(const xq_replay_t *r) { return r->n; }
 uint64_t xq_replay_positions(const xq_replay_t *r) { return r->positions; }
 size_t xq_replay_skipped(const xq_replay_t *r) { return r->skipped; }
 size_t xq_replay_sent(const xq_replay_t *r) { return r->next; }
+uint64_t xq_replay_left_out(const xq_replay_t *r) { return r->left_out; }
 
 int64_t xq_replay_due_ms(const xq_replay_t *r, size_t i) {
   if (r->per_ms <= 0 || i >= r->n) return 0;

@@ -21,17 +21,22 @@
 
 typedef struct xq_replay xq_replay_t;
 
-/* Loads every stored game of dir (a campaign directory or its games/) that decodes and has
- * a full-search ply; minutes > 0 spreads their positions over that many minutes, 0 sends
- * them as fast as the spool takes them. 0, or an error naming dir (XQ_EIO: no segment
- * files; XQ_EINVAL: no usable game). */
-int xq_replay_open(xq_replay_t **out, const char *dir, double minutes, xq_errbuf_t *eb);
+/* Loads the stored games of dir (a campaign directory or its games/) that decode and have
+ * a full-search ply, in order, until they hold max_bytes (a weeks-long campaign's games
+ * would not fit in memory: the rest are left out and counted, xq_replay_left_out);
+ * minutes > 0 spreads their positions over that many minutes, 0 sends them as fast as the
+ * spool takes them. 0, or an error naming dir (XQ_EIO: no segment files; XQ_EINVAL: no
+ * usable game). */
+int xq_replay_open(xq_replay_t **out, const char *dir, double minutes, uint64_t max_bytes,
+                   xq_errbuf_t *eb);
 void xq_replay_free(xq_replay_t **r);
 
 size_t xq_replay_games(const xq_replay_t *r);
 uint64_t xq_replay_positions(const xq_replay_t *r);
 /* Games the source skipped at load: stored records that do not decode. */
 size_t xq_replay_skipped(const xq_replay_t *r);
+/* Stored records not loaded because max_bytes was reached (0: the whole recording). */
+uint64_t xq_replay_left_out(const xq_replay_t *r);
 /* Games handed out so far. */
 size_t xq_replay_sent(const xq_replay_t *r);
 

@@ -156,7 +156,7 @@ static void test_source(void **state) {
   snprintf(camp, sizeof camp, "%s/camp", g_dir);
   xq_replay_t *r = NULL;
   xq_errbuf_t eb = {{0}};
-  if (xq_replay_open(&r, camp, 0.5, &eb)) fail_msg("%s", eb.msg);
+  if (xq_replay_open(&r, camp, 0.5, UINT64_MAX, &eb)) fail_msg("%s", eb.msg);
   uint64_t total = 0;
   for (int i = 0; i < GAMES; i++) total += (uint64_t)g_full[i];
   assert_int_equal(xq_replay_games(r), GAMES);
@@ -198,12 +198,25 @@ static void test_source(void **state) {
   /* The games directory itself; no pace: every game is due at once. */
   char games[320];
   snprintf(games, sizeof games, "%s/games", camp);
-  if (xq_replay_open(&r, games, 0, &eb)) fail_msg("%s", eb.msg);
+  if (xq_replay_open(&r, games, 0, UINT64_MAX, &eb)) fail_msg("%s", eb.msg);
   assert_int_equal(xq_replay_games(r), GAMES);
   for (int i = 0; i < GAMES; i++) {
     assert_int_equal(xq_replay_due_ms(r, (size_t)i), 0);
     assert_int_equal(xq_replay_next(r, 0, &rec, &len, &pos, &wait), 1);
   }
+  xq_replay_free(&r);
+
+  /* A memory cap: the first games that fit are loaded, in order; the rest are counted. */
+  uint64_t cap = (uint64_t)(g_len[0] + g_len[1] + g_len[2]);
+  if (xq_replay_open(&r, games, 0, cap, &eb)) fail_msg("%s", eb.msg);
+  assert_int_equal(xq_replay_games(r), 3);
+  assert_int_equal(xq_replay_positions(r), (uint64_t)(g_full[0] + g_full[1] + g_full[2]));
+  assert_int_equal(xq_replay_left_out(r), 7); /* games 3-7, the junk and the fast game */
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(xq_replay_next(r, 0, &rec, &len, &pos, &wait), 1);
+    assert_memory_equal(rec, g_rec[i], len);
+  }
+  assert_int_equal(xq_replay_next(r, 0, &rec, &len, &pos, &wait), -1);
   xq_replay_free(&r);
 }
 
@@ -214,7 +227,7 @@ static void test_refusals(void **state) {
   char empty[300];
   snprintf(empty, sizeof empty, "%s/empty", g_dir);
   assert_int_equal(mkdir(empty, 0700), 0);
-  assert_int_equal(xq_replay_open(&r, empty, 1, &eb), XQ_EIO);
+  assert_int_equal(xq_replay_open(&r, empty, 1, UINT64_MAX, &eb), XQ_EIO);
   assert_null(r);
   if (!strstr(eb.msg, empty) || !strstr(eb.msg, "no segment files"))
     fail_msg("the empty directory is not named: %s", eb.msg);
@@ -226,7 +239,7 @@ static void test_refusals(void **state) {
   const unsigned char bad[] = "garbage";
   put_record(f, 1, bad, sizeof bad);
   fclose(f);
-  assert_int_equal(xq_replay_open(&r, junk, 1, &eb), XQ_EINVAL);
+  assert_int_equal(xq_replay_open(&r, junk, 1, UINT64_MAX, &eb), XQ_EINVAL);
   assert_null(r);
   if (!strstr(eb.msg, "no stored game") || !strstr(eb.msg, "1 records did not decode"))
     fail_msg("%s", eb.msg);
