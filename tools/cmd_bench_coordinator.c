@@ -164,7 +164,7 @@ static int load_visit(void *user, const char *worker_id, uint64_t seq, const uns
   if (full == 0) return 0; /* no samples: nothing for the window */
   bench_rec_t *out = &L->pool[L->n];
   out->buf = malloc(len);
-  if (!out->buf) return -1;
+  if (!out->buf) return XQ_ENOMEM;
   memcpy(out->buf, rec, len);
   out->len = len;
   out->positions = full;
@@ -227,10 +227,8 @@ static int load_records(const char *dir, int cap, bench_rec_t *pool, int *n) {
   xq_errbuf_t eb = {{0}};
   int rc = xq_seg_scan_dir(dir, load_visit, &L, NULL, 0, &eb); /* damage is skipped */
   if (rc > 0) rc = 0; /* the pool is full */
-  if (rc < 0) {
-    if (eb.msg[0]) fprintf(stderr, "bench coordinator: --records %s: %s\n", dir, eb.msg);
-    else fprintf(stderr, "bench coordinator: --records %s: out of memory\n", dir);
-  }
+  if (rc < 0)
+    fprintf(stderr, "bench coordinator: --records %s: %s\n", dir, eb.msg[0] ? eb.msg : xq_strerror(rc));
   xq_record_free(&L.r);
   if (L.bad) fprintf(stderr, "bench coordinator: %d stored records do not decode; skipped\n", L.bad);
   *n = L.n;

@@ -488,7 +488,9 @@ static int play_open(play_t *g, const play_opts_t *o) {
     return 1;
   }
   g->start_fen = o->fen ? o->fen : XQ_START_FEN;
-  (void)nn_precision_choose(o->precision, NN_PRECISION_AUTO, NULL); /* before any net loads */
+  const char *why; /* before any net loads */
+  nn_precision_t prec = nn_precision_choose(o->precision, NN_PRECISION_AUTO, &why);
+  fprintf(stderr, "xqz play: precision=%s (%s)\n", nn_precision_name(prec), why);
   g->colored = use_color(g->color_mode);
   if (o->fen) {
     if (xq_fen_parse(g->pos, o->fen, &eb)) {

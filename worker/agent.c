@@ -540,8 +540,10 @@ static void schedule(agent_t *a, int stopping) {
     a->playing_match = t.match_id;
     a->playing_pair = t.pair_index;
   } else {
-    /* A net announced after the job was given wins until the next job. */
-    uint64_t net = a->announce_stamp > a->job_stamp ? a->announced : a->job_net;
+    /* A net announced after the job was given wins until the next job. A replaying worker
+     * plays no net: it neither fetches nor waits for one (replay.h). */
+    uint64_t net = a->o->replay ? 0
+                   : a->announce_stamp > a->job_stamp ? a->announced : a->job_net;
     if (!want_net(a, net)) {
       if (!net_failed(a, net)) return; /* being fetched, or waiting for its turn */
       if (a->playing_net && a->playing_net != net && xq_netcache_has(a->o->cache, a->playing_net)) {

@@ -184,22 +184,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "xqz-worker: %s\n", eb.msg);
     return 2;
   }
-  if (w.enrol) {
-    if (!o.curve.on) {
-      fprintf(stderr, "xqz-worker: --enrol needs CURVE: give --server-key (the coordinator's"
-              " .pub) and --key (this worker's .secret from xqz keygen)\n");
-      return 2;
-    }
-    if (xq_worker_enrol(o.coordinator, &o.curve, w.enrol, o.request_timeout_ms, &eb) < 0) {
-      fprintf(stderr, "xqz-worker: %s\n", eb.msg);
-      return 1;
-    }
-  }
-  if (w.replay && xq_replay_open(&o.replay, w.replay, w.replay_minutes,
-                                 (uint64_t)w.replay_max_mb << 20, &eb) < 0) {
-    fprintf(stderr, "xqz-worker: %s\n", eb.msg);
-    return 2;
-  }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -213,6 +197,26 @@ int main(int argc, char **argv) {
   int got_nice = w.nice;
   if (xq_guest_priority(w.nice, true, &got_nice, &eb) < 0)
     XQ_LOGW("worker", "priority not fully set; going on error=\"%s\"", eb.msg);
+  /* After the signals (a pause during a long load must not kill it) and at the priority it
+   * plays at; before --enrol, so that a bad --replay does not spend the token. */
+  if (w.replay && xq_replay_open(&o.replay, w.replay, w.replay_minutes,
+                                 (uint64_t)w.replay_max_mb << 20, &eb) < 0) {
+    fprintf(stderr, "xqz-worker: %s\n", eb.msg);
+    return 2;
+  }
+  if (w.enrol) {
+    if (!o.curve.on) {
+      fprintf(stderr, "xqz-worker: --enrol needs CURVE: give --server-key (the coordinator's"
+              " .pub) and --key (this worker's .secret from xqz keygen)\n");
+      xq_replay_free(&o.replay);
+      return 2;
+    }
+    if (xq_worker_enrol(o.coordinator, &o.curve, w.enrol, o.request_timeout_ms, &eb) < 0) {
+      fprintf(stderr, "xqz-worker: %s\n", eb.msg);
+      xq_replay_free(&o.replay);
+      return 1;
+    }
+  }
   int io = xq_guest_io_class();
   char active[32] = "always";
   if (o.active_on)
@@ -230,10 +234,17 @@ int main(int argc, char **argv) {
             " over_min=%g positions_per_min=%.0f skipped=%zu (arena pairs are played as usual)",
             xq_replay_games(o.replay), (unsigned long long)xq_replay_positions(o.replay),
             w.replay, w.replay_minutes, per_min, xq_replay_skipped(o.replay));
+    if (xq_replay_repeats(o.replay))
+      XQ_LOGI("worker", "replay: records stored twice are sent once repeats=%llu",
+              (unsigned long long)xq_replay_repeats(o.replay));
     if (xq_replay_left_out(o.replay))
       XQ_LOGW("worker", "replay: the recording's later games do not fit in --replay-max-mb and"
-              " are left out; the pace is that of the games loaded left_out=%llu max_mb=%d",
-              (unsigned long long)xq_replay_left_out(o.replay), w.replay_max_mb);
+              " are left out; the pace is that of the games loaded max_mb=%d", w.replay_max_mb);
+    uint64_t mb = xq_replay_bytes(o.replay) >> 20;
+    if (o.max_rss_mb > 0 && mb * 5 >= (uint64_t)o.max_rss_mb * 4)
+      XQ_LOGW("worker", "replay: the recording takes %llu MB of the %d MB --max-rss-mb allows;"
+              " above it the worker pauses, arena pairs included: raise --max-rss-mb",
+              (unsigned long long)mb, o.max_rss_mb);
   }
   int status = xq_worker_run(&o, &stop_flag, &pause_flag);
   xq_replay_free(&o.replay);

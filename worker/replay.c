@@ -6,6 +6,7 @@
 
 #include "records/game_record.h"
 #include "records/segment_file.h"
+#include "support/hmap.h"
 
 typedef struct {
   unsigned char *buf;
@@ -17,20 +18,30 @@ struct xq_replay {
   replay_game_t *g;
   size_t n, cap, next, skipped;
   uint64_t positions;
-  uint64_t bytes, max_bytes, left_out; /* loaded payload bytes, their cap, records past it */
+  uint64_t bytes, max_bytes; /* loaded payload bytes and their cap */
+  bool left_out;             /* the cap was reached: later records were not read */
+  uint64_t repeats;          /* records stored twice (same worker id and seq), sent once */
+  xq_hmap_t seen;            /* (worker id, seq) keys of the records loaded */
   double per_ms;    /* positions a millisecond (0: no pace) */
   int64_t start_ms; /* the first xq_replay_next (-1: not yet) */
   xq_game_record_t r; /* decoding scratch */
 };
 
-/* One stored record: kept when it decodes and has a full-search ply. */
+/* One stored record: kept when it decodes, has a full-search ply and was not stored before
+ * under the same (worker id, seq) (a sealed segment may hold a rewritten record's copy,
+ * segments.h). Ends the walk (1) at the memory cap. */
 static int load_visit(void *user, const char *worker_id, uint64_t seq, const unsigned char *rec,
                       size_t len) {
-  (void)worker_id;
-  (void)seq;
   xq_replay_t *r = user;
-  if (r->left_out || r->bytes + len > r->max_bytes) {
-    r->left_out++;
+  if (r->bytes + len > r->max_bytes) {
+    r->left_out = true;
+    return 1;
+  }
+  /* A 64-bit key of the pair: two different pairs share one with odds of about n^2 / 2^65. */
+  int fresh = xq_hmap_put(&r->seen, xq_hmap_str_key(worker_id) ^ (seq * 0x9E3779B97F4A7C15ull), 0);
+  if (fresh < 0) return XQ_ENOMEM;
+  if (fresh == 0) {
+    r->repeats++;
     return 0;
   }
   xq_errbuf_t eb = {{0}};
@@ -68,9 +79,12 @@ int xq_replay_open(xq_replay_t **out, const char *dir, double minutes, uint64_t 
   xq_record_init(&r->r);
   r->start_ms = -1;
   r->max_bytes = max_bytes;
+  xq_hmap_init(&r->seen, false);
   char games[4096];
   int rc = xq_seg_scan_dir(dir, load_visit, r, games, sizeof games, eb);
+  if (rc > 0) rc = 0; /* the memory cap ended the walk */
   xq_record_free(&r->r);
+  xq_hmap_free(&r->seen);
   if (rc == XQ_ENOMEM) {
     xq_err_set(eb, XQ_ENOMEM, "--replay %s: out of memory after %zu games", dir, r->n);
   } else if (rc < 0) {
@@ -103,7 +117,13 @@ size_t xq_replay_games(const xq_replay_t *r) { return r->n; }
 uint64_t xq_replay_positions(const xq_replay_t *r) { return r->positions; }
 size_t xq_replay_skipped(const xq_replay_t *r) { return r->skipped; }
 size_t xq_replay_sent(const xq_replay_t *r) { return r->next; }
-uint64_t xq_replay_left_out(const xq_replay_t *r) { return r->left_out; }
+bool xq_replay_left_out(const xq_replay_t *r) { return r->left_out; }
+uint64_t xq_replay_bytes(const xq_replay_t *r) { return r->bytes; }
+uint64_t xq_replay_repeats(const xq_replay_t *r) { return r->repeats; }
+
+void xq_replay_unread(xq_replay_t *r) {
+  if (r->next > 0) r->next--;
+}
 
 int64_t xq_replay_due_ms(const xq_replay_t *r, size_t i) {
   if (r->per_ms <= 0 || i >= r->n) return 0;

@@ -90,8 +90,10 @@ static void nap(xq_play_loop_t *pl, int64_t ms) {
   }
 }
 
-/* A self-play task of a replaying worker: the recording's next t->games games, each
- * spooled when due, as the sink spools a played one. */
+/* A self-play task of a replaying worker: the recording's games due now, up to t->games,
+ * each spooled as the sink spools a played one. When none is due it waits for the next
+ * one, at most a second, and returns: the agent then asks for a job, so arena pairs are
+ * never held up longer than that. */
 static void replay_task(xq_play_loop_t *pl, xq_task_t *t) {
   for (int64_t g = 0; g < t->games && !atomic_load(&pl->stop) && !atomic_load(&pl->abort);) {
     const unsigned char *rec;
@@ -104,17 +106,18 @@ static void replay_task(xq_play_loop_t *pl, xq_task_t *t) {
         XQ_LOGI("worker", "replay finished: all %zu recorded games sent; self-play stays off",
                 xq_replay_games(pl->replay));
       pl->replay_done_logged = true;
-      nap(pl, 1000); /* the agent asks again; no busy loop */
+      if (g == 0) nap(pl, 1000); /* the agent asks again; no busy loop */
       return;
     }
     if (got == 0) {
-      nap(pl, wait);
-      continue;
+      if (g == 0) nap(pl, wait < 1000 ? wait : 1000);
+      return;
     }
     uint64_t seq = 0;
     xq_errbuf_t eb = {{0}};
     int rc = xq_spool_add(pl->spool, pl->worker_id, rec, len, &seq, &eb);
     if (rc) {
+      xq_replay_unread(pl->replay); /* sent again by the next task: no game is lost */
       t->rc = rc;
       snprintf(t->err, sizeof t->err, "cannot spool a replayed game: %s", eb.msg);
       return;

@@ -101,6 +101,7 @@ int xq_seg_scan_dir(const char *dir, xq_seg_visit_fn visit, void *user, char *ga
                         " give a campaign directory", dir, dir);
     }
   }
+  if (eb) eb->msg[0] = 0; /* the first listing's failure is no error when the second found files */
   if (games) snprintf(games, n, "%s", where);
   dir_walk_t w = {visit, user, 0};
   int rc = 0;

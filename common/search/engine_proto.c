@@ -340,6 +340,19 @@ int xq_proto_option_find(const char *name) {
 
 static const char *const opt_type_names[] = {"spin", "check", "string", "combo", "button"};
 
+/* Appends a combo's " var V" list to buf (len bytes used); returns the new length. */
+static size_t option_vars(const xq_proto_option_t *o, char *buf, size_t size, size_t len) {
+  if (o->type != XQ_OPT_COMBO || !o->vars) return len;
+  const char *v = o->vars;
+  while (*v && len < size) {
+    size_t w = strcspn(v, " ");
+    len += (size_t)snprintf(buf + len, size - len, " var %.*s", (int)w, v);
+    v += w;
+    v += strspn(v, " ");
+  }
+  return len;
+}
+
 bool xq_proto_option_line(const xq_proto_option_t *o, xq_proto_t proto, const char *def,
                           char *buf, size_t size) {
   if (o->hidden < 0 || (o->hidden == 1 && proto != XQ_PROTO_UCI) ||
@@ -359,20 +372,15 @@ bool xq_proto_option_line(const xq_proto_option_t *o, xq_proto_t proto, const ch
     snprintf(num, sizeof num, "%.0f", o->def);
     d = num;
   }
+  /* UCCI puts a spin's bounds and a combo's values before the default (its spec's
+   * `option style type combo var solid var normal var risky default normal`); UCI after. */
   if (len < size && o->type == XQ_OPT_SPIN && proto == XQ_PROTO_UCCI)
     len += (size_t)snprintf(buf + len, size - len, " min %.0f max %.0f", o->min, o->max);
+  if (proto == XQ_PROTO_UCCI) len = option_vars(o, buf, size, len);
   if (len < size) len += (size_t)snprintf(buf + len, size - len, " default %s", d && *d ? d : "<empty>");
   if (len < size && o->type == XQ_OPT_SPIN && proto == XQ_PROTO_UCI)
     len += (size_t)snprintf(buf + len, size - len, " min %.0f max %.0f", o->min, o->max);
-  if (o->type == XQ_OPT_COMBO && o->vars) {
-    const char *v = o->vars;
-    while (*v && len < size) {
-      size_t w = strcspn(v, " ");
-      len += (size_t)snprintf(buf + len, size - len, " var %.*s", (int)w, v);
-      v += w;
-      v += strspn(v, " ");
-    }
-  }
+  if (proto == XQ_PROTO_UCI) option_vars(o, buf, size, len);
   return true;
 }
 

@@ -35,4 +35,6 @@ check "a bad --precision exits 2" test "$rc" -eq 2
 check "and names the accepted values" grep -qF "auto, fp32 or bf16, not 'fp16'" <<<"$err"
 out=$(printf 'quit\n' | XQZ_CPU_BF16=0 "$XQZ" play --net "$net" --precision bf16 2>&1); rc=$?
 check "xqz play takes --precision" test "$rc" -eq 0
+check "and says which arithmetic runs" \
+  grep -qF "precision=fp32 (bf16 asked for, but the CPU lacks avx512_bf16: fp32)" <<<"$out"
 finish
