@@ -70,6 +70,9 @@ typedef struct xqc_s {
   int64_t promotions, trainer_step;
   uint64_t games, positions, rejected_games, duplicates;
   uint64_t last_fsync_ms, last_status_ms, next_match_id;
+  /* Arena pairs kept back because their holder could not be stored (promote.c), and when
+   * that was last logged (at most one line a minute). */
+  uint64_t pairs_unsaved, pairs_unsaved_log_ms;
   /* A candidate that arrived while a match was open (latest wins). */
   uint64_t queued_cand;
   int64_t queued_step;

@@ -200,8 +200,23 @@ bool xqc_promote_issue_pair(xqc_t *c, const xqc_peer_t *p, xqc_gate_t *g, int pa
   if (pair < 0 || xqc_gate_opening_fen(g, pair, fen, &eb) < 0) return false;
   char who[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, who, sizeof who);
+  /* The holder is stored before the pair goes out: a pair handed out unsaved (a locked or
+   * full campaign.db) would come back after a restart with no holder, and its honest
+   * result be refused as forged. Such a pair stays where it was; the worker plays
+   * self-play meanwhile. */
+  if (xqc_store_pair_issued(c->db, g->match_id, pair, who) < 0) {
+    c->pairs_unsaved++;
+    uint64_t now = xqc_now_ms();
+    if (!c->pairs_unsaved_log_ms || now - c->pairs_unsaved_log_ms >= 60000) {
+      XQ_LOGW(COMP, "arena pair kept back: its holder could not be saved in campaign.db"
+              " (check the campaign disk, or what holds the database locked); workers play"
+              " self-play meanwhile match=%llu pair=%d kept_back=%llu",
+              (unsigned long long)g->match_id, pair, (unsigned long long)c->pairs_unsaved);
+      c->pairs_unsaved_log_ms = now;
+    }
+    return false;
+  }
   xqc_gate_issue(g, pair, who, xqc_now_ms());
-  stored(xqc_store_pair_issued(c->db, g->match_id, pair, who), "pair issued");
   xqz__arena_job__init(aj);
   aj->match_id = g->match_id;
   aj->net_a = g->cand;

@@ -5,7 +5,8 @@
  *     sqlite3 shell does): the gating decision waits unannounced (no PUB, no promotions.log
  *     line, the old best in Status), Status stays fast, and once the lock goes the
  *     promotion is stored, announced and survives a restart; killed while it waits, the
- *     restart has the old best and the match resumes;
+ *     restart has the old best and the match resumes; an arena pair whose holder cannot be
+ *     stored is kept back until it can, so a restart never finds a pair out with no holder;
  *   - a full disk under campaign.db (the fault build's SQLite VFS, tests/fault/
  *     db_fault_vfs.c): the same;
  *   - net id 0 ("no net") is refused as a candidate and in a game, and a stored match of
@@ -275,6 +276,40 @@ static void test_full_disk_decision_waits(void **state) {
 
 /* Killed while a decision waits for the lock: nothing was announced, and the restart has
  * the old best with the match resumed; its holder's result then decides it. */
+/* A pair whose holder cannot be stored (campaign.db locked) is kept back: the worker gets
+ * self-play, and once the lock goes the pair is handed out with its holder saved, so that
+ * after a restart the holder's result is taken. Before, the pair went out unsaved, came
+ * back after a restart with no holder, and its honest result was refused as forged. */
+static void test_locked_db_keeps_pairs_back(void **state) {
+  (void)state;
+  fresh_dir();
+  one_pair_gating();
+  start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *w = connect_dealer(ctx);
+  uint64_t best = hello_as(w, "w1");
+  void *tr = connect_dealer(ctx);
+  uint64_t cand = candidate(tr, best, 100);
+  uint64_t match = open_match_id(w, NULL);
+  assert_true(match != 0);
+  sqlite3 *shell = lock_db();
+  Xqz__Envelope *r = arena_job(w);
+  if (r) fail_msg("a pair was handed out while its holder could not be stored");
+  assert_int_equal(log_count("arena pair kept back"), 1); /* one line a minute */
+  unlock_db(shell);
+  uint32_t pair = take_pair(w, match);
+  zmq_close(w);
+  zmq_close(tr);
+  stop_and_restart();
+  w = connect_dealer(ctx);
+  assert_int_equal(hello_as(w, "w1"), best);
+  assert_true(result_taken(w, "w1", match, pair, 1, 1));
+  assert_int_equal(log_count("not issued to this peer"), 0);
+  assert_true(best_becomes(w, cand, 5000));
+  zmq_close(w);
+  zmq_ctx_term(ctx);
+}
+
 static void test_killed_while_waiting(void **state) {
   (void)state;
   fresh_dir();
@@ -502,6 +537,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_locked_db_decision_waits, teardown),
       cmocka_unit_test_teardown(test_full_disk_decision_waits, teardown),
       cmocka_unit_test_teardown(test_killed_while_waiting, teardown),
+      cmocka_unit_test_teardown(test_locked_db_keeps_pairs_back, teardown),
       cmocka_unit_test_teardown(test_net_id_zero, teardown),
       cmocka_unit_test_teardown(test_deleted_db, teardown),
       cmocka_unit_test_teardown(test_match_ids_counter, teardown),
