@@ -98,7 +98,7 @@ xqc_gate_check_t xqc_gate_check(const xqc_gate_t *g, int pair, const char *who,
   int found = -1; /* 0: the holder now, k: the k-th holder before it */
   for (int k = 0; k < kept && found < 0; k++)
     if (!strcmp(h->who[(h->nwho - 1 - k) % XQC_GATE_HOLDERS], who)) found = k;
-  if (found < 0) return XQC_GATE_FORGED;
+  if (found < 0) return h->restored ? XQC_GATE_STALE : XQC_GATE_FORGED;
   if (found > 0 || g->state[pair] != 1) return XQC_GATE_STALE;
   return now_ms - g->issued_ms[pair] <= deadline_ms ? XQC_GATE_TAKE : XQC_GATE_STALE;
 }

@@ -23,17 +23,21 @@ typedef enum { XQC_GATE_OPEN = 0, XQC_GATE_PROMOTE, XQC_GATE_REJECT } xqc_gate_d
 #define XQC_GATE_HOLDERS 4
 #define XQC_GATE_WHO_MAX 160
 
-/* Whose pair this is, newest last: who[(nwho - 1) % XQC_GATE_HOLDERS] holds it now. */
+/* Whose pair this is, newest last: who[(nwho - 1) % XQC_GATE_HOLDERS] holds it now.
+ * restored: the list began from campaign.db, which keeps only the holder of the time, so
+ * an earlier holder is not known (xqc_gate_check). */
 typedef struct {
   char who[XQC_GATE_HOLDERS][XQC_GATE_WHO_MAX];
   int nwho;
+  bool restored;
 } xqc_gate_holders_t;
 
 /* What a result of `who` for a pair is worth (xqc_gate_check). */
 typedef enum {
   XQC_GATE_TAKE = 0, /* the holder, in time: score it */
   XQC_GATE_STALE,    /* an earlier holder, a late holder, or a repeat: drop, no fault */
-  XQC_GATE_FORGED,   /* never issued to who, or no such pair: drop, a fault */
+  XQC_GATE_FORGED,   /* never issued to who, or no such pair: drop, a fault (an unknown who
+                      * of a restored pair, which may be an earlier holder, is STALE) */
 } xqc_gate_check_t;
 
 typedef struct {

@@ -509,6 +509,15 @@ void xqc_promote_tick(xqc_t *c, uint64_t now_ms) {
 
 bool xqc_promote_score_pair(xqc_t *c, xqc_peer_t *p, uint64_t rq, xqc_gate_t *g,
                             const Xqz__ArenaResult *r) {
+  if (!p->worker_id[0]) {
+    /* No Hello on this connection yet: most likely a result the worker queued before a
+     * restart of this coordinator, delivered ahead of its new Hello. Its identity is not
+     * known, so it cannot be checked: the worker says Hello and sends it again. */
+    xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_HELLO_FIRST,
+                    "arena result from a connection that has not said Hello: say Hello,"
+                    " then send it again");
+    return false;
+  }
   char who[XQC_IDENTITY_MAX];
   xqc_peer_identity(p, who, sizeof who);
   int pair = r->pair_index >= (uint32_t)g->npairs ? -1 : (int)r->pair_index;
@@ -519,15 +528,6 @@ bool xqc_promote_score_pair(xqc_t *c, xqc_peer_t *p, uint64_t rq, xqc_gate_t *g,
     send_ack(c, p, rq, r->pair_index, false, "pair re-issued or already scored");
     return false;
   case XQC_GATE_FORGED:
-    if (!p->worker_id[0]) {
-      /* No Hello on this connection yet: most likely a result the worker queued before a
-       * restart of this coordinator, delivered ahead of its new Hello. Its identity is not
-       * known, so it cannot be checked: the worker says Hello and sends it again. */
-      xqc_reply_error(c, p->rid, p->rid_len, rq, XQ_ERROR_HELLO_FIRST,
-                      "arena result from a connection that has not said Hello: say Hello,"
-                      " then send it again");
-      return false;
-    }
     xqc_peer_fault(c, p, "arena result for a pair not issued to this peer");
     send_ack(c, p, rq, r->pair_index, false, "pair not issued to this peer");
     return false;

@@ -123,6 +123,7 @@ int xqc_store_pairs_restore(xqc_db_t *db, xqc_gate_t *g, uint64_t now_ms, int *s
       continue;
     }
     xqc_gate_issue(g, pair, (const char *)holder, now_ms);
+    g->holders[pair].restored = true; /* its earlier holders were not stored */
     if (!done) {
       (*out)++;
       continue;

@@ -7,6 +7,7 @@
  *     promotion is stored, announced and survives a restart; killed while it waits, the
  *     restart has the old best and the match resumes; an arena pair whose holder cannot be
  *     stored is kept back until it can, so a restart never finds a pair out with no holder;
+ *     and an earlier holder's late result for a restored pair is stale, not forged;
  *   - a full disk under campaign.db (the fault build's SQLite VFS, tests/fault/
  *     db_fault_vfs.c): the same;
  *   - net id 0 ("no net") is refused as a candidate and in a game, and a stored match of
@@ -310,6 +311,59 @@ static void test_locked_db_keeps_pairs_back(void **state) {
   zmq_ctx_term(ctx);
 }
 
+/* A Hello from worker_id with XQ_FEATURE_HOLDING, holding nothing. */
+static void hello_holding_none(void *s, const char *worker_id) {
+  Xqz__Envelope env;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
+  h.features = XQ_FEATURE_HOLDING;
+  env.request_id = 2;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
+  xq_wire_free(&r);
+}
+
+/* A pair handed to a second worker (the first lost its job) stores only the newest
+ * holder; after a restart the first worker's late result is stale, as it was before the
+ * restart, not forged: campaign.db does not keep earlier holders, so a restored pair
+ * cannot tell a forger from one of them, and charges no fault. Before, the honest first
+ * worker was charged a fault for a forged result. */
+static void test_restored_pair_earlier_holder_is_stale(void **state) {
+  (void)state;
+  fresh_dir();
+  one_pair_gating();
+  start_coordinator();
+  void *ctx = zmq_ctx_new();
+  void *w1 = connect_dealer(ctx), *w2 = connect_dealer(ctx);
+  hello_holding_none(w1, "w1");
+  uint64_t best = hello_as(w2, "w2");
+  void *tr = connect_dealer(ctx);
+  uint64_t cand = candidate(tr, best, 100);
+  uint64_t match = open_match_id(w1, NULL);
+  assert_true(match != 0);
+  uint32_t pair = take_pair(w1, match);
+  zmq_close(w1); /* w1 comes back without the job: the pair is handed out again */
+  w1 = connect_dealer(ctx);
+  hello_holding_none(w1, "w1");
+  assert_int_equal(take_pair(w2, match), pair);
+  assert_false(result_taken(w1, "w1", match, pair, 1, 1)); /* an earlier holder: stale */
+  zmq_close(w1);
+  zmq_close(w2);
+  zmq_close(tr);
+  stop_and_restart();
+  w1 = connect_dealer(ctx);
+  w2 = connect_dealer(ctx);
+  hello_holding_none(w1, "w1");
+  hello_as(w2, "w2");
+  assert_false(result_taken(w1, "w1", match, pair, 1, 1)); /* still stale, not forged */
+  assert_int_equal(log_count("not issued to this peer"), 0);
+  assert_true(result_taken(w2, "w2", match, pair, 1, 1)); /* the holder's result decides */
+  assert_true(best_becomes(w2, cand, 5000));
+  zmq_close(w1);
+  zmq_close(w2);
+  zmq_ctx_term(ctx);
+}
+
 static void test_killed_while_waiting(void **state) {
   (void)state;
   fresh_dir();
@@ -538,6 +592,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_full_disk_decision_waits, teardown),
       cmocka_unit_test_teardown(test_killed_while_waiting, teardown),
       cmocka_unit_test_teardown(test_locked_db_keeps_pairs_back, teardown),
+      cmocka_unit_test_teardown(test_restored_pair_earlier_holder_is_stale, teardown),
       cmocka_unit_test_teardown(test_net_id_zero, teardown),
       cmocka_unit_test_teardown(test_deleted_db, teardown),
       cmocka_unit_test_teardown(test_match_ids_counter, teardown),
