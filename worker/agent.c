@@ -127,7 +127,8 @@ static void send_hello(agent_t *a) {
    * the coordinator sends bf16 pairs to other workers. */
   h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_ARENA_PRECISION | XQ_FEATURE_HOLDING |
                (nn_bf16_cpu_supported() ? XQ_FEATURE_BF16 : 0u);
-  h.precision = (char *)nn_precision_name(nn_precision_current()); /* the dashboard's */
+  /* The dashboard's precision column: a replaying worker's "self-play" is the recording. */
+  h.precision = a->o->replay ? (char *)"replay" : (char *)nn_precision_name(nn_precision_current());
   /* Every pair this worker holds (XQ_FEATURE_HOLDING): the coordinator hands out again
    * any other it issued here (its Job lost in a restart) instead of waiting for its
    * deadline. */
@@ -630,7 +631,7 @@ static void progress(agent_t *a, int64_t now) {
           (long long)atomic_load(&a->play.games), pos,
           dt > 0 ? (double)(pos - a->last_progress_pos) / dt : 0.0, a->playing_net,
           xq_spool_count(a->spool), a->welcomed, a->pause ? xq_pause_reason(a->pause) : "no",
-          nn_precision_name(nn_precision_current()));
+          a->o->replay ? "replay" : nn_precision_name(nn_precision_current()));
   a->last_progress_ms = now;
   a->last_progress_pos = pos;
 }

@@ -277,6 +277,8 @@ static void serve(void *arg) {
   s.max_plies = 60;
   switch (in->body_case) {
   case XQZ__ENVELOPE__BODY_HELLO:
+    /* The views' precision column says what the worker's self-play is: the recording. */
+    assert_string_equal(in->hello->precision, "replay");
     fake_coord_welcome(&f->c, rid, rid_len, in, 0, &s, 200);
     break;
   case XQZ__ENVELOPE__BODY_JOB_REQUEST:
