@@ -564,6 +564,9 @@ static void schedule(agent_t *a, int stopping) {
     apply_settings(a, &t.cfg);
     t.games = a->job_games > 0 && a->job_games < (int64_t)t.cfg.threads * t.cfg.parallel
                   ? a->job_games : (int64_t)t.cfg.threads * t.cfg.parallel;
+    /* A replay task sends every game due (it returns as soon as none is): a cap would let
+     * the games that fell due during an arena pair fall further behind at every pair. */
+    if (a->o->replay) t.games = INT32_MAX;
     if (net != a->playing_net) XQ_LOGI(C, "playing with net net=%016" PRIx64, net);
     a->playing_net = net;
   }

@@ -90,8 +90,9 @@ static void nap(xq_play_loop_t *pl, int64_t ms) {
   }
 }
 
-/* A self-play task of a replaying worker: the recording's games due now, up to t->games,
- * each spooled as the sink spools a played one. When none is due it waits for the next
+/* A self-play task of a replaying worker: the recording's games due now (the agent sets
+ * no real cap, t->games), each spooled as the sink spools a played one; it stops early
+ * when the spool is full. When none is due it waits for the next
  * one, at most a second, and returns: the agent then asks for a job, so arena pairs are
  * never held up longer than that. */
 static void replay_task(xq_play_loop_t *pl, xq_task_t *t) {
@@ -111,6 +112,10 @@ static void replay_task(xq_play_loop_t *pl, xq_task_t *t) {
     }
     if (got == 0) {
       if (g == 0) nap(pl, wait < 1000 ? wait : 1000);
+      return;
+    }
+    if (xq_spool_full(pl->spool)) { /* the agent waits for acks before the next task */
+      xq_replay_unread(pl->replay);
       return;
     }
     uint64_t seq = 0;
