@@ -65,7 +65,7 @@ echo "== unit tests in the default build"
 # ThreadSanitizer over the tests of the five modules that start threads (docs/testing.md,
 # "ThreadSanitizer"): the trainer's shards (nn_train_pool), the search's lanes (mcts), self-play
 # threads (selfplay), the worker's play thread (worker/selfplay_loop.c, through the daemon in
-# test_worker_link) and the engine's search thread (tools/cmd_engine.c, through xqz in
+# test_worker_link and, replaying a recording, test_worker_replay) and the engine's search thread (tools/cmd_engine.c, through xqz in
 # test_engine*), with the GEMM and dashboard tests that start threads of their own. Its own
 # build (TSan cannot share a process with ASan), only these targets, one test at a time: the
 # worker runs at nice 19 and starves beside a busy test. A race fails the run; the
@@ -74,7 +74,7 @@ if [ "${XQZ_TSAN_STAGE:-1}" != 0 ]; then
   stage="TSan build"
   tsan_build=${XQZ_TSAN_BUILD:-build-tsan}
   tsan_tests=(test_nn_train_pool test_mcts test_selfplay test_nn_blas test_coordinator_http
-              test_engine test_engine_gui test_worker_link)
+              test_engine test_engine_gui test_worker_link test_worker_replay)
   echo "== TSan build ($tsan_build: RelWithDebInfo, -Werror, ThreadSanitizer; ${tsan_tests[*]})"
   cmake -S . -B "$tsan_build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DXQZ_TSAN=ON -DXQZ_WERROR=ON \
         -DXQZ_NATIVE=OFF -DXQZ_TESTS=ON >/dev/null
