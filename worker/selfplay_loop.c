@@ -124,7 +124,7 @@ static void replay_task(xq_play_loop_t *pl, xq_task_t *t) {
     if (rc) {
       xq_replay_unread(pl->replay); /* sent again by the next task: no game is lost */
       t->rc = rc;
-      snprintf(t->err, sizeof t->err, "cannot spool a replayed game: %s", eb.msg);
+      snprintf(t->err, sizeof t->err, "cannot spool a replayed game: %.200s", eb.msg);
       return;
     }
     atomic_fetch_add(&pl->games, 1);
