@@ -32,14 +32,7 @@
 /* A DEALER that has said Hello as worker_id with these feature bits. */
 static void *worker(void *ctx, const char *worker_id, uint32_t features) {
   void *s = connect_dealer(ctx);
-  Xqz__Envelope env;
-  Xqz__Hello h;
-  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
-  h.features = features;
-  env.request_id = 1;
-  Xqz__Envelope *r = rpc(s, &env);
-  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
-  xq_wire_free(&r);
+  hello_features(s, worker_id, features);
   return s;
 }
 

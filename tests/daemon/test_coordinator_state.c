@@ -277,21 +277,28 @@ static void test_full_disk_decision_waits(void **state) {
 
 /* Killed while a decision waits for the lock: nothing was announced, and the restart has
  * the old best with the match resumed; its holder's result then decides it. */
+/* A fresh campaign with one-pair gating: worker w1 has said Hello on *w, a candidate
+ * (*cand, a child of *best) came from *tr; returns the open match's id. */
+static uint64_t one_pair_match(void *ctx, void **w, void **tr, uint64_t *best, uint64_t *cand) {
+  fresh_dir();
+  one_pair_gating();
+  start_coordinator();
+  *w = connect_dealer(ctx);
+  *best = hello_as(*w, "w1");
+  *tr = connect_dealer(ctx);
+  *cand = candidate(*tr, *best, 100);
+  return open_match_id(*w, NULL);
+}
+
 /* A pair whose holder cannot be stored (campaign.db locked) is kept back: the worker gets
  * self-play, and once the lock goes the pair is handed out with its holder saved, so that
  * after a restart the holder's result is taken. Before, the pair went out unsaved, came
  * back after a restart with no holder, and its honest result was refused as forged. */
 static void test_locked_db_keeps_pairs_back(void **state) {
   (void)state;
-  fresh_dir();
-  one_pair_gating();
-  start_coordinator();
-  void *ctx = zmq_ctx_new();
-  void *w = connect_dealer(ctx);
-  uint64_t best = hello_as(w, "w1");
-  void *tr = connect_dealer(ctx);
-  uint64_t cand = candidate(tr, best, 100);
-  uint64_t match = open_match_id(w, NULL);
+  void *ctx = zmq_ctx_new(), *w, *tr;
+  uint64_t best, cand;
+  uint64_t match = one_pair_match(ctx, &w, &tr, &best, &cand);
   assert_true(match != 0);
   sqlite3 *shell = lock_db();
   Xqz__Envelope *r = arena_job(w);
@@ -313,14 +320,7 @@ static void test_locked_db_keeps_pairs_back(void **state) {
 
 /* A Hello from worker_id with XQ_FEATURE_HOLDING, holding nothing. */
 static void hello_holding_none(void *s, const char *worker_id) {
-  Xqz__Envelope env;
-  Xqz__Hello h;
-  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
-  h.features = XQ_FEATURE_HOLDING;
-  env.request_id = 2;
-  Xqz__Envelope *r = rpc(s, &env);
-  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
-  xq_wire_free(&r);
+  hello_features(s, worker_id, XQ_FEATURE_HOLDING);
 }
 
 /* A pair handed to a second worker (the first lost its job) stores only the newest
@@ -366,15 +366,9 @@ static void test_restored_pair_earlier_holder_is_stale(void **state) {
 
 static void test_killed_while_waiting(void **state) {
   (void)state;
-  fresh_dir();
-  one_pair_gating();
-  start_coordinator();
-  void *ctx = zmq_ctx_new();
-  void *w = connect_dealer(ctx);
-  uint64_t best = hello_as(w, "w1");
-  void *tr = connect_dealer(ctx);
-  uint64_t cand = candidate(tr, best, 100);
-  uint64_t match = open_match_id(w, NULL);
+  void *ctx = zmq_ctx_new(), *w, *tr;
+  uint64_t best, cand;
+  uint64_t match = one_pair_match(ctx, &w, &tr, &best, &cand);
   uint32_t pair = take_pair(w, match);
   sqlite3 *shell = lock_db();
   assert_true(result_taken(w, "w1", match, pair, 1, 1));

@@ -212,6 +212,18 @@ static inline uint64_t hello_as(void *s, const char *worker_id) {
   return id;
 }
 
+/* A Hello as worker_id with these feature bits (Hello.features), answered by a Welcome. */
+static inline void hello_features(void *s, const char *worker_id, uint32_t features) {
+  Xqz__Envelope env;
+  Xqz__Hello h;
+  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
+  h.features = features;
+  env.request_id = 1;
+  Xqz__Envelope *r = rpc(s, &env);
+  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
+  xq_wire_free(&r);
+}
+
 /* Asks for jobs (at most 4) until one is an arena pair of an open match; returns that Job
  * envelope (the caller frees it), or NULL when none came. */
 static inline Xqz__Envelope *arena_job(void *s) {
