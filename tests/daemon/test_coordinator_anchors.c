@@ -242,8 +242,6 @@ static void test_hello_hands_back_lost_pairs(void **state) {
   /* A list longer than XQ_HOLDING_MAX is ignored whole: nothing is handed out again. */
   zmq_close(w1);
   w1 = connect_dealer(ctx);
-  Xqz__Envelope env;
-  Xqz__Hello h;
   static Xqz__ArenaPairRef many[XQ_HOLDING_MAX + 1];
   Xqz__ArenaPairRef *many_p[XQ_HOLDING_MAX + 1];
   for (int i = 0; i <= XQ_HOLDING_MAX; i++) {
@@ -251,31 +249,19 @@ static void test_hello_hands_back_lost_pairs(void **state) {
     many[i].match_id = match + 1000;
     many_p[i] = &many[i];
   }
-  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, "w1", "localhost", 1, 0);
-  h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_HOLDING;
-  h.n_holding = XQ_HOLDING_MAX + 1;
-  h.holding = many_p;
-  env.request_id = 3;
-  Xqz__Envelope *r0 = rpc(w1, &env);
-  assert_int_equal(r0->body_case, XQZ__ENVELOPE__BODY_WELCOME);
-  xq_wire_free(&r0);
+  hello_holding(w1, "w1", XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_HOLDING, many_p,
+                XQ_HOLDING_MAX + 1);
   assert_int_equal(log_count("the list is ignored"), 1);
   assert_null(arena_job(w2)); /* both pairs still w1's */
 
   /* w1 again, holding pairs[0] only: pairs[1]'s job was lost. */
   zmq_close(w1);
   w1 = connect_dealer(ctx);
-  xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, "w1", "localhost", 1, 0);
-  h.features = XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_HOLDING;
   Xqz__ArenaPairRef ref = XQZ__ARENA_PAIR_REF__INIT, *refs[1] = {&ref};
   ref.match_id = match;
   ref.pair_index = pairs[0];
-  h.n_holding = 1;
-  h.holding = refs;
-  env.request_id = 2;
-  Xqz__Envelope *r = rpc(w1, &env);
-  assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
-  xq_wire_free(&r);
+  hello_holding(w1, "w1", XQ_FEATURE_ANCHOR_JOBS | XQ_FEATURE_HOLDING, refs, 1);
+  Xqz__Envelope *r;
   assert_int_equal(log_count("arena pairs handed out again"), 1);
   r = arena_job(w2);
   assert_non_null(r);

@@ -212,16 +212,25 @@ static inline uint64_t hello_as(void *s, const char *worker_id) {
   return id;
 }
 
-/* A Hello as worker_id with these feature bits (Hello.features), answered by a Welcome. */
-static inline void hello_features(void *s, const char *worker_id, uint32_t features) {
+/* A Hello as worker_id with these feature bits (Hello.features) and the n pairs it holds
+ * (Hello.holding, may be NULL), answered by a Welcome. */
+static inline void hello_holding(void *s, const char *worker_id, uint32_t features,
+                                 Xqz__ArenaPairRef **holding, size_t n) {
   Xqz__Envelope env;
   Xqz__Hello h;
   xq_msg_hello(&env, &h, XQZ__ROLE__ROLE_WORKER, worker_id, "localhost", 1, 0);
   h.features = features;
+  h.n_holding = n;
+  h.holding = holding;
   env.request_id = 1;
   Xqz__Envelope *r = rpc(s, &env);
   assert_int_equal(r->body_case, XQZ__ENVELOPE__BODY_WELCOME);
   xq_wire_free(&r);
+}
+
+/* A Hello as worker_id with these feature bits, holding nothing. */
+static inline void hello_features(void *s, const char *worker_id, uint32_t features) {
+  hello_holding(s, worker_id, features, NULL, 0);
 }
 
 /* Asks for jobs (at most 4) until one is an arena pair of an open match; returns that Job
