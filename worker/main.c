@@ -138,7 +138,8 @@ int main(int argc, char **argv) {
   memset(&w, 0, sizeof w);
   xq_opts_defaults(&TABLE, &w);
   xq_errbuf_t eb;
-  int rc = xq_opts_parse_argv(&TABLE, &w, argc, argv, NULL, &eb);
+  bool given[sizeof rows / sizeof rows[0]] = {false};
+  int rc = xq_opts_parse_argv(&TABLE, &w, argc, argv, given, &eb);
   if (rc == XQ_OPTS_HELP) {
     usage(stdout);
     return 0;
@@ -176,9 +177,13 @@ int main(int argc, char **argv) {
   const char *prec_why;
   nn_precision_t prec = nn_precision_resolve(prec_req, nn_bf16_cpu_supported(), &prec_why);
   nn_precision_set(prec);
-  if (!w.replay && w.replay_minutes > 0) {
-    fprintf(stderr, "xqz-worker: --replay-minutes needs --replay DIR\n");
-    return 2;
+  static const char *const replay_only[] = {"replay-minutes", "replay-max-mb"};
+  for (size_t k = 0; !w.replay && k < sizeof replay_only / sizeof replay_only[0]; k++) {
+    if (given[xq_opts_find(&TABLE, replay_only[k])]) {
+      fprintf(stderr, "xqz-worker: --%s needs --replay DIR (it sets how a recording is"
+                      " replayed); give --replay or drop it\n", replay_only[k]);
+      return 2;
+    }
   }
   if (xq_curve_client_load(&o.curve, w.server_key, w.key, &eb) < 0) {
     fprintf(stderr, "xqz-worker: %s\n", eb.msg);

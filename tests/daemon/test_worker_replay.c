@@ -358,6 +358,13 @@ static void test_worker_refuses_bad_replay(void **state) {
   assert_true(WIFEXITED(st));
   assert_int_equal(WEXITSTATUS(st), 2);
   assert_int_equal(fake_log_count(out, "--replay-minutes needs --replay DIR", NULL), 1);
+  /* The memory cap alone, even at its default value, is a mistake said so. */
+  snprintf(cmd, sizeof cmd, "'%s/worker/xqz-worker' --replay-max-mb 4096 --coordinator tcp://127.0.0.1:9 >'%s' 2>&1",
+           XQZ_BINARY_DIR, out);
+  st = system(cmd);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 2);
+  assert_int_equal(fake_log_count(out, "--replay-max-mb needs --replay DIR", NULL), 1);
 }
 
 int main(void) {
