@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "support/clock.h"
 
@@ -48,9 +49,9 @@ static int round16(int c) { return (c + 15) / 16 * 16; }
 
 int nn_precision_parse(const char *s, nn_precision_t *out) {
   if (!s) return XQ_EINVAL;
-  if (!strcmp(s, "auto")) *out = NN_PRECISION_AUTO;
-  else if (!strcmp(s, "fp32")) *out = NN_PRECISION_FP32;
-  else if (!strcmp(s, "bf16")) *out = NN_PRECISION_BF16;
+  if (!strcasecmp(s, "auto")) *out = NN_PRECISION_AUTO;
+  else if (!strcasecmp(s, "fp32")) *out = NN_PRECISION_FP32;
+  else if (!strcasecmp(s, "bf16")) *out = NN_PRECISION_BF16;
   else return XQ_EINVAL;
   return 0;
 }

@@ -87,6 +87,10 @@ static void test_precision_choice(void **state) {
   assert_int_equal(p, NN_PRECISION_FP32);
   assert_int_equal(nn_precision_parse("bf16", &p), 0);
   assert_int_equal(p, NN_PRECISION_BF16);
+  assert_int_equal(nn_precision_parse("BF16", &p), 0); /* as the instruction sets write it */
+  assert_int_equal(p, NN_PRECISION_BF16);
+  assert_int_equal(nn_precision_parse("Fp32", &p), 0);
+  assert_int_equal(p, NN_PRECISION_FP32);
   assert_int_not_equal(nn_precision_parse("int8", &p), 0);
   assert_int_not_equal(nn_precision_parse("", &p), 0);
   assert_string_equal(nn_precision_name(NN_PRECISION_BF16), "bf16");
