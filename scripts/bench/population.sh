@@ -71,8 +71,12 @@ read -r -a extra_coord <<<"${POP_COORD_ARGS:-}"
 read -r -a extra_trainer <<<"${POP_TRAINER_ARGS:-}"
 read -r -a extra_worker <<<"${POP_WORKER_ARGS:-}"
 MEMBERS=$members
-COORD_ARGS=(--population_control 1 --pbt_interval_steps "$interval" "${extra_coord[@]}")
-TRAINER_ARGS=(--batch 128 --max-batch 512 --candidate-every 300 --checkpoint-every-s 60
+# One batch for the single trainer and the members' defaults (campaign.ini's batch_size):
+# the control member must train as a single trainer does, or the A/B measures the batch.
+batch=128
+COORD_ARGS=(--population_control 1 --pbt_interval_steps "$interval" --batch_size "$batch"
+            "${extra_coord[@]}")
+TRAINER_ARGS=(--batch "$batch" --max-batch 512 --candidate-every 300 --checkpoint-every-s 60
               --log-every 50 "${extra_trainer[@]}")
 WORKER_ARGS=(--threads "$(nproc)" --games-per-thread 16 --progress 30 "${extra_worker[@]}")
 cat >"$out/run.json" <<EOF

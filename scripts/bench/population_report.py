@@ -148,6 +148,13 @@ def report(run, write_docs):
              " copies); %d cores shared by the coordinator, the members and one worker." %
              (meta["minutes"], meta["members"], meta["games"], meta["sims"], meta["interval"],
               meta["cores"]), ""]
+    wargs = meta.get("worker_args", "").split()
+    if "--replay" in wargs:
+        rec = wargs[wargs.index("--replay") + 1]
+        mins = wargs[wargs.index("--replay-minutes") + 1] if "--replay-minutes" in wargs else "0"
+        lines[-1:-1] = ["The worker replayed the recording `%s` instead of self-play"
+                        " (`POP_WORKER_ARGS=\"--replay %s --replay-minutes %s\"`, docs/population.md,"
+                        " \"Measuring without the self-play cost\")." % (rec, rec, mins)]
     mpath = os.path.join(run, "match.json")
     if os.path.exists(mpath):
         m = json.load(open(mpath))
