@@ -51,6 +51,12 @@ fi
 if [ $((games % 2)) -ne 0 ] || [ "$games" -le 0 ]; then
   echo "population.sh: --games must be a positive even number (pairs), not $games" >&2; exit 2
 fi
+# The final match's openings: each of the 528 four-ply lines once a colour at most (below).
+max_games=$(( $(grep -cv '^\s*\(#\|$\)' scripts/bench/openings-4ply.txt) * 2 ))
+if [ "$games" -gt "$max_games" ]; then
+  echo "population.sh: --games $games would repeat openings (nets play without noise, so a" \
+       "repeated opening repeats its games); give at most $max_games" >&2; exit 2
+fi
 docs_flag=()
 [ "$write_docs" = 1 ] && docs_flag=(--write-docs)
 if [ -n "$report_only" ]; then
@@ -126,10 +132,14 @@ half=$((games / 2))
 [ $((half % 2)) -eq 0 ] || half=$((half + 1))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Two halves at once on different seeds: this box has two cores.
+# Two halves at once, on the two halves of the four-ply openings (528 lines): nets at fixed
+# simulations play without noise, so a repeated opening repeats its games; the ladder's 88
+# lines would hold only 176 distinct games.
+op=scripts/bench/openings-4ply.txt
+grep -v '^\s*\(#\|$\)' "$op" | awk -v d="$tmp" '{print > (d "/open" (NR % 2 + 1))}'
 for s in 1 2; do
   "$XQZ" arena "net:$camp/nets/$best.xqzn:$sims" "net:$camp/nets/$control.xqzn:$sims" \
-    --games "$half" --seed "$((20 + s))" --openings scripts/bench/openings-ladder.txt \
+    --games "$half" --seed "$((20 + s))" --openings "$tmp/open$s" \
     >"$tmp/$s.out" 2>"$tmp/$s.err" &
 done
 wait
