@@ -14,7 +14,8 @@
 #                    campaign with the same settings, the baseline (no final match)
 #   --games N        games of the final match, even (default 400)
 #   --sims S         simulations per move in the final match (default 200, no noise)
-#   --interval S     pbt_interval_steps: trainer steps between two rounds (default 600)
+#   --interval S     pbt_interval_steps: trainer steps between two rounds (default 1200:
+#                    153,600 samples at the batch of 128)
 #   --out DIR        run directory (default bench-runs/population-YYYYmmdd-HHMMSS)
 #   --write-docs     also add the report to docs/results.md and the chart to docs/img/
 #   --report-only DIR  skip the campaign and the match: report an existing run directory
@@ -26,7 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-minutes=30 members=4 games=400 sims=200 interval=600 out="" port=5855 write_docs=0 report_only=""
+minutes=30 members=4 games=400 sims=200 interval=1200 out="" port=5855 write_docs=0 report_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) minutes=$2; shift 2 ;;
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --port) port=$2; shift 2 ;;
     --write-docs) write_docs=1; shift ;;
     --report-only) report_only=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "population.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
