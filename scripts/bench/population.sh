@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
     --port) port=$2; shift 2 ;;
     --write-docs) write_docs=1; shift ;;
     --report-only) report_only=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "population.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
