@@ -340,31 +340,29 @@ static void test_worker_sends_the_recording(void **state) {
   assert_int_equal(fake_log_count(logp, "replay finished", NULL), 1);
 }
 
-static void test_worker_refuses_bad_replay(void **state) {
-  (void)state;
-  char cmd[1200], out[300], empty[300];
+/* Runs xqz-worker with args (the coordinator unreachable: it must stop before connecting)
+ * and checks that it exits 2 saying `said` and `more` (NULL: anything) on one line. */
+static void worker_refuses(const char *args, const char *said, const char *more) {
+  char cmd[1200], out[300];
   snprintf(out, sizeof out, "%s/refuse.out", g_dir);
-  snprintf(empty, sizeof empty, "%s/empty2", g_dir);
-  assert_int_equal(mkdir(empty, 0700), 0);
-  snprintf(cmd, sizeof cmd, "'%s/worker/xqz-worker' --replay '%s' --coordinator tcp://127.0.0.1:9 >'%s' 2>&1",
-           XQZ_BINARY_DIR, empty, out);
+  snprintf(cmd, sizeof cmd, "'%s/worker/xqz-worker' %s --coordinator tcp://127.0.0.1:9 >'%s' 2>&1",
+           XQZ_BINARY_DIR, args, out);
   int st = system(cmd);
   assert_true(WIFEXITED(st));
   assert_int_equal(WEXITSTATUS(st), 2);
-  assert_int_equal(fake_log_count(out, "--replay", "no segment files"), 1);
-  snprintf(cmd, sizeof cmd, "'%s/worker/xqz-worker' --replay-minutes 5 --coordinator tcp://127.0.0.1:9 >'%s' 2>&1",
-           XQZ_BINARY_DIR, out);
-  st = system(cmd);
-  assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), 2);
-  assert_int_equal(fake_log_count(out, "--replay-minutes needs --replay DIR", NULL), 1);
+  assert_int_equal(fake_log_count(out, said, more), 1);
+}
+
+static void test_worker_refuses_bad_replay(void **state) {
+  (void)state;
+  char args[400], empty[300];
+  snprintf(empty, sizeof empty, "%s/empty2", g_dir);
+  assert_int_equal(mkdir(empty, 0700), 0);
+  snprintf(args, sizeof args, "--replay '%s'", empty);
+  worker_refuses(args, "--replay", "no segment files");
+  worker_refuses("--replay-minutes 5", "--replay-minutes needs --replay DIR", NULL);
   /* The memory cap alone, even at its default value, is a mistake said so. */
-  snprintf(cmd, sizeof cmd, "'%s/worker/xqz-worker' --replay-max-mb 4096 --coordinator tcp://127.0.0.1:9 >'%s' 2>&1",
-           XQZ_BINARY_DIR, out);
-  st = system(cmd);
-  assert_true(WIFEXITED(st));
-  assert_int_equal(WEXITSTATUS(st), 2);
-  assert_int_equal(fake_log_count(out, "--replay-max-mb needs --replay DIR", NULL), 1);
+  worker_refuses("--replay-max-mb 4096", "--replay-max-mb needs --replay DIR", NULL);
 }
 
 int main(void) {
