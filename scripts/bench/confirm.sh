@@ -9,7 +9,8 @@
 #
 # usage: scripts/bench/confirm.sh RUN [--games N] [--sims S] [--search puct|gumbel]
 #                                   [--opponents "SPEC ..."]
-#   --games N        games per opponent, even (pairs; default 100)
+#   --games N        games per opponent, even (pairs; default 100; above 176 on the
+#                    four-ply openings, so that no game repeats)
 #   --sims S         simulations per move (default 200, as the ladder)
 #   --search S       the net's root search: puct (`net:`, as the ladder, default) or gumbel
 #                    (`gnet:`, as `xqz play` uses a net)
@@ -19,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -ge 1 ] || { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 run=$1
 shift
 games=100 sims=200 search=puct opponents="random greedy alphabeta:1"
@@ -52,13 +53,21 @@ fi
 bench_xqz .
 read -r net file minute < <(python3 scripts/bench/learning_report.py at "$run")
 echo "== confirming net ${net:0:8} (promoted at $minute min): $games games per opponent, $sims simulations per move, $search root search"
+# The ladder's 88 lines hold 176 distinct games: the net plays without noise and the
+# anchors are deterministic, so a repeated opening repeats its game. Above that, the
+# four-ply set (528 lines, 1056 games).
+openings=scripts/bench/openings-ladder.txt
+if [ "$games" -gt 176 ]; then
+  openings=scripts/bench/openings-4ply.txt
+  echo "== $games games: the four-ply openings ($openings), so that no game repeats"
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 i=0
 for opp in $opponents; do
   i=$((i + 1))
   "$XQZ" arena "$player:$file:$sims" "$opp" --games "$games" --seed 11 \
-    --openings scripts/bench/openings-ladder.txt >"$tmp/$i.out" 2>"$tmp/$i.err" &
+    --openings "$openings" >"$tmp/$i.out" 2>"$tmp/$i.err" &
   # Two matches at a time: the machine the benchmark is made for has two cores.
   if [ $((i % 2)) -eq 0 ]; then wait; fi
 done
