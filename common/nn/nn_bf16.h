@@ -29,7 +29,8 @@
 /* The precision setting (`precision = auto|fp32|bf16`). */
 typedef enum { NN_PRECISION_AUTO = 0, NN_PRECISION_FP32, NN_PRECISION_BF16 } nn_precision_t;
 
-/* "auto", "fp32" or "bf16", in any case ("BF16" too), into *out; 0, or XQ_EINVAL for anything else. */
+/* "auto", "fp32" or "bf16", in any case ("BF16" too), into *out; 0, or XQ_EINVAL for
+ * anything else. */
 int nn_precision_parse(const char *s, nn_precision_t *out);
 const char *nn_precision_name(nn_precision_t p);
 

@@ -20,7 +20,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -ge 1 ] || { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+# shellcheck source=scripts/lib/usage.sh
+. scripts/lib/usage.sh
+# shellcheck source=scripts/lib/openings.sh
+. scripts/lib/openings.sh
+[ $# -ge 1 ] || { script_usage "$0"; exit 2; }
 run=$1
 shift
 games=100 sims=200 search=puct opponents="random greedy alphabeta:1"
@@ -53,11 +57,10 @@ fi
 bench_xqz .
 read -r net file minute < <(python3 scripts/bench/learning_report.py at "$run")
 echo "== confirming net ${net:0:8} (promoted at $minute min): $games games per opponent, $sims simulations per move, $search root search"
-# The ladder's 88 lines hold 176 distinct games: the net plays without noise and the
-# anchors are deterministic, so a repeated opening repeats its game. Above that, the
+# The ladder's 88 lines hold 176 distinct games (scripts/lib/openings.sh); above that, the
 # four-ply set (528 lines, 1056 games).
 openings=scripts/bench/openings-ladder.txt
-if [ "$games" -gt 176 ]; then
+if [ "$games" -gt "$(openings_games "$openings")" ]; then
   openings=scripts/bench/openings-4ply.txt
   echo "== $games games: the four-ply openings ($openings), so that no game repeats"
 fi

@@ -27,6 +27,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# shellcheck source=scripts/lib/usage.sh
+. scripts/lib/usage.sh
+# shellcheck source=scripts/lib/openings.sh
+. scripts/lib/openings.sh
 minutes=30 members=4 games=400 sims=200 interval=1200 out="" port=5855 write_docs=0 report_only=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,7 +43,7 @@ while [ $# -gt 0 ]; do
     --port) port=$2; shift 2 ;;
     --write-docs) write_docs=1; shift ;;
     --report-only) report_only=$2; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) script_usage "$0"; exit 0 ;;
     *) echo "population.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -53,7 +57,7 @@ if [ $((games % 2)) -ne 0 ] || [ "$games" -le 0 ]; then
   echo "population.sh: --games must be a positive even number (pairs), not $games" >&2; exit 2
 fi
 # The final match's openings: each of the 528 four-ply lines once a colour at most (below).
-max_games=$(( $(grep -cv '^\s*\(#\|$\)' scripts/bench/openings-4ply.txt) * 2 ))
+max_games=$(openings_games scripts/bench/openings-4ply.txt)
 if [ "$games" -gt "$max_games" ]; then
   echo "population.sh: --games $games would repeat openings (nets play without noise, so a" \
        "repeated opening repeats its games); give at most $max_games" >&2; exit 2
@@ -136,8 +140,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Two halves at once, on the two halves of the four-ply openings (528 lines): nets at fixed
 # simulations play without noise, so a repeated opening repeats its games; the ladder's 88
 # lines would hold only 176 distinct games.
-op=scripts/bench/openings-4ply.txt
-grep -v '^\s*\(#\|$\)' "$op" | awk -v d="$tmp" '{print > (d "/open" (NR % 2 + 1))}'
+openings_halves scripts/bench/openings-4ply.txt "$tmp"
 for s in 1 2; do
   "$XQZ" arena "net:$camp/nets/$best.xqzn:$sims" "net:$camp/nets/$control.xqzn:$sims" \
     --games "$half" --seed "$((20 + s))" --openings "$tmp/open$s" \

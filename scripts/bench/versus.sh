@@ -62,6 +62,8 @@ done
 
 # shellcheck source=scripts/lib/campaign.sh
 . scripts/lib/campaign.sh
+# shellcheck source=scripts/lib/openings.sh
+. scripts/lib/openings.sh
 bench_xqz .
 pick=(${minute:+"$minute"} ${step:+--step "$step"})
 # pick_net RUN: "ID FILE WHEN" of the net RUN stands for.
@@ -91,7 +93,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The halves take alternate openings, so no pair is played twice (the nets play without
 # noise: a repeated opening would repeat its games).
-grep -v '^\s*\(#\|$\)' scripts/bench/openings-ladder.txt | awk -v d="$tmp" '{print > (d "/open" (NR % 2 + 1))}'
+openings_halves scripts/bench/openings-ladder.txt "$tmp"
 for half in 1 2; do
   "$XQZ" arena "$kind_a:$file_a:$sims" "$kind_b:$file_b:$sims" --games $((games / 2)) --seed 7 \
     --openings "$tmp/open$half" >"$tmp/half$half.out" 2>"$tmp/half$half.err" &

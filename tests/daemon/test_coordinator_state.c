@@ -275,8 +275,6 @@ static void test_full_disk_decision_waits(void **state) {
   decision_waits(true);
 }
 
-/* Killed while a decision waits for the lock: nothing was announced, and the restart has
- * the old best with the match resumed; its holder's result then decides it. */
 /* A fresh campaign with one-pair gating: worker w1 has said Hello on *w, a candidate
  * (*cand, a child of *best) came from *tr; returns the open match's id. */
 static uint64_t one_pair_match(void *ctx, void **w, void **tr, uint64_t *best, uint64_t *cand) {
@@ -318,11 +316,6 @@ static void test_locked_db_keeps_pairs_back(void **state) {
   zmq_ctx_term(ctx);
 }
 
-/* A Hello from worker_id with XQ_FEATURE_HOLDING, holding nothing. */
-static void hello_holding_none(void *s, const char *worker_id) {
-  hello_features(s, worker_id, XQ_FEATURE_HOLDING);
-}
-
 /* A pair handed to a second worker (the first lost its job) stores only the newest
  * holder; after a restart the first worker's late result is stale, as it was before the
  * restart, not forged: campaign.db does not keep earlier holders, so a restored pair
@@ -335,7 +328,7 @@ static void test_restored_pair_earlier_holder_is_stale(void **state) {
   start_coordinator();
   void *ctx = zmq_ctx_new();
   void *w1 = connect_dealer(ctx), *w2 = connect_dealer(ctx);
-  hello_holding_none(w1, "w1");
+  hello_features(w1, "w1", XQ_FEATURE_HOLDING); /* holding nothing */
   uint64_t best = hello_as(w2, "w2");
   void *tr = connect_dealer(ctx);
   uint64_t cand = candidate(tr, best, 100);
@@ -344,7 +337,7 @@ static void test_restored_pair_earlier_holder_is_stale(void **state) {
   uint32_t pair = take_pair(w1, match);
   zmq_close(w1); /* w1 comes back without the job: the pair is handed out again */
   w1 = connect_dealer(ctx);
-  hello_holding_none(w1, "w1");
+  hello_features(w1, "w1", XQ_FEATURE_HOLDING); /* holding nothing */
   assert_int_equal(take_pair(w2, match), pair);
   assert_false(result_taken(w1, "w1", match, pair, 1, 1)); /* an earlier holder: stale */
   zmq_close(w1);
@@ -353,7 +346,7 @@ static void test_restored_pair_earlier_holder_is_stale(void **state) {
   stop_and_restart();
   w1 = connect_dealer(ctx);
   w2 = connect_dealer(ctx);
-  hello_holding_none(w1, "w1");
+  hello_features(w1, "w1", XQ_FEATURE_HOLDING); /* holding nothing */
   hello_as(w2, "w2");
   assert_false(result_taken(w1, "w1", match, pair, 1, 1)); /* still stale, not forged */
   assert_int_equal(log_count("not issued to this peer"), 0);
@@ -364,6 +357,8 @@ static void test_restored_pair_earlier_holder_is_stale(void **state) {
   zmq_ctx_term(ctx);
 }
 
+/* Killed while a decision waits for the lock: nothing was announced, and the restart has
+ * the old best with the match resumed; its holder's result then decides it. */
 static void test_killed_while_waiting(void **state) {
   (void)state;
   void *ctx = zmq_ctx_new(), *w, *tr;
